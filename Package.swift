@@ -1,0 +1,63 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+let package = Package(
+  name: "pktbench",
+  platforms: [.macOS(.v13)],
+  products: [
+    .executable(name: "pktbench", targets: ["pktbench"])
+  ],
+  dependencies: [
+    .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
+    .package(url: "https://github.com/apple/swift-crypto", from: "3.12.0"),
+  ],
+  targets: [
+    // The core: codec contract, schemas, dissection, diagnostics, JSON, checksums. No I/O.
+    .target(name: "PacketKit"),
+
+    // Codec plugins: one folder each, depending on the core only.
+    .target(name: "RiderCodec", dependencies: ["PacketKit"], path: "Plugins/RiderCodec"),
+    .target(name: "LegCtrlCodec", dependencies: ["PacketKit"], path: "Plugins/LegCtrlCodec"),
+    .target(name: "RallieCodec", dependencies: ["PacketKit"], path: "Plugins/RallieCodec"),
+    .target(
+      name: "FalconEyeCodec",
+      dependencies: ["PacketKit", .product(name: "Crypto", package: "swift-crypto")],
+      path: "Plugins/FalconEyeCodec"
+    ),
+
+    // The one list of codecs the tool knows.
+    .target(
+      name: "CodecRegistry",
+      dependencies: ["PacketKit", "RiderCodec", "LegCtrlCodec", "RallieCodec", "FalconEyeCodec"]
+    ),
+
+    // System libraries.
+    .systemLibrary(name: "CPcap", pkgConfig: "libpcap", providers: [.apt(["libpcap-dev"])]),
+    .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
+
+    // Captures and sockets down to application payloads.
+    .target(name: "PacketCapture", dependencies: ["PacketKit", "CPcap", "CZlib"]),
+
+    // The commands, as a library so tests can call them.
+    .target(
+      name: "PktbenchCLI",
+      dependencies: [
+        "PacketKit", "CodecRegistry", "PacketCapture",
+        .product(name: "ArgumentParser", package: "swift-argument-parser"),
+      ]
+    ),
+    .executableTarget(name: "pktbench", dependencies: ["PktbenchCLI"]),
+
+    .testTarget(name: "PacketKitTests", dependencies: ["PacketKit"]),
+    .testTarget(name: "RiderCodecTests", dependencies: ["RiderCodec", "PacketKit"]),
+    .testTarget(name: "LegCtrlCodecTests", dependencies: ["LegCtrlCodec", "PacketKit"]),
+    .testTarget(name: "RallieCodecTests", dependencies: ["RallieCodec", "PacketKit"]),
+    .testTarget(name: "FalconEyeCodecTests", dependencies: ["FalconEyeCodec", "PacketKit"]),
+    .testTarget(name: "PacketCaptureTests", dependencies: ["PacketCapture", "PacketKit"]),
+    .testTarget(
+      name: "PktbenchCLITests",
+      dependencies: ["PktbenchCLI", "CodecRegistry", "PacketKit", "PacketCapture"]
+    ),
+    .testTarget(name: "EndToEndTests", dependencies: ["PacketKit"]),
+  ]
+)

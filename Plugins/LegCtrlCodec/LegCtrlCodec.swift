@@ -1,0 +1,284 @@
+import PacketKit
+
+/// LegCtrl (PROTOCOLS.md §2): little-endian binary, 4-byte header.
+public struct LegCtrlCodec: FrameCodec {
+  public typealias Message = LegCtrlMessage
+
+  public init() {}
+
+  public var info: CodecInfo { LegCtrlSchema.info }
+
+  static let headerLength = 4
+  static let maxPayloadLength = 8
+
+  public func kind(of message: LegCtrlMessage) -> String {
+    switch message.body {
+    case .arm: "arm"
+    case .disarm: "disarm"
+    case .setServoCh0: "set_servo_ch0"
+    case .ping: "ping"
+    case .telemetry: "telemetry"
+    case .unknown: "unknown"
+    }
+  }
+
+  // MARK: Decode
+
+  public func decode(_ bytes: UnsafeRawBufferPointer) throws(DecodeError) -> Decoded<LegCtrlMessage> {
+    var reader = ByteReader(bytes)
+    var diagnostics: [Diagnostic] = []
+    let version = try reader.readUInt8("version")
+    guard version == 1 else {
+      throw DecodeError(
+        code: "bad-version", text: "version at offset 0 is \(version); expected 1",
+        offset: 0, expected: "01", found: Hex.spaced([version]))
+    }
+    let msgType = try reader.readUInt8("msg_type")
+    let payloadLength = Int(try reader.readUInt8("payload_len"))
+    let reserved = try reader.readUInt8("reserved")
+    guard payloadLength <= Self.maxPayloadLength else {
+      throw DecodeError(
+        code: "bad-length",
+        text: "payload_len at offset 2 is \(payloadLength); at most \(Self.maxPayloadLength) is allowed",
+        offset: 2, expected: "0…8", found: String(payloadLength))
+    }
+    guard bytes.count == Self.headerLength + payloadLength else {
+      throw DecodeError(
+        code: "bad-length",
+        text: "frame is \(bytes.count) bytes but payload_len at offset 2 says \(payloadLength), "
+          + "so \(Self.headerLength + payloadLength) were expected",
+        offset: bytes.count < Self.headerLength + payloadLength
+          ? bytes.count : Self.headerLength + payloadLength,
+        expected: "\(Self.headerLength + payloadLength) bytes", found: "\(bytes.count) bytes")
+    }
+    if reserved != 0 {
+      diagnostics.append(
+        .warning(
+          "reserved-nonzero", "header reserved byte is 0x\(Hex.compact([reserved])); expected 00",
+          range: 3..<4))
+    }
+    let typeName = Self.typeName(msgType)
+    var fields: [DissectionNode] = [
+      DissectionNode(
+        group: "header", range: 0..<4,
+        children: [
+          DissectionNode("version", .unsigned(UInt64(version)), range: 0..<1),
+          DissectionNode(
+            "msg_type", .enumeration(name: typeName, raw: Int64(msgType)), range: 1..<2),
+          DissectionNode("payload_len", .unsigned(UInt64(payloadLength)), unit: "bytes", range: 2..<3),
+          DissectionNode("reserved", .unsigned(UInt64(reserved)), range: 3..<4),
+        ])
+    ]
+
+    let body: LegCtrlMessage.Body
+    switch msgType {
+    case LegCtrlMsgType.arm, LegCtrlMsgType.disarm, LegCtrlMsgType.ping:
+      if payloadLength != 0 {
+        diagnostics.append(
+          .warning(
+            "unexpected-payload", "\(typeName) carries no payload but payload_len is \(payloadLength)",
+            range: 4..<(4 + payloadLength)))
+        return try unknown(msgType, &reader, payloadLength, version, reserved, fields, diagnostics)
+      }
+      body = msgType == LegCtrlMsgType.arm ? .arm : msgType == LegCtrlMsgType.disarm ? .disarm : .ping
+    case LegCtrlMsgType.setServoCh0:
+      guard payloadLength == 2 else {
+        // The firmware ignores a servo command whose payload_len is not 2.
+        diagnostics.append(
+          .warning(
+            "ignored-by-device",
+            "SET_SERVO_CH0 needs payload_len 2, found \(payloadLength): the firmware ignores it",
+            range: 2..<3))
+        return try unknown(msgType, &reader, payloadLength, version, reserved, fields, diagnostics)
+      }
+      let pulse = try reader.readUInt16LE("pulse_us")
+      fields.append(DissectionNode("pulse_us", .unsigned(UInt64(pulse)), unit: "µs", range: 4..<6))
+      if !(500...2500).contains(pulse) {
+        diagnostics.append(
+          .warning(
+            "out-of-range", "pulse_us \(pulse) µs is outside 500…2500 µs; the firmware clamps it",
+            range: 4..<6))
+      }
+      body = .setServoCh0(pulseMicroseconds: pulse)
+    case LegCtrlMsgType.telemetry:
+      guard payloadLength == 8 else {
+        throw DecodeError(
+          code: "bad-length",
+          text: "TELEMETRY needs payload_len 8 at offset 2, found \(payloadLength)",
+          offset: 2, expected: "8", found: String(payloadLength))
+      }
+      let telemetry = try decodeTelemetry(&reader, into: &fields, &diagnostics)
+      body = .telemetry(telemetry)
+    default:
+      diagnostics.append(
+        .warning(
+          "unknown-msg-type",
+          "msg_type 0x\(Hex.compact([msgType])) is unknown; the firmware answers INVALID_CMD",
+          range: 1..<2))
+      return try unknown(msgType, &reader, payloadLength, version, reserved, fields, diagnostics)
+    }
+    let message = LegCtrlMessage(body, version: version, reserved: reserved)
+    return Decoded(
+      message: message, messageName: kind(of: message), fields: fields, diagnostics: diagnostics)
+  }
+
+  private func unknown(
+    _ msgType: UInt8, _ reader: inout ByteReader, _ payloadLength: Int, _ version: UInt8,
+    _ reserved: UInt8, _ fields: [DissectionNode], _ diagnostics: [Diagnostic]
+  ) throws(DecodeError) -> Decoded<LegCtrlMessage> {
+    var fields = fields
+    let payload = try reader.readBytes(payloadLength, "payload")
+    if payloadLength > 0 {
+      fields.append(DissectionNode("payload", .bytes(payload), range: 4..<(4 + payloadLength)))
+    }
+    let message = LegCtrlMessage(
+      .unknown(msgType: msgType, payload: payload), version: version, reserved: reserved)
+    return Decoded(
+      message: message, messageName: Self.typeName(msgType).lowercased(), fields: fields,
+      diagnostics: diagnostics)
+  }
+
+  private func decodeTelemetry(
+    _ reader: inout ByteReader, into fields: inout [DissectionNode],
+    _ diagnostics: inout [Diagnostic]
+  ) throws(DecodeError) -> LegCtrlTelemetry {
+    let state = try reader.readUInt8("state")
+    let errorCode = try reader.readUInt8("error_code")
+    let age = try reader.readUInt16LE("last_cmd_age_ms")
+    let battery = try reader.readUInt16LE("battery_mv")
+    let reserved = try reader.readUInt16LE("reserved")
+    let stateCase = LegCtrlSchema.state.enumCase(raw: Int64(state))
+    if stateCase == nil {
+      diagnostics.append(
+        .warning(
+          "unknown-enum", "state \(state) is unknown (the app shows FAULT)", range: 4..<5))
+    }
+    let errorCase = LegCtrlSchema.errorCode.enumCase(raw: Int64(errorCode))
+    if errorCase == nil {
+      diagnostics.append(
+        .warning("unknown-enum", "error_code \(errorCode) is unknown", range: 5..<6))
+    }
+    if reserved != 0 {
+      diagnostics.append(
+        .warning(
+          "reserved-nonzero", "telemetry reserved is \(reserved); expected 0", range: 10..<12))
+    }
+    fields.append(contentsOf: [
+      DissectionNode(
+        "state", .enumeration(name: stateCase?.name ?? "unknown(\(state))", raw: Int64(state)),
+        range: 4..<5),
+      DissectionNode(
+        "error_code",
+        .enumeration(name: errorCase?.name ?? "unknown(\(errorCode))", raw: Int64(errorCode)),
+        range: 5..<6),
+      DissectionNode("last_cmd_age_ms", .unsigned(UInt64(age)), unit: "ms", range: 6..<8),
+      DissectionNode("battery_mv", .unsigned(UInt64(battery)), unit: "mV", range: 8..<10),
+      DissectionNode("reserved", .unsigned(UInt64(reserved)), range: 10..<12),
+    ])
+    return LegCtrlTelemetry(
+      state: state, errorCode: errorCode, lastCommandAgeMilliseconds: age,
+      batteryMillivolts: battery, reserved: reserved)
+  }
+
+  static func typeName(_ msgType: UInt8) -> String {
+    switch msgType {
+    case LegCtrlMsgType.arm: "ARM"
+    case LegCtrlMsgType.disarm: "DISARM"
+    case LegCtrlMsgType.setServoCh0: "SET_SERVO_CH0"
+    case LegCtrlMsgType.ping: "PING"
+    case LegCtrlMsgType.telemetry: "TELEMETRY"
+    default: "unknown(0x\(Hex.compact([msgType])))"
+    }
+  }
+
+  // MARK: Encode
+
+  public func encode(_ message: LegCtrlMessage) throws(EncodeError) -> [UInt8] {
+    if case .setServoCh0(let pulse) = message.body {
+      try LegCtrlSchema.pulse.validate(.unsigned(UInt64(pulse)))
+    }
+    return unchecked(message)
+  }
+
+  public func craftBytes(_ message: LegCtrlMessage, values: CraftValues) throws(EncodeError)
+    -> [UInt8]
+  {
+    values.force ? unchecked(message) : try encode(message)
+  }
+
+  private func unchecked(_ message: LegCtrlMessage) -> [UInt8] {
+    var payload: [UInt8] = []
+    switch message.body {
+    case .arm, .disarm, .ping: break
+    case .setServoCh0(let pulse): payload = littleEndian(pulse)
+    case .telemetry(let t):
+      payload =
+        [t.state, t.errorCode] + littleEndian(t.lastCommandAgeMilliseconds)
+        + littleEndian(t.batteryMillivolts) + littleEndian(t.reserved)
+    case .unknown(_, let bytes): payload = bytes
+    }
+    return [message.version, message.msgType, UInt8(truncatingIfNeeded: payload.count), message.reserved]
+      + payload
+  }
+
+  private func littleEndian(_ value: UInt16) -> [UInt8] {
+    [UInt8(value & 0xFF), UInt8(value >> 8)]
+  }
+
+  // MARK: Craft
+
+  public func message(_ message: String, from values: CraftValues) throws(EncodeError)
+    -> LegCtrlMessage
+  {
+    switch message {
+    case "arm": return LegCtrlMessage(.arm)
+    case "disarm": return LegCtrlMessage(.disarm)
+    case "ping": return LegCtrlMessage(.ping)
+    case "set_servo_ch0":
+      let pulse = try values.integer("pulse_us")
+      try check(LegCtrlSchema.pulse, pulse, values)
+      return LegCtrlMessage(.setServoCh0(pulseMicroseconds: UInt16(truncatingIfNeeded: pulse)))
+    case "telemetry":
+      let state = try values.integer("state")
+      let error = try values.integer("error_code")
+      let age = try values.integer("last_cmd_age_ms")
+      let battery = try values.integer("battery_mv")
+      try check(LegCtrlSchema.lastCommandAge, age, values)
+      try check(LegCtrlSchema.battery, battery, values)
+      return LegCtrlMessage(
+        .telemetry(
+          LegCtrlTelemetry(
+            state: UInt8(truncatingIfNeeded: state), errorCode: UInt8(truncatingIfNeeded: error),
+            lastCommandAgeMilliseconds: UInt16(truncatingIfNeeded: age),
+            batteryMillivolts: UInt16(truncatingIfNeeded: battery))))
+    default:
+      throw EncodeError(code: "unknown-message", text: "legctrl has no message '\(message)'")
+    }
+  }
+
+  /// Range check, unless forced; even forced values must fit the wire width.
+  private func check(_ schema: FieldSchema, _ value: Int64, _ values: CraftValues)
+    throws(EncodeError)
+  {
+    if !values.force { try schema.validate(.integer(value)) }
+    guard (0...65535).contains(value) else {
+      throw .outOfRange(schema.name, String(value), allowed: "0…65535 (u16 on the wire)", unit: schema.unit)
+    }
+  }
+
+  // MARK: Probe
+
+  public func probe(_ bytes: UnsafeRawBufferPointer) -> Int {
+    guard bytes.count >= 4, bytes[0] == 1, Int(bytes[2]) <= Self.maxPayloadLength,
+      bytes.count == 4 + Int(bytes[2])
+    else { return 0 }
+    switch (bytes[1], bytes[2]) {
+    case (LegCtrlMsgType.setServoCh0, 2), (LegCtrlMsgType.telemetry, 8):
+      return bytes[3] == 0 ? 80 : 50
+    case (LegCtrlMsgType.arm, 0), (LegCtrlMsgType.disarm, 0), (LegCtrlMsgType.ping, 0):
+      return bytes[3] == 0 ? 60 : 30
+    default:
+      return 10
+    }
+  }
+}

@@ -1,0 +1,53 @@
+import PacketKit
+
+/// The message kinds and fields of LegCtrl, in PROTOCOLS.md's names.
+enum LegCtrlSchema {
+  static let state = FieldSchema(
+    "state", kind: .enumeration([.init("DISARMED", 0), .init("ARMED", 1), .init("FAULT", 2)]),
+    default: .enumeration(name: "DISARMED", raw: 0),
+    help: "controller state: disarmed, armed or fault")
+
+  static let errorCode = FieldSchema(
+    "error_code", flag: "error",
+    kind: .enumeration([
+      .init("NONE", 0), .init("DEADMAN_TIMEOUT", 1), .init("LOW_BATTERY", 2),
+      .init("I2C_FAULT", 3), .init("INVALID_CMD", 4), .init("UNKNOWN", 0xFF),
+    ]),
+    default: .enumeration(name: "NONE", raw: 0),
+    help: "last error: none, deadman-timeout, low-battery, i2c-fault, invalid-cmd, unknown")
+
+  static let pulse = FieldSchema(
+    "pulse_us", flag: "us", kind: .integer, unit: "µs", range: 500...2500,
+    help: "servo channel 0 pulse width in microseconds (the firmware clamps to 500…2500)")
+
+  static let lastCommandAge = FieldSchema(
+    "last_cmd_age_ms", flag: "age-ms", kind: .integer, unit: "ms", range: 0...65535,
+    default: .integer(0), help: "milliseconds since the last valid command (saturates at 65535)")
+
+  static let battery = FieldSchema(
+    "battery_mv", flag: "battery-mv", kind: .integer, unit: "mV", range: 0...65535,
+    default: .integer(7400), help: "battery voltage in millivolts")
+
+  static let info = CodecInfo(
+    name: "legctrl", title: "LegCtrl servo leg controller",
+    transport: "BLE GATT (command …789abd, telemetry …789abe); also UDP",
+    messages: [
+      MessageSchema(
+        "arm", summary: "ARM: enable the servo outputs", direction: .appToDevice, fields: []),
+      MessageSchema(
+        "disarm", summary: "DISARM: disable the outputs, clear a FAULT",
+        direction: .appToDevice, fields: []),
+      MessageSchema(
+        "set_servo_ch0", craftNames: ["servo"],
+        summary: "SET_SERVO_CH0: servo pulse; repeated at 50 Hz as the deadman keep-alive",
+        direction: .appToDevice, fields: [pulse]),
+      MessageSchema("ping", summary: "PING: keep-alive", direction: .appToDevice, fields: []),
+      MessageSchema(
+        "telemetry", summary: "TELEMETRY: state, error, command age, battery; 10 Hz notify",
+        direction: .deviceToApp, fields: [state, errorCode, lastCommandAge, battery]),
+    ],
+    notes: [
+      "4-byte little-endian header: version 01, msg_type, payload_len 0…8, reserved 00",
+      "deadman: no valid command for 200 ms while ARMED trips FAULT / DEADMAN_TIMEOUT",
+    ])
+}

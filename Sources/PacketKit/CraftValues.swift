@@ -1,0 +1,77 @@
+/// The values a user gave to `craft` (or a generator produced), by field
+/// name, after defaults were applied. Codecs read them by field name.
+public struct CraftValues: Sendable {
+  public var values: [String: FieldValue]
+  /// Skip range validation: `--force` crafts out-of-range frames on purpose.
+  public var force: Bool
+  /// Write a wrong check byte (`--bad-check`), for codecs that have one.
+  public var badCheck: Bool
+
+  public init(_ values: [String: FieldValue] = [:], force: Bool = false, badCheck: Bool = false) {
+    self.values = values
+    self.force = force
+    self.badCheck = badCheck
+  }
+
+  public subscript(name: String) -> FieldValue? {
+    get { values[name] }
+    set { values[name] = newValue }
+  }
+
+  public func has(_ name: String) -> Bool { values[name] != nil }
+
+  public func required(_ name: String) throws(EncodeError) -> FieldValue {
+    guard let value = values[name] else {
+      throw EncodeError(code: "missing-field", text: "\(name) is required", field: name)
+    }
+    return value
+  }
+
+  public func number(_ name: String) throws(EncodeError) -> Double {
+    let value = try required(name)
+    guard let number = value.numericValue else {
+      throw EncodeError(
+        code: "wrong-type", text: "\(name) must be a number, not \(value.display)", field: name)
+    }
+    return number
+  }
+
+  /// An integer field; fractional values are refused.
+  public func integer(_ name: String) throws(EncodeError) -> Int64 {
+    let number = try number(name)
+    guard number.rounded() == number, let exact = Int64(exactly: number) else {
+      throw EncodeError(
+        code: "wrong-type",
+        text: "\(name) must be a whole number, not \(JSONWriter.formatNumber(number))",
+        field: name)
+    }
+    return exact
+  }
+
+  public func string(_ name: String) throws(EncodeError) -> String {
+    let value = try required(name)
+    guard let string = value.stringValue else {
+      throw EncodeError(
+        code: "wrong-type", text: "\(name) must be text, not \(value.display)", field: name)
+    }
+    return string
+  }
+
+  public func bool(_ name: String) throws(EncodeError) -> Bool {
+    let value = try required(name)
+    guard let bool = value.boolValue else {
+      throw EncodeError(
+        code: "wrong-type", text: "\(name) must be true or false, not \(value.display)", field: name
+      )
+    }
+    return bool
+  }
+
+  public func bytes(_ name: String) throws(EncodeError) -> [UInt8] {
+    let value = try required(name)
+    guard case .bytes(let bytes) = value else {
+      throw EncodeError(code: "wrong-type", text: "\(name) must be bytes", field: name)
+    }
+    return bytes
+  }
+}

@@ -1,0 +1,70 @@
+/// One field of a decoded message and the bytes it came from. The dissection
+/// tree drives the tree view, the hex view's field marks and the `fields`
+/// object of JSON output, so every node carries its byte range in the input.
+public struct DissectionNode: Sendable, Hashable {
+  public enum Shape: Sendable, Hashable {
+    /// A single value (`value` is set).
+    case leaf
+    /// A JSON object or a group of header fields: children are named.
+    case object
+    /// A JSON array: children are its elements, in order.
+    case array
+  }
+
+  public var name: String
+  public var value: FieldValue
+  public var unit: String?
+  /// Byte range within the decoded payload.
+  public var range: Range<Int>
+  public var shape: Shape
+  public var children: [DissectionNode]
+
+  public init(
+    _ name: String, _ value: FieldValue, unit: String? = nil, range: Range<Int>
+  ) {
+    self.name = name
+    self.value = value
+    self.unit = unit
+    self.range = range
+    self.shape = .leaf
+    self.children = []
+  }
+
+  public init(
+    group name: String, shape: Shape = .object, range: Range<Int>, children: [DissectionNode]
+  ) {
+    self.name = name
+    self.value = .null
+    self.unit = nil
+    self.range = range
+    self.shape = shape
+    self.children = children
+  }
+
+  /// Depth-first search for the first node named `name`.
+  public func first(named target: String) -> DissectionNode? {
+    if name == target { return self }
+    for child in children {
+      if let hit = child.first(named: target) { return hit }
+    }
+    return nil
+  }
+
+  /// The value this node stands for, with groups folded into objects/arrays.
+  public var foldedValue: FieldValue {
+    switch shape {
+    case .leaf: return value
+    case .object: return .object(children.map { .init($0.name, $0.foldedValue) })
+    case .array: return .array(children.map(\.foldedValue))
+    }
+  }
+}
+
+extension Array where Element == DissectionNode {
+  public func first(named name: String) -> DissectionNode? {
+    for node in self {
+      if let hit = node.first(named: name) { return hit }
+    }
+    return nil
+  }
+}

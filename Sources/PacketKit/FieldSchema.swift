@@ -1,0 +1,98 @@
+/// The description of one field of a message kind. One description drives
+/// the dissection display, `craft` flags and help, range validation and
+/// random generation of valid messages.
+public struct FieldSchema: Sendable {
+  public enum Kind: Sendable {
+    case integer
+    case number
+    case bool
+    case string
+    case enumeration([EnumCase])
+    /// Raw bytes given on the command line as hex.
+    case bytes
+    /// A path the CLI reads; the codec receives `.bytes`.
+    case file
+  }
+
+  public struct EnumCase: Sendable, Hashable {
+    /// The name in PROTOCOLS.md (`ARMED`, `DEADMAN_TIMEOUT`, `start`).
+    public var name: String
+    public var raw: Int64
+    public init(_ name: String, _ raw: Int64) {
+      self.name = name
+      self.raw = raw
+    }
+    /// The spelling accepted on the command line: lower case, `-` for `_`.
+    public var flagSpelling: String { String(name.lowercased().map { $0 == "_" ? "-" : $0 }) }
+  }
+
+  public enum Role: Sendable {
+    /// A field of the message on the wire.
+    case field
+    /// An input to `craft` that is not itself on the wire (a secret, a
+    /// joystick position, a checksum variant).
+    case craftParameter
+  }
+
+  /// The protocol's name for the field (`pulse_us`, `upper_wheel`, `deviceId`).
+  public var name: String
+  /// The `craft` flag without dashes (`us`, `upper`, `device-id`).
+  public var flag: String
+  public var kind: Kind
+  public var unit: String?
+  /// The documented range; values outside it are refused by `craft` unless
+  /// `--force`, and decode with a warning.
+  public var range: ClosedRange<Double>?
+  /// nil means the field is required when crafting.
+  public var defaultValue: FieldValue?
+  /// Shown as the default in help when the real default is computed (e.g. "now").
+  public var defaultDescription: String?
+  public var help: String
+  public var role: Role
+  /// For enumerations: each case may be given as its own flag (`--start`).
+  public var casesAreFlags: Bool
+
+  public init(
+    _ name: String, flag: String? = nil, kind: Kind, unit: String? = nil,
+    range: ClosedRange<Double>? = nil, default defaultValue: FieldValue? = nil,
+    defaultDescription: String? = nil, help: String, role: Role = .field,
+    casesAreFlags: Bool = false
+  ) {
+    self.name = name
+    self.flag = flag ?? String(name.map { $0 == "_" ? "-" : $0 })
+    self.kind = kind
+    self.unit = unit
+    self.range = range
+    self.defaultValue = defaultValue
+    self.defaultDescription = defaultDescription
+    self.help = help
+    self.role = role
+    self.casesAreFlags = casesAreFlags
+  }
+
+  /// "0…100 %" style text for help and errors.
+  public var rangeText: String? {
+    guard let range else { return nil }
+    let low = JSONWriter.formatNumber(range.lowerBound)
+    let high = JSONWriter.formatNumber(range.upperBound)
+    return "\(low)…\(high)"
+  }
+
+  public var enumCases: [EnumCase] {
+    if case .enumeration(let cases) = kind { return cases }
+    return []
+  }
+
+  /// The enum case with this raw value, or nil.
+  public func enumCase(raw: Int64) -> EnumCase? {
+    enumCases.first { $0.raw == raw }
+  }
+
+  /// Checks a numeric value against the documented range.
+  public func validate(_ value: FieldValue) throws(EncodeError) {
+    guard let range, let number = value.numericValue else { return }
+    guard range.contains(number) else {
+      throw .outOfRange(name, value.display, allowed: rangeText ?? "", unit: unit)
+    }
+  }
+}

@@ -1,0 +1,134 @@
+/// The contract every codec plugin adopts.
+///
+/// A codec turns one application payload (a UDP datagram, a WebSocket text
+/// message, an ATT value) into a typed message with a dissection tree and
+/// diagnostics, and a typed message back into canonical bytes. It never knows
+/// where its bytes came from.
+public protocol FrameCodec: Sendable {
+  associatedtype Message: Sendable & Equatable
+
+  /// The codec's name, message kinds and field schemas. The CLI builds
+  /// `craft` flags and help from it; the fuzzer builds random messages.
+  var info: CodecInfo { get }
+
+  /// Decodes one payload. Structural damage throws a `DecodeError` that names
+  /// the offset or key; out-of-range values decode with a warning.
+  func decode(_ bytes: UnsafeRawBufferPointer) throws(DecodeError) -> Decoded<Message>
+
+  /// Canonical bytes for a message. Refuses out-of-range values.
+  func encode(_ message: Message) throws(EncodeError) -> [UInt8]
+
+  /// How sure the codec is that these bytes are its own: 0 (no) … 100 (certain).
+  func probe(_ bytes: UnsafeRawBufferPointer) -> Int
+
+  /// Builds a typed message of kind `message` from craft values, validating
+  /// ranges unless `values.force`.
+  func message(_ message: String, from values: CraftValues) throws(EncodeError) -> Message
+
+  /// Encodes as `craft` does: like `encode`, but honouring `force` (no range
+  /// checks) and `badCheck` (a wrong check byte) for codecs that have them.
+  func craftBytes(_ message: Message, values: CraftValues) throws(EncodeError) -> [UInt8]
+
+  /// The schema name of a typed message's kind.
+  func kind(of message: Message) -> String
+}
+
+extension FrameCodec {
+  public var name: String { info.name }
+
+  public func craftBytes(_ message: Message, values: CraftValues) throws(EncodeError) -> [UInt8] {
+    try encode(message)
+  }
+
+  public func decode(_ bytes: [UInt8]) throws(DecodeError) -> Decoded<Message> {
+    // withUnsafeBytes rethrows untyped errors; carry the typed one out in a Result.
+    try bytes.withUnsafeBytes { buffer in
+      Result { () throws(DecodeError) in try decode(buffer) }
+    }.get()
+  }
+
+  public func probe(_ bytes: [UInt8]) -> Int {
+    bytes.withUnsafeBytes { probe($0) }
+  }
+
+  /// Decode with the message type erased, for the CLI and capture pipeline.
+  public func decodeFrame(_ bytes: UnsafeRawBufferPointer) -> FrameDecode {
+    do {
+      let decoded = try decode(bytes)
+      return .decoded(
+        DecodedFrame(
+          codec: info.name, message: decoded.messageName, fields: decoded.fields,
+          diagnostics: decoded.diagnostics, typed: decoded.message))
+    } catch {
+      return .failed(codec: info.name, error: error)
+    }
+  }
+
+  public func decodeFrame(_ bytes: [UInt8]) -> FrameDecode {
+    bytes.withUnsafeBytes { decodeFrame($0) }
+  }
+
+  /// Crafts message kind `message` (a schema name or craft name) from values.
+  public func craft(_ message: String, values: CraftValues) throws(EncodeError) -> [UInt8] {
+    guard let schema = info.message(named: message) else {
+      throw EncodeError(
+        code: "unknown-message",
+        text: "\(info.name) has no message '\(message)'; it has "
+          + info.messages.map(\.name).joined(separator: ", "))
+    }
+    let typed = try self.message(schema.name, from: values)
+    return try craftBytes(typed, values: values)
+  }
+}
+
+/// A successful decode: the typed message, its dissection and diagnostics.
+public struct Decoded<Message: Sendable & Equatable>: Sendable {
+  public var message: Message
+  /// The message kind's name in PROTOCOLS.md.
+  public var messageName: String
+  /// Top-level fields in wire order.
+  public var fields: [DissectionNode]
+  public var diagnostics: [Diagnostic]
+
+  public init(
+    message: Message, messageName: String, fields: [DissectionNode],
+    diagnostics: [Diagnostic] = []
+  ) {
+    self.message = message
+    self.messageName = messageName
+    self.fields = fields
+    self.diagnostics = diagnostics
+  }
+}
+
+/// A decoded message with its type erased.
+public struct DecodedFrame: Sendable {
+  public var codec: String
+  public var message: String
+  public var fields: [DissectionNode]
+  public var diagnostics: [Diagnostic]
+  public var typed: any Sendable
+
+  public init(
+    codec: String, message: String, fields: [DissectionNode], diagnostics: [Diagnostic],
+    typed: any Sendable
+  ) {
+    self.codec = codec
+    self.message = message
+    self.fields = fields
+    self.diagnostics = diagnostics
+    self.typed = typed
+  }
+}
+
+public enum FrameDecode: Sendable {
+  case decoded(DecodedFrame)
+  case failed(codec: String, error: DecodeError)
+
+  public var codec: String {
+    switch self {
+    case .decoded(let frame): frame.codec
+    case .failed(let codec, _): codec
+    }
+  }
+}

@@ -1,0 +1,86 @@
+/// Hex text in and out.
+public enum Hex {
+  private static let digits: [Character] = Array("0123456789ABCDEF")
+
+  /// `01 03 02 00 DC 05`
+  public static func spaced<C: Collection>(_ bytes: C) -> String where C.Element == UInt8 {
+    var out = ""
+    out.reserveCapacity(bytes.count * 3)
+    for (index, byte) in bytes.enumerated() {
+      if index > 0 { out.append(" ") }
+      out.append(digits[Int(byte >> 4)])
+      out.append(digits[Int(byte & 0x0F)])
+    }
+    return out
+  }
+
+  /// `010302` (lower case, as xxd -p writes it).
+  public static func compact<C: Collection>(_ bytes: C) -> String where C.Element == UInt8 {
+    var out = ""
+    out.reserveCapacity(bytes.count * 2)
+    for byte in bytes {
+      out.append(Character(digits[Int(byte >> 4)].lowercased()))
+      out.append(Character(digits[Int(byte & 0x0F)].lowercased()))
+    }
+    return out
+  }
+
+  public struct ParseError: Error, Sendable, CustomStringConvertible {
+    public var description: String
+  }
+
+  /// Parses hex with optional spaces, colons, commas and `0x` prefixes:
+  /// `01 03 02 00`, `01:03`, `0x01,0x03`, `5AA583`.
+  public static func parse(_ text: String) throws(ParseError) -> [UInt8] {
+    var cleaned: [UInt8] = []
+    let utf8 = Array(text.utf8)
+    var index = 0
+    while index < utf8.count {
+      let c = utf8[index]
+      if c == UInt8(ascii: "0"), index + 1 < utf8.count,
+        utf8[index + 1] == UInt8(ascii: "x") || utf8[index + 1] == UInt8(ascii: "X")
+      {
+        index += 2
+        continue
+      }
+      switch c {
+      case UInt8(ascii: " "), UInt8(ascii: ":"), UInt8(ascii: ","), UInt8(ascii: "-"),
+        UInt8(ascii: "\n"), UInt8(ascii: "\t"), UInt8(ascii: "\r"):
+        index += 1
+        continue
+      default:
+        guard nibble(c) != nil else {
+          throw ParseError(
+            description:
+              "hex text has '\(Character(Unicode.Scalar(c)))' at character \(index + 1); allowed are 0-9, a-f, spaces, ':' and 0x prefixes"
+          )
+        }
+        cleaned.append(c)
+        index += 1
+      }
+    }
+    guard cleaned.count % 2 == 0 else {
+      throw ParseError(
+        description: "hex text has an odd number of digits (\(cleaned.count)); each byte needs two")
+    }
+    var out: [UInt8] = []
+    out.reserveCapacity(cleaned.count / 2)
+    var i = 0
+    while i < cleaned.count {
+      if let high = nibble(cleaned[i]), let low = nibble(cleaned[i + 1]) {
+        out.append(high << 4 | low)
+      }
+      i += 2
+    }
+    return out
+  }
+
+  private static func nibble(_ c: UInt8) -> UInt8? {
+    switch c {
+    case UInt8(ascii: "0")...UInt8(ascii: "9"): return c - UInt8(ascii: "0")
+    case UInt8(ascii: "a")...UInt8(ascii: "f"): return c - UInt8(ascii: "a") + 10
+    case UInt8(ascii: "A")...UInt8(ascii: "F"): return c - UInt8(ascii: "A") + 10
+    default: return nil
+    }
+  }
+}

@@ -1,0 +1,59 @@
+/// One message kind of a codec: its name in PROTOCOLS.md, the names `craft`
+/// accepts for it, and its fields.
+public struct MessageSchema: Sendable {
+  public enum Direction: String, Sendable {
+    case appToDevice = "app→device"
+    case deviceToApp = "device→app"
+    case either = "either"
+  }
+
+  /// The name in PROTOCOLS.md (`set_servo_ch0`, `authRequest`).
+  public var name: String
+  /// Names `pktbench craft` accepts (`servo`, `auth`). The name itself is
+  /// always accepted too.
+  public var craftNames: [String]
+  public var summary: String
+  public var direction: Direction
+  public var fields: [FieldSchema]
+
+  public init(
+    _ name: String, craftNames: [String] = [], summary: String,
+    direction: Direction, fields: [FieldSchema]
+  ) {
+    self.name = name
+    self.craftNames = craftNames
+    self.summary = summary
+    self.direction = direction
+    self.fields = fields
+  }
+
+  public func field(named name: String) -> FieldSchema? {
+    fields.first { $0.name == name }
+  }
+}
+
+/// What a codec says about itself in `pktbench codecs`.
+public struct CodecInfo: Sendable {
+  /// Short lower-case name used in flags and output (`legctrl`).
+  public var name: String
+  public var title: String
+  public var transport: String
+  public var messages: [MessageSchema]
+  /// Options of the codec as a whole (e.g. the Rallie check variant).
+  public var notes: [String]
+
+  public init(
+    name: String, title: String, transport: String, messages: [MessageSchema],
+    notes: [String] = []
+  ) {
+    self.name = name
+    self.title = title
+    self.transport = transport
+    self.messages = messages
+    self.notes = notes
+  }
+
+  public func message(named name: String) -> MessageSchema? {
+    messages.first { $0.name == name || $0.craftNames.contains(name) }
+  }
+}
