@@ -1,1 +1,59 @@
-import PacketKit
+import ArgumentParser
+
+/// The root command.
+public struct Pktbench: ParsableCommand {
+  public static let configuration = CommandConfiguration(
+    commandName: "pktbench",
+    abstract: "Decode, craft and fuzz the Rider, LegCtrl, Rallie and FalconEye protocols.",
+    discussion: """
+      Typical use:
+        pktbench decode capture.pcap          decode a capture (pcap, pcapng)
+        pktbench decode --hex '01 03 02 00 DC 05'
+        pktbench craft servo --us 1500 | nc -u 127.0.0.1 9000
+        pktbench codecs                       list codecs, messages and fields
+      """,
+    version: "0.1.0",
+    subcommands: [CodecsCommand.self, CraftCommand.self, DecodeCommand.self]
+  )
+
+  public init() {}
+
+  /// Runs the command line and returns the exit status. A usage error is
+  /// one line on stderr naming what is wrong and what is allowed.
+  public static func run(arguments: [String]) -> Int32 {
+    do {
+      var command = try parseAsRoot(arguments)
+      try command.run()
+      return 0
+    } catch let exit as ExitCode {
+      return exit.rawValue
+    } catch let failure as CommandFailure {
+      OutputWriter.standardError.line("pktbench: \(failure.message)")
+      return failure.status
+    } catch {
+      let code = exitCode(for: error)
+      if code == .success {
+        // --help, --version: ArgumentParser's full text on stdout.
+        let out = OutputWriter()
+        out.line(fullMessage(for: error))
+        out.flush()
+        return 0
+      }
+      let message = self.message(for: error)
+      let text = message.isEmpty ? String(describing: error) : message
+      OutputWriter.standardError.line("pktbench: \(text) (see 'pktbench help')")
+      return code.rawValue
+    }
+  }
+}
+
+/// A failure a command reports in one line, with its exit status.
+public struct CommandFailure: Error {
+  public var message: String
+  public var status: Int32
+
+  public init(_ message: String, status: Int32 = 2) {
+    self.message = message
+    self.status = status
+  }
+}

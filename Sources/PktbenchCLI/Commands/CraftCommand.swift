@@ -1,0 +1,99 @@
+import ArgumentParser
+import CodecRegistry
+import PacketKit
+
+/// `pktbench craft MESSAGE --field value ...`: builds one frame.
+struct CraftCommand: ParsableCommand {
+  static let configuration = CommandConfiguration(
+    commandName: "craft",
+    abstract: "Craft one frame of any message kind; raw bytes to a pipe, a hex dump to a terminal.",
+    discussion: """
+      MESSAGE is a message name or its craft name (servo, arm, drive, rallie, auth, frame, ...),
+      or codec.message (legctrl.set_servo_ch0). Field flags come from the codec's schema:
+      'pktbench codecs' lists them all with units, ranges and defaults.
+      Examples:
+        pktbench craft servo --us 1500 | nc -u 127.0.0.1 9000
+        pktbench craft telemetry --state fault --error deadman-timeout --age-ms 200
+        pktbench craft rallie --upper 50 --lower 50 --pitch 45 --yaw 45 --feed 50 --start
+      """)
+
+  enum Format: String, ExpressibleByArgument, CaseIterable {
+    case raw, hex, json, c
+  }
+
+  @Argument(help: "The message to craft (see 'pktbench codecs').")
+  var message: String
+
+  @Option(help: "Output: raw, hex, json or c (default: raw to a pipe, hex to a terminal).")
+  var format: Format?
+
+  @Flag(help: "Craft out-of-range values anyway, for testing devices.")
+  var force = false
+
+  @Flag(name: .customLong("bad-check"), help: "Write a wrong check byte (codecs that have one).")
+  var badCheck = false
+
+  @Argument(parsing: .allUnrecognized, help: "Field flags for the message.")
+  var fieldArguments: [String] = []
+
+  func run() throws {
+    guard let (codec, schema) = Codecs.message(forCraftName: message) else {
+      let known = Codecs.all.flatMap { codec in
+        codec.info.messages.map { $0.craftNames.first ?? $0.name }
+      }
+      throw CommandFailure(
+        "unknown message '\(message)'; known: \(known.joined(separator: ", "))")
+    }
+    let values: CraftValues
+    do {
+      values = try CraftArguments(schema: schema, codecName: codec.info.name)
+        .parse(fieldArguments, force: force, badCheck: badCheck)
+    } catch let failure as CraftArguments.Failure {
+      throw CommandFailure(failure.description)
+    }
+    let bytes: [UInt8]
+    do {
+      bytes = try codec.craft(schema.name, values: values)
+    } catch {
+      if error.code == "missing-field", let name = error.field, let field = schema.field(named: name) {
+        throw CommandFailure("\(schema.name) needs --\(field.flag) (\(field.name): \(field.help))")
+      }
+      let hint = error.code == "out-of-range" ? " (use --force to craft it anyway)" : ""
+      throw CommandFailure("\(error.text)\(hint)")
+    }
+    let out = OutputWriter()
+    defer { out.flush() }
+    switch format ?? (out.isTerminal ? .hex : .raw) {
+    case .raw:
+      out.bytes(bytes)
+    case .hex:
+      let record = DecodedRecord(
+        transport: "raw", result: codec.decodeFrame(bytes), payload: bytes,
+        payloadLength: bytes.count)
+      for line in HexDump.lines(bytes) { out.line(line) }
+      for line in TreeRenderer.lines(record, style: Style(enabled: out.isTerminal)).dropFirst() {
+        out.line(line)
+      }
+    case .json:
+      var record = DecodedRecord(
+        transport: "raw", result: codec.decodeFrame(bytes), payload: bytes,
+        payloadLength: bytes.count)
+      record.extra = [.init("bytes", .string(Hex.compact(bytes)))]
+      out.bytes(JSONRenderer.object(record))
+      out.line()
+    case .c:
+      let name = schema.name.replacingOccurrences(of: ".", with: "_")
+      out.line("/* \(codec.info.name) \(schema.name), \(bytes.count) bytes */")
+      out.line("static const unsigned char \(codec.info.name)_\(name)[\(bytes.count)] = {")
+      var row: [String] = []
+      for (index, byte) in bytes.enumerated() {
+        row.append("0x\(Hex.compact([byte]))")
+        if row.count == 12 || index == bytes.count - 1 {
+          out.line("  " + row.joined(separator: ", ") + (index == bytes.count - 1 ? "" : ","))
+          row.removeAll()
+        }
+      }
+      out.line("};")
+    }
+  }
+}

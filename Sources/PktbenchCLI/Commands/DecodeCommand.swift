@@ -1,0 +1,123 @@
+import ArgumentParser
+import CodecRegistry
+import Foundation
+import PacketKit
+
+/// `pktbench decode`: captures (pcap, pcapng) or the bytes of one payload.
+struct DecodeCommand: ParsableCommand {
+  static let configuration = CommandConfiguration(
+    commandName: "decode",
+    abstract: "Decode a capture file, or the bytes of one payload (--hex, or - with --codec).",
+    discussion: """
+      Examples:
+        pktbench decode Captures/field-session.pcapng
+        pktbench decode capture.pcap -V --filter 'udp port 5005'
+        pktbench decode capture.pcap --format ndjson | jq 'select(.codec=="rider")'
+        pktbench decode --codec legctrl --hex '01 10 08 00 02 01 C8 00 E8 1C 00 00'
+        echo -n '{"left":50,"right":-50,"timestamp":1.5}' | pktbench decode --codec rider -
+        pktbench decode --hex '5AA58332322D2D32004E'     # no --codec: the best probe wins
+      """)
+
+  enum Format: String, ExpressibleByArgument, CaseIterable {
+    case text, json, ndjson
+  }
+
+  @Argument(help: "Capture file(s) (pcap, pcapng), or - for stdin.")
+  var inputs: [String] = []
+
+  @Option(help: "Payload bytes as hex, decoded as one message.")
+  var hex: String?
+
+  @Option(help: "Decode payloads with this codec (rider, legctrl, rallie, falconeye).")
+  var codec: String?
+
+  @Option(help: "Output: text, json or ndjson.")
+  var format: Format = .text
+
+  @Flag(name: .customShort("V"), help: "Full tree per message, like tshark -V.")
+  var verbose = false
+
+  @Flag(name: .customShort("x"), help: "Hex dump with each field's bytes marked.")
+  var hexDump = false
+
+  @Option(help: "BPF filter, same syntax as tcpdump.")
+  var filter: String?
+
+  @Option(
+    name: .customLong("decode-as"),
+    help: "Route a port to a codec: udp:9000=legctrl, tcp:8080=falconeye (repeatable).")
+  var decodeAs: [String] = []
+
+  @Flag(help: "Counts per codec and message, errors, bytes and time span instead of messages.")
+  var stats = false
+
+  func validate() throws {
+    if hex != nil && !inputs.isEmpty {
+      throw ValidationError("give either --hex or input files, not both")
+    }
+    if hex == nil && inputs.isEmpty {
+      throw ValidationError("nothing to decode: give a capture file, - for stdin, or --hex BYTES")
+    }
+    if let codec, Codecs.named(codec) == nil {
+      throw ValidationError(
+        "unknown codec '\(codec)'; known: \(Codecs.names.joined(separator: ", "))")
+    }
+  }
+
+  func run() throws {
+    let out = OutputWriter()
+    defer { out.flush() }
+    if let hex {
+      let bytes: [UInt8]
+      do {
+        bytes = try Hex.parse(hex)
+      } catch {
+        throw CommandFailure("--hex: \(error.description)")
+      }
+      try decodePayload(bytes, out: out)
+      return
+    }
+    if inputs == ["-"], codec != nil {
+      let bytes = [UInt8](FileHandle.standardInput.readDataToEndOfFile())
+      try decodePayload(bytes, out: out)
+      return
+    }
+    try decodeCaptures(out: out)
+  }
+
+  /// One payload: tree (default), JSON, and -x hex marks.
+  private func decodePayload(_ bytes: [UInt8], out: OutputWriter) throws {
+    var record = DecodedRecord(transport: "raw", payload: bytes, payloadLength: bytes.count)
+    if let name = codec, let chosen = Codecs.named(name) {
+      record.result = chosen.decodeFrame(bytes)
+    } else {
+      let choice = bytes.withUnsafeBytes { ProbeChoice($0) }
+      record.routing = choice.explanation
+      if let chosen = choice.codec {
+        record.result = chosen.decodeFrame(bytes)
+      }
+    }
+    let style = Style(enabled: out.isTerminal && ProcessInfo.processInfo.environment["NO_COLOR"] == nil)
+    switch format {
+    case .json, .ndjson:
+      out.bytes(JSONRenderer.object(record))
+      out.line()
+    case .text:
+      for line in TreeRenderer.lines(record, style: style) { out.line(line) }
+      if hexDump {
+        let fields: [DissectionNode]
+        if case .decoded(let frame) = record.result { fields = frame.fields } else { fields = [] }
+        for line in HexDump.markedLines(bytes, fields: fields, indent: "  ") { out.line(line) }
+      }
+    }
+    switch record.result {
+    case .decoded: break
+    case .failed: throw ExitCode(1)
+    case nil:
+      out.flush()
+      throw CommandFailure(
+        "no codec claims these \(bytes.count) bytes (\(record.routing ?? "")); name one with --codec",
+        status: 1)
+    }
+  }
+}

@@ -1,0 +1,39 @@
+import PacketKit
+
+/// One application message as every output format sees it: where it came
+/// from (frame, time, transport, endpoints) and what the codec made of it.
+struct DecodedRecord {
+  var frame: Int?
+  var time: Double?
+  var transport: String
+  var source: String?
+  var destination: String?
+  var result: FrameDecode?
+  /// The payload bytes, kept only when an output needs them (-x, raw).
+  var payload: [UInt8]?
+  var payloadLength: Int
+  /// How the codec was chosen: "udp port 5005", "probe 95", "--decode-as".
+  var routing: String?
+  /// Diagnostics from the layers below the codec (checksums, gaps).
+  var layerDiagnostics: [Diagnostic] = []
+  /// Transport details worth showing (WebSocket opcode, BLE handle...).
+  var extra: [FieldValue.Member] = []
+
+  var codecName: String? { result?.codec }
+
+  var messageName: String? {
+    if case .decoded(let frame) = result { return frame.message }
+    return nil
+  }
+
+  var allDiagnostics: [Diagnostic] {
+    var all = layerDiagnostics
+    if case .decoded(let frame) = result { all.append(contentsOf: frame.diagnostics) }
+    return all
+  }
+
+  var error: DecodeError? {
+    if case .failed(_, let error) = result { return error }
+    return nil
+  }
+}

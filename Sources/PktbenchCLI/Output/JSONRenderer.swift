@@ -1,0 +1,117 @@
+import PacketKit
+
+/// The output contract of DESIGN.md: one JSON object per message with
+/// frame, time, transport, src, dst, codec, message, fields, diagnostics
+/// and error. `dissection` (with byte ranges) is an extra key.
+enum JSONRenderer {
+  static func object(_ record: DecodedRecord, includeDissection: Bool = true) -> [UInt8] {
+    var json = JSONWriter(capacity: 512)
+    json.raw("{\"frame\":")
+    if let frame = record.frame { json.integer(frame) } else { json.null() }
+    json.raw(",\"time\":")
+    if let time = record.time { json.number(time) } else { json.null() }
+    json.raw(",\"transport\":")
+    json.string(record.transport)
+    json.raw(",\"src\":")
+    if let source = record.source { json.string(source) } else { json.null() }
+    json.raw(",\"dst\":")
+    if let destination = record.destination { json.string(destination) } else { json.null() }
+    json.raw(",\"codec\":")
+    if let codec = record.codecName { json.string(codec) } else { json.null() }
+    json.raw(",\"message\":")
+    if let message = record.messageName { json.string(message) } else { json.null() }
+    json.raw(",\"fields\":")
+    if case .decoded(let frame) = record.result {
+      json.value(.object(frame.fields.map { .init($0.name, $0.foldedValue) }))
+    } else {
+      json.null()
+    }
+    json.raw(",\"diagnostics\":[")
+    for (index, diagnostic) in record.allDiagnostics.enumerated() {
+      if index > 0 { json.raw(",") }
+      json.raw("{\"severity\":")
+      json.string(diagnostic.severity.rawValue)
+      json.raw(",\"code\":")
+      json.string(diagnostic.code)
+      json.raw(",\"text\":")
+      json.string(diagnostic.text)
+      if let range = diagnostic.range {
+        json.raw(",\"range\":[")
+        json.integer(range.lowerBound)
+        json.raw(",")
+        json.integer(range.upperBound)
+        json.raw("]")
+      }
+      json.raw("}")
+    }
+    json.raw("],\"error\":")
+    if let error = record.error {
+      json.raw("{\"code\":")
+      json.string(error.code)
+      json.raw(",\"text\":")
+      json.string(error.text)
+      json.raw(",\"offset\":")
+      if let offset = error.offset { json.integer(offset) } else { json.null() }
+      if let keyPath = error.keyPath {
+        json.raw(",\"key\":")
+        json.string(keyPath)
+      }
+      if let expected = error.expected {
+        json.raw(",\"expected\":")
+        json.string(expected)
+      }
+      if let found = error.found {
+        json.raw(",\"found\":")
+        json.string(found)
+      }
+      json.raw("}")
+    } else {
+      json.null()
+    }
+    json.raw(",\"length\":")
+    json.integer(record.payloadLength)
+    if let routing = record.routing {
+      json.raw(",\"routing\":")
+      json.string(routing)
+    }
+    for member in record.extra {
+      json.raw(",")
+      json.string(member.key)
+      json.raw(":")
+      json.value(member.value)
+    }
+    if includeDissection, case .decoded(let frame) = record.result {
+      json.raw(",\"dissection\":")
+      dissection(frame.fields, into: &json)
+    }
+    json.raw("}")
+    return json.bytes
+  }
+
+  static func dissection(_ nodes: [DissectionNode], into json: inout JSONWriter) {
+    json.raw("[")
+    for (index, node) in nodes.enumerated() {
+      if index > 0 { json.raw(",") }
+      json.raw("{\"name\":")
+      json.string(node.name)
+      json.raw(",\"range\":[")
+      json.integer(node.range.lowerBound)
+      json.raw(",")
+      json.integer(node.range.upperBound)
+      json.raw("]")
+      if node.shape == .leaf {
+        json.raw(",\"value\":")
+        json.value(node.value)
+        if let unit = node.unit {
+          json.raw(",\"unit\":")
+          json.string(unit)
+        }
+      } else {
+        json.raw(",\"children\":")
+        dissection(node.children, into: &json)
+      }
+      json.raw("}")
+    }
+    json.raw("]")
+  }
+}

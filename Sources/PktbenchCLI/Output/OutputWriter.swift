@@ -1,0 +1,59 @@
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Darwin)
+  import Darwin
+#endif
+
+/// All output goes through one buffered writer: `print` flushes too often
+/// and formats through String interpolation on every call.
+public final class OutputWriter {
+  private var buffer: [UInt8] = []
+  private let descriptor: Int32
+  private let flushThreshold: Int
+  /// Whether the destination is a terminal (colour, hex-by-default for craft).
+  public let isTerminal: Bool
+
+  public init(descriptor: Int32 = 1, flushThreshold: Int = 1 << 16) {
+    self.descriptor = descriptor
+    self.flushThreshold = flushThreshold
+    self.isTerminal = isatty(descriptor) == 1
+    buffer.reserveCapacity(flushThreshold + 4096)
+  }
+
+  /// Unbuffered stderr, for one-line errors.
+  public static var standardError: OutputWriter { OutputWriter(descriptor: 2, flushThreshold: 0) }
+
+  public func write(_ text: String) {
+    buffer.append(contentsOf: text.utf8)
+    if buffer.count >= flushThreshold { flush() }
+  }
+
+  public func line(_ text: String = "") {
+    buffer.append(contentsOf: text.utf8)
+    buffer.append(0x0A)
+    if buffer.count >= flushThreshold { flush() }
+  }
+
+  public func bytes<C: Collection>(_ bytes: C) where C.Element == UInt8 {
+    buffer.append(contentsOf: bytes)
+    if buffer.count >= flushThreshold { flush() }
+  }
+
+  public func flush() {
+    var offset = 0
+    while offset < buffer.count {
+      let written = buffer.withUnsafeBytes { raw -> Int in
+        guard let base = raw.baseAddress else { return 0 }
+        return Glibc.write(descriptor, base + offset, raw.count - offset)
+      }
+      if written <= 0 {
+        if written < 0 && errno == EINTR { continue }
+        break  // EPIPE (e.g. `| head`): drop the rest quietly
+      }
+      offset += written
+    }
+    buffer.removeAll(keepingCapacity: true)
+  }
+
+  deinit { flush() }
+}

@@ -1,0 +1,16 @@
+/// ANSI colour, only when writing to a terminal and NO_COLOR is unset.
+public struct Style: Sendable {
+  public var enabled: Bool
+
+  public init(enabled: Bool) { self.enabled = enabled }
+
+  public func warning(_ text: String) -> String { wrap(text, "33") }
+  public func error(_ text: String) -> String { wrap(text, "31") }
+  public func dim(_ text: String) -> String { wrap(text, "2") }
+  public func bold(_ text: String) -> String { wrap(text, "1") }
+  public func codec(_ text: String) -> String { wrap(text, "36") }
+
+  private func wrap(_ text: String, _ code: String) -> String {
+    enabled ? "\u{1B}[\(code)m\(text)\u{1B}[0m" : text
+  }
+}

@@ -1,0 +1,73 @@
+import PacketKit
+
+/// The `-V` view: every field with its value, unit and the bytes it came
+/// from, nested as the message is, then the diagnostics.
+enum TreeRenderer {
+  static func lines(_ record: DecodedRecord, style: Style) -> [String] {
+    var out: [String] = []
+    var head: [String] = []
+    if let frame = record.frame { head.append("Frame \(frame)") }
+    if let time = record.time { head.append(String(format6(time))) }
+    if let source = record.source, let destination = record.destination {
+      head.append("\(record.transport) \(source) → \(destination)")
+    } else {
+      head.append(record.transport)
+    }
+    head.append("\(record.payloadLength) bytes")
+    out.append(style.bold(head.joined(separator: "  ")))
+    if let routing = record.routing { out.append("  codec chosen by \(routing)") }
+    for member in record.extra {
+      out.append("  \(member.key): \(member.value.display)")
+    }
+    switch record.result {
+    case .decoded(let frame):
+      out.append("  \(style.codec(frame.codec)) \(style.bold(frame.message))")
+      appendNodes(frame.fields, depth: 2, into: &out)
+    case .failed(let codec, let error):
+      out.append("  \(style.codec(codec)) " + style.error("decode error [\(error.code)]: \(error.text)"))
+      if let key = error.keyPath { out.append("    key: \(key)") }
+      if let expected = error.expected { out.append("    expected: \(expected)") }
+      if let found = error.found { out.append("    found: \(found)") }
+    case nil:
+      out.append("  (no codec claims this payload)")
+    }
+    for diagnostic in record.allDiagnostics {
+      out.append("  " + diagnosticLine(diagnostic, style: style))
+    }
+    return out
+  }
+
+  static func diagnosticLine(_ diagnostic: Diagnostic, style: Style) -> String {
+    let where_ = diagnostic.range.map { " \(HexDump.rangeText($0))" } ?? ""
+    let text = "\(diagnostic.severity.rawValue) [\(diagnostic.code)]\(where_): \(diagnostic.text)"
+    switch diagnostic.severity {
+    case .error: return style.error(text)
+    case .warning: return style.warning(text)
+    case .note: return style.dim(text)
+    }
+  }
+
+  private static func appendNodes(_ nodes: [DissectionNode], depth: Int, into out: inout [String]) {
+    let indent = String(repeating: "  ", count: depth)
+    for node in nodes {
+      let range = HexDump.rangeText(node.range)
+      if node.shape == .leaf {
+        let unit = node.unit.map { " \($0)" } ?? ""
+        let line = "\(indent)\(node.name): \(node.value.display)\(unit)"
+        out.append("\(line.padding(toLength: 48)) \(range)")
+      } else {
+        let count = node.children.count
+        let summary = node.shape == .array ? "[\(count)]" : ""
+        out.append("\("\(indent)\(node.name)\(summary)".padding(toLength: 48)) \(range)")
+        appendNodes(node.children, depth: depth + 1, into: &out)
+      }
+    }
+  }
+
+  static func format6(_ time: Double) -> String {
+    let whole = time.rounded(.down)
+    let micros = Int(((time - whole) * 1_000_000).rounded())
+    let fraction = String(min(micros, 999_999))
+    return "\(Int64(whole)).\(String(repeating: "0", count: 6 - fraction.count))\(fraction)"
+  }
+}
