@@ -1,0 +1,67 @@
+import PacketKit
+import Testing
+
+@Suite struct ChecksumTests {
+  @Test func crc16ModbusCheckValue() {
+    // The catalogue check value of CRC-16/MODBUS over "123456789" is 0x4B37.
+    #expect(Checksums.crc16Modbus(Array("123456789".utf8)) == 0x4B37)
+  }
+
+  @Test func rallieVectorsFromProtocols() {
+    let command: [UInt8] = [0x5A, 0xA5, 0x83, 0x32, 0x32, 0x2D, 0x2D, 0x32, 0x00]
+    #expect(Checksums.xor(command) == 0x4E)
+    #expect(UInt8(Checksums.crc16Modbus(command) & 0xFF) == 0x41)
+  }
+}
+
+@Suite struct HexTests {
+  @Test(arguments: [
+    "01 03 02 00 DC 05", "010302 00dc05", "0x01,0x03,0x02,0x00,0xdc,0x05", "01:03:02:00:DC:05",
+  ])
+  func parsesCommonSpellings(text: String) throws {
+    #expect(try Hex.parse(text) == [0x01, 0x03, 0x02, 0x00, 0xDC, 0x05])
+  }
+
+  @Test func oddDigitCountIsRefused() {
+    #expect(throws: Hex.ParseError.self) { try Hex.parse("123") }
+  }
+
+  @Test func badCharacterIsNamed() {
+    do {
+      _ = try Hex.parse("01 0G")
+      Issue.record("should fail")
+    } catch {
+      #expect(error.description.contains("'G'"))
+    }
+  }
+}
+
+@Suite struct ByteReaderTests {
+  @Test func readsLittleAndBigEndian() throws {
+    let bytes: [UInt8] = [0xDC, 0x05, 0x12, 0x34, 0x56, 0x78]
+    let (first, second, atEnd) = try bytes.withUnsafeBytes { buffer in
+      var reader = ByteReader(buffer)
+      return (try reader.readUInt16LE("a"), try reader.readUInt32BE("b"), reader.isAtEnd)
+    }
+    #expect(first == 1500)
+    #expect(second == 0x1234_5678)
+    #expect(atEnd)
+  }
+
+  @Test func shortReadNamesOffsetAndField() {
+    [UInt8]([1, 2, 3]).withUnsafeBytes { buffer in
+      var reader = ByteReader(buffer)
+      do {
+        _ = try reader.readUInt16LE("first")
+        _ = try reader.readUInt16LE("battery_mv")
+        Issue.record("should fail")
+      } catch let error as DecodeError {
+        #expect(error.code == "truncated")
+        #expect(error.offset == 2)
+        #expect(error.text.contains("battery_mv"))
+      } catch {
+        Issue.record("unexpected \(error)")
+      }
+    }
+  }
+}
