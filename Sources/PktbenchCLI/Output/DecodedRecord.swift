@@ -12,18 +12,26 @@ struct DecodedRecord {
   /// The payload bytes, kept only when an output needs them (-x, raw).
   var payload: [UInt8]?
   var payloadLength: Int
+  var sourcePort: UInt16 = 0
+  var destinationPort: UInt16 = 0
   /// How the codec was chosen: "udp port 5005", "probe 95", "--decode-as".
   var routing: String?
   /// Diagnostics from the layers below the codec (checksums, gaps).
   var layerDiagnostics: [Diagnostic] = []
   /// Transport details worth showing (WebSocket opcode, BLE handle...).
   var extra: [FieldValue.Member] = []
+  /// Damage found below the codec (a broken IP header, a WebSocket
+  /// protocol violation): the record is shown as damaged.
+  var layerError: DecodeError?
+  /// A transport event that is not a codec message (WebSocket handshake,
+  /// close, ping): its name and fields.
+  var event: (name: String, fields: [FieldValue.Member])?
 
   var codecName: String? { result?.codec }
 
   var messageName: String? {
     if case .decoded(let frame) = result { return frame.message }
-    return nil
+    return event?.name
   }
 
   var allDiagnostics: [Diagnostic] {
@@ -33,6 +41,7 @@ struct DecodedRecord {
   }
 
   var error: DecodeError? {
+    if let layerError { return layerError }
     if case .failed(_, let error) = result { return error }
     return nil
   }

@@ -23,6 +23,8 @@ enum JSONRenderer {
     json.raw(",\"fields\":")
     if case .decoded(let frame) = record.result {
       json.value(.object(frame.fields.map { .init($0.name, $0.foldedValue) }))
+    } else if let event = record.event {
+      json.value(.object(event.fields))
     } else {
       json.null()
     }

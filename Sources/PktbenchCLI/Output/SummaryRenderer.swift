@@ -23,7 +23,15 @@ enum SummaryRenderer {
       let at = error.offset.map { " at offset \($0)" } ?? ""
       parts.append(style.codec(codec) + " " + style.error("ERROR \(error.code)\(at): \(error.text)"))
     case nil:
-      parts.append(style.dim("(\(record.payloadLength) bytes, no codec)"))
+      if let error = record.layerError {
+        let at = error.offset.map { " at offset \($0)" } ?? ""
+        parts.append(style.error("DAMAGED \(error.code)\(at): \(error.text)"))
+      } else if let event = record.event {
+        let fields = event.fields.map { "\($0.key)=\($0.value.display)" }.joined(separator: " ")
+        parts.append(style.bold(event.name) + (fields.isEmpty ? "" : "  " + fields))
+      } else {
+        parts.append(style.dim("(\(record.payloadLength) bytes, no codec)"))
+      }
     }
     for diagnostic in record.allDiagnostics where diagnostic.severity >= .warning {
       parts.append(style.warning("⚠ \(diagnostic.code)"))

@@ -29,7 +29,14 @@ enum TreeRenderer {
       if let expected = error.expected { out.append("    expected: \(expected)") }
       if let found = error.found { out.append("    found: \(found)") }
     case nil:
-      out.append("  (no codec claims this payload)")
+      if let error = record.layerError {
+        out.append("  " + style.error("damaged [\(error.code)]: \(error.text)"))
+      } else if let event = record.event {
+        out.append("  \(style.bold(event.name))")
+        for member in event.fields { out.append("    \(member.key): \(member.value.display)") }
+      } else {
+        out.append("  (no codec claims this payload)")
+      }
     }
     for diagnostic in record.allDiagnostics {
       out.append("  " + diagnosticLine(diagnostic, style: style))

@@ -1,0 +1,115 @@
+import PacketKit
+
+/// What `--stats` reports: counts per codec and message, errors and
+/// warnings by code, bytes and the time span, and what was not decoded.
+struct CaptureStats {
+  var records = 0
+  var firstTime: Double?
+  var lastTime: Double?
+  var messages: [String: Int] = [:]
+  var messageBytes: [String: Int] = [:]
+  var errors: [String: Int] = [:]
+  var warnings: [String: Int] = [:]
+  var transports: [String: Int] = [:]
+  var undecoded: [String: Int] = [:]
+  var damaged: [String: Int] = [:]
+  var unclaimedPayloads = 0
+  var unclaimedBytes = 0
+  var events: [String: Int] = [:]
+  var stoppedEarly: String?
+
+  mutating func record(frame: Int, time: Double) {
+    records += 1
+    if firstTime == nil { firstTime = time }
+    lastTime = time
+  }
+
+  mutating func add(_ record: DecodedRecord) {
+    transports[record.transport, default: 0] += 1
+    if let error = record.layerError {
+      damaged[error.code, default: 0] += 1
+      return
+    }
+    if let event = record.event {
+      events[event.name, default: 0] += 1
+      return
+    }
+    switch record.result {
+    case .decoded(let frame):
+      let key = "\(frame.codec) \(frame.message)"
+      messages[key, default: 0] += 1
+      messageBytes[key, default: 0] += record.payloadLength
+    case .failed(let codec, let error):
+      errors["\(codec) \(error.code)", default: 0] += 1
+    case nil:
+      unclaimedPayloads += 1
+      unclaimedBytes += record.payloadLength
+    }
+    for diagnostic in record.allDiagnostics where diagnostic.severity >= .warning {
+      warnings[diagnostic.code, default: 0] += 1
+    }
+  }
+
+  func lines(name: String) -> [String] {
+    var out: [String] = []
+    let span = (lastTime ?? 0) - (firstTime ?? 0)
+    out.append("\(name): \(records) records, \(SummaryRenderer.fixed(span, digits: 3)) s")
+    if let firstTime, let lastTime {
+      out.append("  time: \(TreeRenderer.format6(firstTime)) … \(TreeRenderer.format6(lastTime))")
+    }
+    section("messages (count, bytes, rate)", messages, into: &out) { key, count in
+      let bytes = messageBytes[key] ?? 0
+      let rate = span > 0 ? " \(SummaryRenderer.fixed(Double(count) / span, digits: 1))/s" : ""
+      return "\(count)  \(bytes) B\(rate)"
+    }
+    section("decode errors", errors, into: &out)
+    section("warnings", warnings, into: &out)
+    section("transport events", events, into: &out)
+    section("damaged packets", damaged, into: &out)
+    section("not decoded (link type or protocol)", undecoded, into: &out)
+    section("by transport", transports, into: &out)
+    if unclaimedPayloads > 0 {
+      out.append("  payloads no codec claimed: \(unclaimedPayloads) (\(unclaimedBytes) B)")
+    }
+    if let stoppedEarly { out.append("  stopped early: \(stoppedEarly)") }
+    return out
+  }
+
+  private func section(
+    _ title: String, _ counts: [String: Int], into out: inout [String],
+    detail: ((String, Int) -> String)? = nil
+  ) {
+    guard !counts.isEmpty else { return }
+    out.append("  \(title):")
+    let width = counts.keys.map(\.count).max() ?? 0
+    for (key, count) in counts.sorted(by: { $0.value != $1.value ? $0.value > $1.value : $0.key < $1.key }) {
+      out.append("    \(key.padding(toLength: width))  \(detail?(key, count) ?? String(count))")
+    }
+  }
+
+  /// The same, as one JSON object, for `--stats --format json`.
+  func json(name: String) -> [UInt8] {
+    var json = JSONWriter()
+    func counts(_ dictionary: [String: Int]) -> FieldValue {
+      .object(dictionary.sorted { $0.key < $1.key }.map { .init($0.key, .integer(Int64($0.value))) })
+    }
+    json.value(
+      .object([
+        .init("file", .string(name)),
+        .init("records", .integer(Int64(records))),
+        .init("first_time", firstTime.map { .number($0) } ?? .null),
+        .init("last_time", lastTime.map { .number($0) } ?? .null),
+        .init("messages", counts(messages)),
+        .init("message_bytes", counts(messageBytes)),
+        .init("errors", counts(errors)),
+        .init("warnings", counts(warnings)),
+        .init("events", counts(events)),
+        .init("damaged", counts(damaged)),
+        .init("undecoded", counts(undecoded)),
+        .init("transports", counts(transports)),
+        .init("unclaimed_payloads", .integer(Int64(unclaimedPayloads))),
+        .init("stopped_early", stoppedEarly.map { .string($0) } ?? .null),
+      ]))
+    return json.bytes
+  }
+}

@@ -1,0 +1,94 @@
+import PacketKit
+
+/// Where decoded records go: one of the output formats, or the counters.
+protocol MessageSink: AnyObject {
+  func emit(_ record: DecodedRecord)
+  /// The reading ended; `stoppedEarly` says where when the file was damaged.
+  func finish(name: String, stats: CaptureStats)
+  /// Whether the sink needs the payload bytes kept (hex views).
+  var wantsPayload: Bool { get }
+}
+
+/// Summary lines, `-V` trees, `-x` hex dumps.
+final class TextSink: MessageSink {
+  private let out: OutputWriter
+  private let style: Style
+  private let verbose: Bool
+  private let hexDump: Bool
+  private var firstTime: Double?
+
+  init(out: OutputWriter, style: Style, verbose: Bool, hexDump: Bool) {
+    self.out = out
+    self.style = style
+    self.verbose = verbose
+    self.hexDump = hexDump
+  }
+
+  var wantsPayload: Bool { hexDump }
+
+  func emit(_ record: DecodedRecord) {
+    if firstTime == nil { firstTime = record.time }
+    if verbose {
+      for line in TreeRenderer.lines(record, style: style) { out.line(line) }
+    } else {
+      out.line(SummaryRenderer.line(record, firstTime: firstTime, style: style))
+    }
+    if hexDump, let payload = record.payload {
+      let fields: [DissectionNode]
+      if case .decoded(let frame) = record.result { fields = frame.fields } else { fields = [] }
+      for line in HexDump.markedLines(payload, fields: fields, indent: "        ") { out.line(line) }
+    }
+    if verbose || hexDump { out.line() }
+  }
+
+  func finish(name: String, stats: CaptureStats) {}
+}
+
+/// `--format ndjson`: one object per line; `--format json`: one array.
+final class JSONSink: MessageSink {
+  private let out: OutputWriter
+  private let asArray: Bool
+  private var count = 0
+
+  init(out: OutputWriter, asArray: Bool) {
+    self.out = out
+    self.asArray = asArray
+  }
+
+  var wantsPayload: Bool { false }
+
+  func emit(_ record: DecodedRecord) {
+    if asArray { out.write(count == 0 ? "[\n" : ",\n") }
+    out.bytes(JSONRenderer.object(record, includeDissection: asArray))
+    if !asArray { out.line() }
+    count += 1
+  }
+
+  func finish(name: String, stats: CaptureStats) {
+    if asArray { out.line(count == 0 ? "[]" : "\n]") }
+  }
+}
+
+/// `--stats`: counts only.
+final class StatsSink: MessageSink {
+  private let out: OutputWriter
+  private let json: Bool
+
+  init(out: OutputWriter, json: Bool) {
+    self.out = out
+    self.json = json
+  }
+
+  var wantsPayload: Bool { false }
+
+  func emit(_ record: DecodedRecord) {}
+
+  func finish(name: String, stats: CaptureStats) {
+    if json {
+      out.bytes(stats.json(name: name))
+      out.line()
+    } else {
+      for line in stats.lines(name: name) { out.line(line) }
+    }
+  }
+}
