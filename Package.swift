@@ -38,11 +38,14 @@ let package = Package(
     // Captures and sockets down to application payloads.
     .target(name: "PacketCapture", dependencies: ["PacketKit", "CPcap", "CZlib"]),
 
+    // Generators, mutators, shrinking and the fuzz runner.
+    .target(name: "PacketFuzz", dependencies: ["PacketKit", "CodecRegistry", "PacketCapture"]),
+
     // The commands, as a library so tests can call them.
     .target(
       name: "PktbenchCLI",
       dependencies: [
-        "PacketKit", "CodecRegistry", "PacketCapture",
+        "PacketKit", "CodecRegistry", "PacketCapture", "PacketFuzz",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
       ]
     ),
@@ -58,6 +61,7 @@ let package = Package(
       name: "PktbenchCLITests",
       dependencies: ["PktbenchCLI", "CodecRegistry", "PacketKit", "PacketCapture"]
     ),
+    .testTarget(name: "PacketFuzzTests", dependencies: ["PacketFuzz", "CodecRegistry", "PacketKit"]),
     .testTarget(name: "EndToEndTests", dependencies: ["PacketKit"]),
   ]
 )

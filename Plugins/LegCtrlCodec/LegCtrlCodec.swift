@@ -134,7 +134,7 @@ public struct LegCtrlCodec: FrameCodec {
     let message = LegCtrlMessage(
       .unknown(msgType: msgType, payload: payload), version: version, reserved: reserved)
     return Decoded(
-      message: message, messageName: Self.typeName(msgType).lowercased(), fields: fields,
+      message: message, messageName: "unknown", fields: fields,
       diagnostics: diagnostics)
   }
 

@@ -1,0 +1,74 @@
+import PacketKit
+
+/// Byte-level mutations: bit flips, insert/delete/duplicate, truncate,
+/// extend, interesting integers, and fix-ups that re-establish length and
+/// check bytes so that mutants get past a codec's first checks.
+public struct ByteMutator {
+  public init() {}
+
+  static let interesting: [UInt64] = [
+    0, 1, 0x7F, 0x80, 0xFF, 0x100, 0x7FFF, 0x8000, 0xFFFF, 0x1_0000, 0x7FFF_FFFF, 0x8000_0000,
+    0xFFFF_FFFF, 0xFFFF_FFFF_FFFF_FFFF, 500, 2500, 65535, 1024, 16384,
+  ]
+
+  public func mutate(_ input: [UInt8], rng: inout SplitMix64, maxLength: Int = 1 << 20) -> [UInt8] {
+    var bytes = input
+    let rounds = 1 + rng.below(3)
+    for _ in 0..<rounds {
+      mutateOnce(&bytes, rng: &rng, maxLength: maxLength)
+    }
+    if rng.chance(1, in: 3) { fixUp(&bytes, rng: &rng) }
+    return bytes
+  }
+
+  private func mutateOnce(_ bytes: inout [UInt8], rng: inout SplitMix64, maxLength: Int) {
+    switch rng.below(9) {
+    case 0 where !bytes.isEmpty:  // bit flip
+      let index = rng.below(bytes.count)
+      bytes[index] ^= 1 << UInt8(rng.below(8))
+    case 1 where bytes.count < maxLength:  // insert a byte
+      bytes.insert(UInt8(truncatingIfNeeded: rng.next()), at: rng.below(bytes.count + 1))
+    case 2 where !bytes.isEmpty:  // delete a run
+      let start = rng.below(bytes.count)
+      let count = 1 + rng.below(min(8, bytes.count - start))
+      bytes.removeSubrange(start..<start + count)
+    case 3 where !bytes.isEmpty && bytes.count < maxLength / 2:  // duplicate a run
+      let start = rng.below(bytes.count)
+      let count = 1 + rng.below(min(16, bytes.count - start))
+      bytes.insert(contentsOf: bytes[start..<start + count], at: start)
+    case 4 where !bytes.isEmpty:  // truncate
+      bytes.removeLast(1 + rng.below(bytes.count))
+    case 5 where bytes.count < maxLength:  // extend
+      let count = min(1 + rng.below(16), maxLength - bytes.count)
+      bytes.append(contentsOf: (0..<count).map { _ in UInt8(truncatingIfNeeded: rng.next()) })
+    case 6 where !bytes.isEmpty:  // an interesting integer, 1/2/4/8 bytes, either order
+      let value = Self.interesting[rng.below(Self.interesting.count)]
+      let width = [1, 2, 4, 8][rng.below(4)]
+      let start = rng.below(bytes.count)
+      let bigEndian = rng.chance(1, in: 2)
+      for i in 0..<width where start + i < bytes.count {
+        let shift = bigEndian ? (width - 1 - i) * 8 : i * 8
+        bytes[start + i] = UInt8(truncatingIfNeeded: value >> UInt64(shift))
+      }
+    case 7 where !bytes.isEmpty:  // random byte
+      bytes[rng.below(bytes.count)] = UInt8(truncatingIfNeeded: rng.next())
+    default:  // swap two bytes
+      guard bytes.count >= 2 else { return }
+      bytes.swapAt(rng.below(bytes.count), rng.below(bytes.count))
+    }
+  }
+
+  /// Re-establishes the protocols' length and check bytes: a LegCtrl-style
+  /// payload_len at offset 2, a trailing XOR or CRC-16/MODBUS low byte.
+  private func fixUp(_ bytes: inout [UInt8], rng: inout SplitMix64) {
+    guard bytes.count >= 2 else { return }
+    switch rng.below(3) {
+    case 0 where bytes.count >= 4:
+      bytes[2] = UInt8(truncatingIfNeeded: bytes.count - 4)
+    case 1:
+      bytes[bytes.count - 1] = Checksums.xor(bytes.dropLast())
+    default:
+      bytes[bytes.count - 1] = UInt8(truncatingIfNeeded: Checksums.crc16Modbus(bytes.dropLast()))
+    }
+  }
+}

@@ -1,0 +1,144 @@
+import PacketKit
+
+/// Fuzzes one codec: round trips of generated messages, and mutated
+/// inputs checked for typed errors, idempotence, ranges and time.
+public final class CodecFuzzTarget<Codec: FrameCodec>: FuzzTarget {
+  public let codec: Codec
+  private let generator = MessageGenerator()
+  /// One input may take at most this long to decode.
+  public var timeBoundNanoseconds: UInt64 = 250_000_000
+
+  public init(_ codec: Codec) { self.codec = codec }
+
+  public var name: String { codec.info.name }
+
+  public var isJSON: Bool { ["rider", "falconeye"].contains(codec.info.name) }
+
+  public func seed(rng: inout SplitMix64) -> [UInt8]? {
+    var stats = FuzzStats()
+    return generated(rng: &rng, stats: &stats)?.bytes
+  }
+
+  private func generated(rng: inout SplitMix64, stats: inout FuzzStats) -> (
+    kind: String, message: Codec.Message, bytes: [UInt8]
+  )? {
+    let messages = codec.info.messages
+    guard !messages.isEmpty else { return nil }
+    let schema = messages[rng.below(messages.count)]
+    let values = generator.values(for: schema, rng: &rng)
+    do {
+      let message = try codec.message(schema.name, from: values)
+      return (schema.name, message, try codec.craftBytes(message, values: values))
+    } catch {
+      stats.craftRefusals[schema.name, default: 0] += 1
+      return nil
+    }
+  }
+
+  public func roundTrip(rng: inout SplitMix64, stats: inout FuzzStats) -> FuzzFailure? {
+    guard let (kind, message, bytes) = generated(rng: &rng, stats: &stats) else { return nil }
+    stats.roundTrips += 1
+    let decoded: Decoded<Codec.Message>
+    do {
+      decoded = try codec.decode(bytes)
+    } catch {
+      return failure(
+        "round-trip", "\(kind) encoded by the codec does not decode: [\(error.code)] \(error.text)", bytes)
+    }
+    guard decoded.message == message else {
+      return failure(
+        "round-trip",
+        "\(kind) decodes to a different message:\n  sent    \(message)\n  decoded \(decoded.message)",
+        bytes)
+    }
+    if let outside = rangeOutside(decoded.fields, count: bytes.count) {
+      return failure("range-outside-input", outside, bytes)
+    }
+    do {
+      let again = try codec.encode(decoded.message)
+      guard again == bytes else {
+        return failure(
+          "re-encode", "\(kind) re-encodes to other bytes: \(Hex.spaced(again.prefix(32)))", bytes)
+      }
+    } catch {
+      return failure("re-encode", "\(kind) decoded from valid bytes refuses to encode: \(error.text)", bytes)
+    }
+    return nil
+  }
+
+  public func check(_ input: [UInt8], stats: inout FuzzStats) -> FuzzFailure? {
+    stats.executions += 1
+    let start = monotonicNanoseconds()
+    let result: Decoded<Codec.Message>
+    do {
+      result = try codec.decode(input)
+    } catch {
+      stats.errorCodes[error.code, default: 0] += 1
+      return slow(start, input)
+    }
+    if let slow = slow(start, input) { return slow }
+    stats.decoded += 1
+    stats.messageKinds.insert(result.messageName)
+    collectFields(result.fields, prefix: result.messageName, into: &stats.fields)
+    if let outside = rangeOutside(result.fields, count: input.count) {
+      return failure("range-outside-input", outside, input)
+    }
+    for diagnostic in result.diagnostics {
+      if let range = diagnostic.range, range.lowerBound < 0 || range.upperBound > input.count {
+        return failure(
+          "range-outside-input", "diagnostic \(diagnostic.code) range \(range) outside \(input.count) bytes",
+          input)
+      }
+    }
+    // Idempotence: what decodes re-encodes and decodes to the same message.
+    let reencoded: [UInt8]
+    do {
+      reencoded = try codec.craftBytes(result.message, values: CraftValues(force: true))
+    } catch {
+      return failure("re-encode", "a decoded \(result.messageName) refuses to encode: \(error.text)", input)
+    }
+    do {
+      let again = try codec.decode(reencoded)
+      guard again.message == result.message else {
+        return failure(
+          "idempotence",
+          "decode(encode(m)) != m for \(result.messageName):\n  m       \(result.message)\n  again   \(again.message)",
+          input)
+      }
+    } catch {
+      return failure(
+        "idempotence", "re-encoded \(result.messageName) does not decode: [\(error.code)] \(error.text)",
+        input)
+    }
+    return nil
+  }
+
+  private func slow(_ start: UInt64, _ input: [UInt8]) -> FuzzFailure? {
+    let elapsed = monotonicNanoseconds() &- start
+    guard elapsed > timeBoundNanoseconds else { return nil }
+    return failure(
+      "slow", "decode took \(elapsed / 1_000_000) ms (bound \(timeBoundNanoseconds / 1_000_000) ms)", input)
+  }
+
+  private func failure(_ kind: String, _ detail: String, _ input: [UInt8]) -> FuzzFailure {
+    FuzzFailure(target: name, kind: kind, detail: detail, input: input)
+  }
+
+  private func rangeOutside(_ nodes: [DissectionNode], count: Int) -> String? {
+    for node in nodes {
+      if node.range.lowerBound < 0 || node.range.upperBound > count {
+        return "field \(node.name) range \(node.range) lies outside the \(count)-byte input"
+      }
+      if let inner = rangeOutside(node.children, count: count) { return inner }
+    }
+    return nil
+  }
+
+  private func collectFields(_ nodes: [DissectionNode], prefix: String, into set: inout Set<String>) {
+    for node in nodes where !node.name.hasPrefix("[") {
+      let name = "\(prefix).\(node.name)"
+      set.insert(name)
+      collectFields(node.children, prefix: name, into: &set)
+    }
+  }
+}

@@ -1,0 +1,134 @@
+import PacketKit
+
+/// Runs round trips and mutations over targets, round-robin, for a number
+/// of iterations or a time budget. The same seed gives the same sequence.
+public final class FuzzRunner {
+  public struct Configuration {
+    public var seed: UInt64
+    /// Total iterations per target (nil: until the time budget ends).
+    public var iterations: Int?
+    public var durationNanoseconds: UInt64?
+    /// Real payloads to mutate, per target name ("*" for all).
+    public var corpus: [String: [[UInt8]]] = [:]
+    /// Called about once a second with the stats so far.
+    public var progress: ((Double, [(String, FuzzStats)]) -> Void)?
+    /// Stop at the first failure (after shrinking it).
+    public var stopOnFailure = true
+
+    public init(seed: UInt64, iterations: Int? = nil, durationNanoseconds: UInt64? = nil) {
+      self.seed = seed
+      self.iterations = iterations
+      self.durationNanoseconds = durationNanoseconds
+    }
+  }
+
+  public struct Report {
+    public var stats: [(String, FuzzStats)]
+    public var failures: [FuzzFailure]
+    public var elapsedSeconds: Double
+  }
+
+  private let targets: [FuzzTarget]
+  private let configuration: Configuration
+  private let byteMutator = ByteMutator()
+  private let jsonMutator = JSONMutator()
+  private let poolLimit = 256
+
+  public init(targets: [FuzzTarget], configuration: Configuration) {
+    self.targets = targets
+    self.configuration = configuration
+  }
+
+  public func run() -> Report {
+    var rng = SplitMix64(seed: configuration.seed)
+    var stats = targets.map { _ in FuzzStats() }
+    var pools: [[[UInt8]]] = targets.map { target in
+      (configuration.corpus[target.name] ?? []) + (configuration.corpus["*"] ?? [])
+    }
+    var failures: [FuzzFailure] = []
+    let start = monotonicNanoseconds()
+    var lastProgress = start
+    let batch = 256
+    var done = false
+    while !done {
+      for (index, target) in targets.enumerated() {
+        for _ in 0..<batch {
+          if let failure = step(target, pool: &pools[index], stats: &stats[index], rng: &rng) {
+            stats[index].failures += 1
+            failures.append(shrunk(failure, target: target))
+            if configuration.stopOnFailure { done = true }
+            break
+          }
+        }
+        if done { break }
+      }
+      let now = monotonicNanoseconds()
+      if let iterations = configuration.iterations,
+        stats.allSatisfy({ $0.executions + $0.roundTrips >= iterations })
+      {
+        done = true
+      }
+      if let duration = configuration.durationNanoseconds, now &- start >= duration { done = true }
+      if configuration.iterations == nil && configuration.durationNanoseconds == nil { done = true }
+      if now &- lastProgress >= 1_000_000_000 || done {
+        lastProgress = now
+        configuration.progress?(
+          Double(now &- start) / 1e9, zip(targets, stats).map { ($0.name, $1) })
+      }
+    }
+    let elapsed = Double(monotonicNanoseconds() &- start) / 1e9
+    return Report(
+      stats: zip(targets, stats).map { ($0.name, $1) }, failures: failures, elapsedSeconds: elapsed)
+  }
+
+  private func step(
+    _ target: FuzzTarget, pool: inout [[UInt8]], stats: inout FuzzStats, rng: inout SplitMix64
+  ) -> FuzzFailure? {
+    // A quarter round trips of fresh valid messages; the rest mutations.
+    if rng.chance(1, in: 4) {
+      if let failure = target.roundTrip(rng: &rng, stats: &stats) { return failure }
+      if pool.count < poolLimit, let seed = target.seed(rng: &rng) { pool.append(seed) }
+      if stats.roundTrips > 0 || pool.count > 0 { return nil }
+    }
+    let parent: [UInt8]
+    if pool.isEmpty || rng.chance(1, in: 16) {
+      parent = target.seed(rng: &rng) ?? []
+    } else {
+      parent = pool[rng.below(pool.count)]
+    }
+    var input: [UInt8]
+    if target.isJSON, rng.chance(1, in: 2), let mutated = jsonMutator.mutate(parent, rng: &rng) {
+      input = mutated
+    } else {
+      input = byteMutator.mutate(parent, rng: &rng)
+    }
+    if input.count > 4 << 20 { input.removeLast(input.count - (4 << 20)) }
+    let kindsBefore = stats.messageKinds.count
+    let fieldsBefore = stats.fields.count
+    let errorsBefore = stats.errorCodes.count
+    let failure = CrashGuard.guarding(input) { target.check(input, stats: &stats) }
+    if let failure { return failure }
+    // Keep inputs that reached something new: a poor man's coverage signal.
+    if stats.messageKinds.count > kindsBefore || stats.fields.count > fieldsBefore
+      || stats.errorCodes.count > errorsBefore
+    {
+      if pool.count >= poolLimit { pool[rng.below(pool.count)] = input } else { pool.append(input) }
+    }
+    return nil
+  }
+
+  private func shrunk(_ failure: FuzzFailure, target: FuzzTarget) -> FuzzFailure {
+    var scratch = FuzzStats()
+    let minimal = Shrinker().shrink(failure.input) { candidate in
+      target.check(candidate, stats: &scratch)?.kind == failure.kind
+    }
+    // A round-trip failure comes from a generated message, not an input;
+    // keep the encoded bytes when decoding them alone does not fail.
+    if target.check(minimal, stats: &scratch)?.kind == failure.kind {
+      var shrunk = failure
+      shrunk.input = minimal
+      return shrunk
+    }
+    return failure
+  }
+}

@@ -1,0 +1,60 @@
+import PacketKit
+
+/// Something the fuzzer can throw bytes at: a codec or a capture parser.
+public protocol FuzzTarget: AnyObject {
+  /// `rallie`, `pcap`, …: used in file names and `--codec`/`--target`.
+  var name: String { get }
+  /// A valid input to start mutating from, when the target can make one.
+  func seed(rng: inout SplitMix64) -> [UInt8]?
+  /// One generated-message round trip; nil when the target has none.
+  func roundTrip(rng: inout SplitMix64, stats: inout FuzzStats) -> FuzzFailure?
+  /// Decodes one input and checks the invariants.
+  func check(_ input: [UInt8], stats: inout FuzzStats) -> FuzzFailure?
+  /// Whether JSON-aware mutations suit its inputs.
+  var isJSON: Bool { get }
+}
+
+/// An invariant that did not hold, with the input that broke it.
+public struct FuzzFailure: Error, Sendable {
+  public var target: String
+  /// `round-trip`, `re-encode`, `idempotence`, `range-outside-input`, `slow`, `untyped-error`.
+  public var kind: String
+  public var detail: String
+  public var input: [UInt8]
+
+  public init(target: String, kind: String, detail: String, input: [UInt8]) {
+    self.target = target
+    self.kind = kind
+    self.detail = detail
+    self.input = input
+  }
+}
+
+/// What a run saw, per target.
+public struct FuzzStats: Sendable {
+  public var executions = 0
+  public var roundTrips = 0
+  public var decoded = 0
+  /// Decode errors seen, by code: each is a typed error, not a failure.
+  public var errorCodes: [String: Int] = [:]
+  public var messageKinds: Set<String> = []
+  public var fields: Set<String> = []
+  /// Generated values the codec refused to craft, by message kind.
+  public var craftRefusals: [String: Int] = [:]
+  public var failures = 0
+
+  public init() {}
+}
+
+/// Monotonic nanoseconds, for the per-input time bound and rates.
+public func monotonicNanoseconds() -> UInt64 {
+  var spec = timespec()
+  clock_gettime(CLOCK_MONOTONIC, &spec)
+  return UInt64(spec.tv_sec) * 1_000_000_000 + UInt64(spec.tv_nsec)
+}
+
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Darwin)
+  import Darwin
+#endif

@@ -1,0 +1,23 @@
+import CodecRegistry
+import PacketKit
+
+/// The targets `pktbench fuzz` knows: every codec in the registry.
+public enum FuzzTargets {
+  public static func codecTargets() -> [FuzzTarget] {
+    Codecs.all.map { make($0) }
+  }
+
+  private static func make<C: FrameCodec>(_ codec: C) -> FuzzTarget {
+    CodecFuzzTarget(codec)
+  }
+
+  public static func all() -> [FuzzTarget] {
+    codecTargets()
+  }
+
+  public static var names: [String] { all().map(\.name) }
+
+  public static func named(_ name: String) -> FuzzTarget? {
+    all().first { $0.name == name.lowercased() }
+  }
+}

@@ -1,0 +1,90 @@
+import PacketKit
+
+/// Random valid craft values for a message kind, from its field schema:
+/// edges (minimum, maximum, zero), random values inside the range, empty,
+/// long and non-ASCII strings, every enum case.
+public struct MessageGenerator {
+  public init() {}
+
+  public func values(for schema: MessageSchema, rng: inout SplitMix64) -> CraftValues {
+    var values = CraftValues()
+    for field in schema.fields {
+      if let value = value(for: field, rng: &rng) { values[field.name] = value }
+    }
+    return values
+  }
+
+  private static let strings: [String] = [
+    "", "a", "D", "EF2843FF-74CF-F6A6-B6DC-0914FAA30751", "héllo wörld", "日本語テキスト", "emoji 🤖🎾",
+    "quote \" backslash \\ newline \n tab \t", String(repeating: "x", count: 300),
+  ]
+
+  func value(for field: FieldSchema, rng: inout SplitMix64) -> FieldValue? {
+    // Craft parameters are inputs to crafting, not message content: only
+    // enumerations (e.g. the check variant) vary; the rest keep defaults.
+    if field.role == .craftParameter {
+      if case .enumeration(let cases) = field.kind, !cases.isEmpty {
+        let pick = cases[rng.below(cases.count)]
+        return .enumeration(name: pick.name, raw: pick.raw)
+      }
+      return field.defaultValue
+    }
+    // Sometimes leave a field with a default to its default.
+    if field.defaultValue != nil, rng.chance(1, in: 8) { return field.defaultValue }
+    switch field.kind {
+    case .integer:
+      let low = Int64(field.range?.lowerBound ?? -1_000_000)
+      let high = Int64(field.range?.upperBound ?? 1_000_000)
+      return .integer(edgeOrRandom(low, high, rng: &rng))
+    case .number:
+      let low = field.range?.lowerBound ?? -1e6
+      let high = field.range?.upperBound ?? 1e6
+      switch rng.below(6) {
+      case 0: return .number(low)
+      case 1: return .number(high)
+      case 2 where low <= 0 && high >= 0: return .number(0)
+      case 3:
+        let whole = Double(edgeOrRandom(Int64(low.rounded(.up)), Int64(high.rounded(.down)), rng: &rng))
+        return .number(whole)
+      default:
+        let unit = Double(rng.next() >> 11) / Double(1 << 53)
+        return .number(low + (high - low) * unit)
+      }
+    case .bool:
+      return .bool(rng.chance(1, in: 2))
+    case .string:
+      if rng.chance(1, in: 3) {
+        return .string(Self.strings[rng.below(Self.strings.count)])
+      }
+      let length = rng.below(24)
+      let alphabet = Array("abcdefghijklmnopqrstuvwxyzABCDEF0123456789-_:é")
+      return .string(String((0..<length).map { _ in alphabet[rng.below(alphabet.count)] }))
+    case .enumeration(let cases):
+      guard !cases.isEmpty else { return field.defaultValue }
+      let pick = cases[rng.below(cases.count)]
+      return .enumeration(name: pick.name, raw: pick.raw)
+    case .bytes:
+      return .bytes((0..<rng.below(32)).map { _ in UInt8(truncatingIfNeeded: rng.next()) })
+    case .file:
+      // Files in these protocols are JPEGs: start FF D8, end FF D9.
+      let size = rng.chance(1, in: 16) ? 64 * 1024 + rng.below(64 * 1024) : rng.below(256)
+      var bytes: [UInt8] = [0xFF, 0xD8]
+      bytes.reserveCapacity(size + 4)
+      for _ in 0..<size { bytes.append(UInt8(truncatingIfNeeded: rng.next())) }
+      bytes.append(contentsOf: [0xFF, 0xD9])
+      return .bytes(bytes)
+    }
+  }
+
+  private func edgeOrRandom(_ low: Int64, _ high: Int64, rng: inout SplitMix64) -> Int64 {
+    guard low < high else { return low }
+    switch rng.below(5) {
+    case 0: return low
+    case 1: return high
+    case 2 where low <= 0 && high >= 0: return 0
+    default:
+      let span = UInt64(bitPattern: high &- low) &+ 1
+      return low &+ Int64(bitPattern: span == 0 ? rng.next() : rng.next() % span)
+    }
+  }
+}

@@ -1,0 +1,26 @@
+import ArgumentParser
+
+/// `30s`, `2m`, `500ms`, `1h` or plain seconds.
+struct DurationArgument: ExpressibleByArgument, Equatable {
+  var seconds: Double
+
+  init(seconds: Double) { self.seconds = seconds }
+
+  init?(argument: String) {
+    let text = argument.lowercased()
+    let units: [(String, Double)] = [("ms", 0.001), ("s", 1), ("m", 60), ("h", 3600)]
+    for (suffix, scale) in units where text.hasSuffix(suffix) {
+      guard let value = Double(text.dropLast(suffix.count)), value >= 0, value.isFinite else {
+        return nil
+      }
+      seconds = value * scale
+      return
+    }
+    guard let value = Double(text), value >= 0, value.isFinite else { return nil }
+    seconds = value
+  }
+
+  static var defaultCompletionKind: CompletionKind { .default }
+
+  var nanoseconds: UInt64 { UInt64(seconds * 1e9) }
+}

@@ -1,0 +1,178 @@
+import ArgumentParser
+import Foundation
+import PacketFuzz
+import PacketKit
+
+/// `pktbench fuzz`: round-trip and mutation fuzzing of every codec.
+struct FuzzCommand: ParsableCommand {
+  static let configuration = CommandConfiguration(
+    commandName: "fuzz",
+    abstract: "Fuzz the codecs: round trips of generated messages, then mutated inputs.",
+    discussion: """
+      Invariants: decode returns or throws a typed error (never traps or hangs), whatever
+      decodes re-encodes and decodes to the same message, and every field's byte range
+      lies inside the input. A failure is shrunk, saved with its target and seed in the
+      file name, and the command that reproduces it is printed; the exit status is 1.
+      Examples:
+        pktbench fuzz                                    # all codecs, 30 s, random seed
+        pktbench fuzz --codec rallie --iterations 1000000 --seed 42
+        pktbench fuzz --reproduce fuzz-crashes/crash-rallie-seed42-7f3a.bin
+      """)
+
+  @Option(name: [.customLong("codec"), .customLong("target")], help: "Fuzz only these (repeatable).")
+  var targets: [String] = []
+
+  @Option(help: "Iterations per target (default: run for --time).")
+  var iterations: Int?
+
+  @Option(help: "Time budget: 30s, 2m, 500ms.")
+  var time: DurationArgument?
+
+  @Option(help: "Random seed (default: random, printed).")
+  var seed: UInt64?
+
+  @Option(help: "Directory of real payloads to mutate (files named <codec>-*.bin, or any file).")
+  var corpus: String?
+
+  @Option(help: "Where failing inputs are saved.")
+  var crashes: String = "fuzz-crashes"
+
+  @Option(help: "Replay one saved input and report what happens.")
+  var reproduce: String?
+
+  func validate() throws {
+    for name in targets where FuzzTargets.named(name) == nil {
+      throw ValidationError(
+        "unknown fuzz target '\(name)'; known: \(FuzzTargets.names.joined(separator: ", "))")
+    }
+    if let iterations, iterations <= 0 { throw ValidationError("--iterations must be at least 1") }
+  }
+
+  func run() throws {
+    let out = OutputWriter()
+    defer { out.flush() }
+    if let reproduce { return try replay(reproduce, out: out) }
+    let selected = targets.isEmpty ? FuzzTargets.all() : targets.compactMap { FuzzTargets.named($0) }
+    let seed = self.seed ?? UInt64.random(in: 0...UInt64(UInt32.max))
+    let duration = time ?? (iterations == nil ? DurationArgument(seconds: 30) : nil)
+    try FileManager.default.createDirectory(atPath: crashes, withIntermediateDirectories: true)
+    let names = selected.map(\.name).joined(separator: ",")
+    OutputWriter.standardError.line(
+      "pktbench fuzz: targets \(names), seed \(seed), "
+        + (iterations.map { "\($0) iterations each" } ?? "\(duration?.seconds ?? 0) s"))
+    let crashPath = "\(crashes)/crash-pending-seed\(seed).bin"
+    CrashGuard.install(
+      crashPath: crashPath, reproduce: "pktbench fuzz --reproduce \(crashPath) --codec <target>")
+
+    var configuration = FuzzRunner.Configuration(
+      seed: seed, iterations: iterations, durationNanoseconds: duration?.nanoseconds)
+    configuration.corpus = try loadCorpus(selected.map(\.name))
+    let stderrIsTerminal = isatty(2) == 1
+    configuration.progress = { elapsed, stats in
+      guard stderrIsTerminal else { return }
+      let parts = stats.map { name, s in
+        let rate = elapsed > 0 ? Double(s.executions + s.roundTrips) / elapsed : 0
+        return "\(name) \(Int(rate))/s"
+      }
+      let failures = stats.reduce(0) { $0 + $1.1.failures }
+      OutputWriter.standardError.write(
+        "\r\(String(format: "%5.1f", elapsed)) s  " + parts.joined(separator: "  ")
+          + "  failures \(failures)   ")
+    }
+    let report = FuzzRunner(targets: selected, configuration: configuration).run()
+    if stderrIsTerminal { OutputWriter.standardError.line() }
+    try? FileManager.default.removeItem(atPath: crashPath)
+    for line in FuzzSummary.lines(report) { out.line(line) }
+    guard report.failures.isEmpty else {
+      for failure in report.failures {
+        let hash = String(fnv1a(failure.input) & 0xFFFF_FFFF, radix: 16)
+        let path = "\(crashes)/crash-\(failure.target)-seed\(seed)-\(hash).bin"
+        _ = FileManager.default.createFile(atPath: path, contents: Data(failure.input))
+        out.line("FAILURE \(failure.target) [\(failure.kind)]: \(failure.detail)")
+        out.line("  input (\(failure.input.count) bytes, shrunk): \(Hex.spaced(failure.input.prefix(64)))")
+        out.line("  saved: \(path)")
+        out.line("  reproduce: pktbench fuzz --reproduce \(path)")
+      }
+      out.flush()
+      throw ExitCode(1)
+    }
+  }
+
+  private func replay(_ path: String, out: OutputWriter) throws {
+    guard let data = FileManager.default.contents(atPath: path) else {
+      throw CommandFailure("cannot read '\(path)'")
+    }
+    let file = URL(fileURLWithPath: path).lastPathComponent
+    let fromName = file.split(separator: "-").dropFirst().first.map(String.init)
+    guard let name = targets.first ?? fromName, let target = FuzzTargets.named(name) else {
+      throw CommandFailure(
+        "cannot tell the target of '\(file)'; name it with --codec (\(FuzzTargets.names.joined(separator: ", ")))"
+      )
+    }
+    var stats = FuzzStats()
+    let input = [UInt8](data)
+    if let failure = target.check(input, stats: &stats) {
+      out.line("FAILURE \(target.name) [\(failure.kind)]: \(failure.detail)")
+      out.flush()
+      throw ExitCode(1)
+    }
+    let outcome =
+      stats.decoded > 0
+      ? "decodes as \(stats.messageKinds.sorted().joined(separator: ", "))"
+      : "is refused with a typed error (\(stats.errorCodes.keys.sorted().joined(separator: ", ")))"
+    out.line("\(target.name): \(input.count) bytes \(outcome); every invariant holds")
+  }
+
+  private func loadCorpus(_ names: [String]) throws -> [String: [[UInt8]]] {
+    guard let corpus else { return [:] }
+    var isDirectory: ObjCBool = false
+    guard FileManager.default.fileExists(atPath: corpus, isDirectory: &isDirectory), isDirectory.boolValue
+    else {
+      throw CommandFailure("--corpus '\(corpus)' is not a directory")
+    }
+    var result: [String: [[UInt8]]] = [:]
+    let enumerator = FileManager.default.enumerator(atPath: corpus)
+    while let relative = enumerator?.nextObject() as? String {
+      let path = "\(corpus)/\(relative)"
+      guard let data = FileManager.default.contents(atPath: path), data.count <= 4 << 20 else { continue }
+      let file = URL(fileURLWithPath: relative).lastPathComponent.lowercased()
+      let key = names.first { file.hasPrefix($0) } ?? "*"
+      result[key, default: []].append([UInt8](data))
+    }
+    return result
+  }
+
+  private func fnv1a(_ bytes: [UInt8]) -> UInt64 {
+    var hash: UInt64 = 0xCBF2_9CE4_8422_2325
+    for byte in bytes { hash = (hash ^ UInt64(byte)) &* 0x100_0000_01B3 }
+    return hash
+  }
+}
+
+/// The table at the end of a fuzz run.
+enum FuzzSummary {
+  static func lines(_ report: FuzzRunner.Report) -> [String] {
+    var out: [String] = []
+    out.append(
+      "target      executions  round-trips  execs/s     decoded  kinds  fields  error codes")
+    for (name, stats) in report.stats {
+      let total = stats.executions + stats.roundTrips
+      let rate = report.elapsedSeconds > 0 ? Int(Double(total) / report.elapsedSeconds) : 0
+      let codes = stats.errorCodes.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }
+      out.append(
+        name.padding(toLength: 10) + " " + String(stats.executions).leftPadded(to: 11) + "  "
+          + String(stats.roundTrips).leftPadded(to: 11) + "  " + String(rate).leftPadded(to: 9) + "  "
+          + String(stats.decoded).leftPadded(to: 8) + "  "
+          + String(stats.messageKinds.count).leftPadded(to: 5)
+          + "  " + String(stats.fields.count).leftPadded(to: 6) + "  " + codes.joined(separator: ", "))
+      if !stats.craftRefusals.isEmpty {
+        let refusals = stats.craftRefusals.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }
+        out.append("           generated values refused by craft: " + refusals.joined(separator: ", "))
+      }
+    }
+    out.append(
+      "\(report.failures.isEmpty ? "no failures" : "\(report.failures.count) failure(s)") in "
+        + String(format: "%.1f", report.elapsedSeconds) + " s")
+    return out
+  }
+}
