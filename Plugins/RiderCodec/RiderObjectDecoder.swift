@@ -1,0 +1,185 @@
+import PacketKit
+
+/// Reads the keys of a JSON command object the way the robot's Python does
+/// (`json.loads`, then `int()` of the motor values), collecting the
+/// dissection in wire order and the diagnostics as it goes.
+struct RiderObjectDecoder {
+  private let members: [JSONMember]
+  /// Where a missing key's node points: the closing brace.
+  private let closingBrace: Int
+  /// For each key, the member that counts: the last one, because Python's
+  /// `json.loads` keeps the last of repeated keys.
+  private let effective: [String: Int]
+  /// Dissection nodes of the members read so far, by member index.
+  private var nodes: [Int: DissectionNode] = [:]
+  private var missingNodes: [DissectionNode] = []
+  private(set) var diagnostics: [Diagnostic] = []
+
+  init(members: [JSONMember], objectRange: Range<Int>) {
+    self.members = members
+    self.closingBrace = max(objectRange.lowerBound, objectRange.upperBound - 1)
+    var effective: [String: Int] = [:]
+    var repeated: [String: [Int]] = [:]
+    for (index, member) in members.enumerated() {
+      if let earlier = effective[member.key] { repeated[member.key, default: []].append(earlier) }
+      effective[member.key] = index
+    }
+    self.effective = effective
+    for (index, member) in members.enumerated() where repeated[member.key]?.first == index {
+      let count = (repeated[member.key]?.count ?? 0) + 1
+      diagnostics.append(
+        .warning(
+          "duplicate-key",
+          "key \"\(member.key)\" appears \(count) times; the robot (Python json.loads) uses the last",
+          range: member.range))
+    }
+  }
+
+  /// A motor value (`left`, `right`, `speed`, `direction`). Missing counts
+  /// as 0 and a bool as 1/0, as on the robot; any other non-number makes
+  /// the robot drop the datagram, so it is a decode error.
+  mutating func motorValue(_ key: String, unit: String?) throws(DecodeError) -> Double {
+    guard let index = effective[key], let member = members.element(at: index) else {
+      diagnostics.append(
+        .warning(
+          "missing-key", "no \"\(key)\" key: the robot treats it as 0", range: closingBrace..<closingBrace))
+      missingNodes.append(DissectionNode(key, .integer(0), unit: unit, range: closingBrace..<closingBrace))
+      return 0
+    }
+    let value = member.value
+    let number: Double
+    let shown: FieldValue
+    switch value.kind {
+    case .number(let n, _):
+      number = n
+      shown = value.fieldValue
+    case .bool(let b):
+      number = b ? 1 : 0
+      shown = .integer(b ? 1 : 0)
+      diagnostics.append(
+        .warning(
+          "bool-as-number",
+          "\(key) is \(b) at offset \(value.range.lowerBound); the robot's check passes it "
+            + "(a Python bool is an int) and uses \(b ? 1 : 0)",
+          range: value.range))
+    default:
+      throw DecodeError(
+        code: "wrong-type",
+        text: "\(key) at offset \(value.range.lowerBound) is \(article(value.typeName)); "
+          + "it must be a number (the robot ignores the datagram)",
+        offset: value.range.lowerBound, keyPath: key, expected: "number", found: value.typeName)
+    }
+    if !RiderSchema.speedRange.contains(number) {
+      diagnostics.append(
+        .warning(
+          "out-of-range",
+          "\(key) \(JSONWriter.formatNumber(number)) is outside \(RiderSchema.speedRangeText)"
+            + "\(unit.map { " \($0)" } ?? ""); the robot clamps it",
+          range: value.range))
+    }
+    nodes[index] = DissectionNode(key, shown, unit: unit, range: value.range)
+    return number
+  }
+
+  /// `timestamp`: optional; the robot ignores it, so a non-number is only a
+  /// warning and stays among the extra keys.
+  mutating func timestamp() -> Double? {
+    guard let index = effective["timestamp"], let member = members.element(at: index) else {
+      diagnostics.append(
+        .note("missing-timestamp", "no \"timestamp\" key: one-way delay and staleness cannot be measured"))
+      return nil
+    }
+    guard case .number(let seconds, _) = member.value.kind else {
+      diagnostics.append(
+        .warning(
+          "wrong-type",
+          "timestamp at offset \(member.value.range.lowerBound) is \(article(member.value.typeName)), "
+            + "not Unix seconds; the robot ignores it",
+          range: member.value.range))
+      return nil
+    }
+    nodes[index] = DissectionNode("timestamp", member.value.fieldValue, unit: "s", range: member.value.range)
+    return seconds
+  }
+
+  /// The `move` variant's command word.
+  mutating func command() throws(DecodeError) -> String {
+    guard let index = effective["command"], let member = members.element(at: index) else {
+      throw DecodeError(code: "missing-key", text: "no \"command\" key", keyPath: "command")
+    }
+    guard let word = member.value.string else {
+      throw DecodeError(
+        code: "wrong-type",
+        text: "command at offset \(member.value.range.lowerBound) is \(article(member.value.typeName)); "
+          + "it must be \"move\" or \"stop\"",
+        offset: member.value.range.lowerBound, keyPath: "command", expected: "string",
+        found: member.value.typeName)
+    }
+    if word != RiderMoveCommand.move && word != RiderMoveCommand.stop {
+      diagnostics.append(
+        .warning(
+          "unknown-enum", "command \(JSONWriter.quoted(word)) is neither \"move\" nor \"stop\"",
+          range: member.value.range))
+    }
+    nodes[index] = DissectionNode("command", .string(word), range: member.value.range)
+    return word
+  }
+
+  /// Every member not read as a field, in wire order, except earlier copies
+  /// of a repeated key that was read. Names outside `known` get one note.
+  mutating func extraKeys(known: Set<String>) -> [RiderExtraKey] {
+    var extras: [RiderExtraKey] = []
+    var unknownNames: [String] = []
+    var firstUnknown: Range<Int>?
+    for (index, member) in members.enumerated() where nodes[index] == nil {
+      if let used = effective[member.key], nodes[used] != nil { continue }
+      extras.append(RiderExtraKey(member.key, Self.roundTripValue(member.value.fieldValue)))
+      nodes[index] = member.value.dissection(name: member.key)
+      if !known.contains(member.key) {
+        if !unknownNames.contains(member.key) { unknownNames.append(member.key) }
+        if firstUnknown == nil { firstUnknown = member.range }
+      }
+    }
+    if !unknownNames.isEmpty {
+      diagnostics.append(
+        .note(
+          "unknown-key",
+          "unknown key\(unknownNames.count == 1 ? "" : "s") ignored by the robot: "
+            + unknownNames.joined(separator: ", "),
+          range: firstUnknown))
+    }
+    return extras
+  }
+
+  /// The dissection: members in wire order, then keys the robot defaulted.
+  var fields: [DissectionNode] {
+    members.indices.compactMap { nodes[$0] } + missingNodes
+  }
+
+  /// Whole numbers as integers, as they read back after JSONWriter wrote
+  /// them, so that decode(encode(m)) == m for extra keys too.
+  static func roundTripValue(_ value: FieldValue) -> FieldValue {
+    switch value {
+    case .number(let n) where n == n.rounded() && n.magnitude < 1e15:
+      return .integer(Int64(n))
+    case .array(let items): return .array(items.map(roundTripValue))
+    case .object(let members): return .object(members.map { .init($0.key, roundTripValue($0.value)) })
+    default: return value
+    }
+  }
+
+  private func article(_ typeName: String) -> String {
+    switch typeName {
+    case "null": "null"
+    case "array", "object": "an \(typeName)"
+    default: "a \(typeName)"
+    }
+  }
+}
+
+extension Array {
+  /// The element at `index`, or nil when it is out of bounds.
+  func element(at index: Int) -> Element? {
+    indices.contains(index) ? self[index] : nil
+  }
+}
