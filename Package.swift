@@ -5,7 +5,9 @@ let package = Package(
   name: "pktbench",
   platforms: [.macOS(.v13)],
   products: [
-    .executable(name: "pktbench", targets: ["pktbench"])
+    .executable(name: "pktbench", targets: ["pktbench"]),
+    // For the libFuzzer harnesses in Fuzz/ (a separate package).
+    .library(name: "PacketFuzz", targets: ["PacketFuzz"]),
   ],
   dependencies: [
     .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),

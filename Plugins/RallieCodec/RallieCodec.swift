@@ -65,6 +65,16 @@ public struct RallieCodec: FrameCodec {
     fields.append(
       DissectionNode(
         "check_variant", .enumeration(name: variant.rawValue, raw: variant.raw), range: checkRange))
+    let covered = UnsafeRawBufferPointer(rebasing: bytes[0..<checkOffset])
+    if RallieCheckVariant.allCases.allSatisfy({ $0.check(covered) == check }) {
+      // One frame in 256 carries a byte valid under both variants; the wire
+      // cannot say which firmware wrote it.
+      diagnostics.append(
+        .note(
+          "check-ambiguous",
+          "check 0x\(Hex.spaced([check])) is valid under both XOR and MODBUS-low; reported as XOR",
+          range: checkRange))
+    }
     let message = RallieMessage(body, checkVariant: variant)
     return Decoded(
       message: message, messageName: kind(of: message), fields: fields, diagnostics: diagnostics)

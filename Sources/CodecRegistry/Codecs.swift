@@ -1,11 +1,15 @@
 import LegCtrlCodec
 import PacketKit
+import RallieCodec
+import RiderCodec
 
 /// The codecs pktbench knows. Adding a codec: a folder under Plugins/, a
 /// target in Package.swift, and one line here.
 public enum Codecs {
   public static let all: [any FrameCodec] = [
-    LegCtrlCodec()
+    RiderCodec(),
+    LegCtrlCodec(),
+    RallieCodec(),
   ]
 
   public static var names: [String] { all.map(\.info.name) }

@@ -42,6 +42,9 @@ public struct FuzzStats: Sendable {
   /// Generated values the codec refused to craft, by message kind.
   public var craftRefusals: [String: Int] = [:]
   public var failures = 0
+  /// Round trips whose decoded message differs from the sent one only in
+  /// what the wire cannot carry (it re-encodes to the same bytes).
+  public var wireEquivalent = 0
 
   public init() {}
 }

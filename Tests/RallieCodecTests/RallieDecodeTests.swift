@@ -138,3 +138,15 @@ import Testing
     #expect(forced == (try Hex.parse("5A A5 83 65 32 2D 2D 32 00 19")))
   }
 }
+
+/// Found by `pktbench fuzz` (seed 7): a frame whose check byte is valid
+/// under both variants decodes as XOR and says the wire is ambiguous.
+@Suite struct RallieAmbiguousCheckTests {
+  @Test func checkValidUnderBothVariantsIsNoted() throws {
+    // python3: from functools import reduce; b = bytes.fromhex('5aa5830300005a2b01')
+    //   reduce(lambda a, c: a ^ c, b, 0) -> 0x0f; CRC-16/MODBUS(b) & 0xff -> 0x0f
+    let decoded = try RallieCodec().decode(Hex.parse("5A A5 83 03 00 00 5A 2B 01 0F"))
+    #expect(decoded.message.checkVariant == .xor)
+    #expect(decoded.diagnostics.map(\.code) == ["check-ambiguous"])
+  }
+}

@@ -1,0 +1,20 @@
+// swift-tools-version:6.0
+// Coverage-guided libFuzzer harnesses, one per codec (and per parser).
+// A separate package because a harness has no `main`: libFuzzer supplies
+// it, so these only link with --sanitize=fuzzer. Build and run with
+// ../scripts/libfuzzer.sh NAME SECONDS.
+import PackageDescription
+
+let harnesses = ["FuzzRider", "FuzzLegCtrl", "FuzzRallie", "FuzzFalconEye"]
+
+let package = Package(
+  name: "pktbench-fuzz",
+  dependencies: [.package(name: "pktbench", path: "..")],
+  targets: harnesses.map { name in
+    .executableTarget(
+      name: name,
+      dependencies: [.product(name: "PacketFuzz", package: "pktbench")],
+      swiftSettings: [.unsafeFlags(["-parse-as-library"])]
+    )
+  }
+)

@@ -1,0 +1,39 @@
+#!/usr/bin/env bash
+# Coverage-guided fuzzing of one codec with libFuzzer and AddressSanitizer.
+#   scripts/libfuzzer.sh rallie 60        # fuzz the Rallie codec for 60 s
+# Seeds come from crafted frames of every message kind and from the UDP and
+# WebSocket payloads of Captures/ (via tshark, when installed). Crashes are
+# written to fuzz-crashes/libfuzzer-<codec>/ and a reproduce line is printed.
+set -euo pipefail
+root="$(cd "$(dirname "$0")/.." && pwd)"
+codec="${1:?usage: scripts/libfuzzer.sh rider|legctrl|rallie|falconeye SECONDS}"
+seconds="${2:-60}"
+case "$codec" in
+  rider) product=FuzzRider ;;
+  legctrl) product=FuzzLegCtrl ;;
+  rallie) product=FuzzRallie ;;
+  falconeye) product=FuzzFalconEye ;;
+  *) echo "libfuzzer.sh: unknown codec '$codec'; allowed: rider, legctrl, rallie, falconeye" >&2; exit 2 ;;
+esac
+"$root/scripts/bootstrap.sh"
+export SWIFT_BACKTRACE=enable=no
+# --sanitize=fuzzer (not -Xswiftc -sanitize=fuzzer, which links a binary that never fuzzes).
+swift build -c release --package-path "$root/Fuzz" --sanitize=fuzzer --sanitize=address --product "$product" >&2
+binary="$root/Fuzz/.build/release/$product"
+
+corpus="$root/fuzz-corpus/$codec"
+crashes="$root/fuzz-crashes/libfuzzer-$codec"
+mkdir -p "$corpus" "$crashes"
+"$root/scripts/seed-corpus.sh" "$codec" "$corpus"
+
+"$binary" "$corpus" -dict="$root/Fuzz/dictionaries/$codec.dict" -max_total_time="$seconds" \
+  -artifact_prefix="$crashes/" -max_len=65536 -rss_limit_mb=2048 -print_final_stats=1 2>&1 \
+  | tee "$root/fuzz-crashes/libfuzzer-$codec.log" | grep -E '^(#[0-9]+ *(DONE|INITED)|stat::|==|SUMMARY|pktbench|artifact)' || true
+status=${PIPESTATUS[0]}
+if ls "$crashes"/crash-* >/dev/null 2>&1; then
+  for crash in "$crashes"/crash-*; do
+    echo "libfuzzer.sh: crash input $crash; reproduce: $binary $crash" >&2
+  done
+  exit 1
+fi
+exit "$status"

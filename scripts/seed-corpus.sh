@@ -1,0 +1,39 @@
+#!/usr/bin/env bash
+# Writes seed inputs for one codec into a directory: one crafted frame per
+# message kind, plus the payloads of Captures/ that tshark extracts.
+set -euo pipefail
+root="$(cd "$(dirname "$0")/.." && pwd)"
+codec="$1"
+out="$2"
+mkdir -p "$out"
+bin="$root/.build/release/pktbench"
+[ -x "$bin" ] || swift build -c release --package-path "$root" --product pktbench >&2
+case "$codec" in
+  legctrl)
+    "$bin" craft arm >"$out/arm.bin"; "$bin" craft disarm >"$out/disarm.bin"; "$bin" craft ping >"$out/ping.bin"
+    "$bin" craft servo --us 1500 >"$out/servo.bin"
+    "$bin" craft telemetry --state fault --error deadman-timeout --age-ms 200 >"$out/telemetry.bin" ;;
+  rallie)
+    "$bin" craft rallie --upper 50 --lower 50 --pitch 45 --yaw 45 --feed 50 --start >"$out/command-xor.bin"
+    "$bin" craft rallie --upper 50 --lower 50 --pitch 45 --yaw 45 --feed 50 --start --checksum modbus16lo >"$out/command-modbus.bin"
+    "$bin" craft rallie-response --code accepted >"$out/response.bin" ;;
+  rider)
+    "$bin" craft drive --left 50 --right -37.5 >"$out/drive.bin"
+    "$bin" craft move --command move --speed 40 --direction -10 >"$out/move.bin" 2>/dev/null || true
+    printf '50,-50,0' >"$out/legacy.bin" ;;
+  falconeye)
+    "$bin" craft auth --device-id D --secret S >"$out/auth.bin" 2>/dev/null || true
+    "$bin" craft heartbeat >"$out/heartbeat.bin" 2>/dev/null || true
+    "$bin" craft auth-response --session-id abc >"$out/auth-response.bin" 2>/dev/null || true ;;
+esac
+if command -v tshark >/dev/null 2>&1; then
+  n=0
+  for capture in "$root"/Captures/*.pcap "$root"/Captures/*.pcapng; do
+    [ -f "$capture" ] || continue
+    tshark -r "$capture" -T fields -e udp.payload -Y udp 2>/dev/null | head -200 | while read -r hex; do
+      [ -n "$hex" ] || continue
+      n=$((n + 1))
+      echo "$hex" | xxd -r -p >"$out/capture-$(basename "$capture")-$n.bin"
+    done
+  done
+fi
