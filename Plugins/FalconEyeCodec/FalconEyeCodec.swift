@@ -1,1 +1,117 @@
 import PacketKit
+
+/// FalconEye (PROTOCOLS.md §4): JSON envelopes over WebSocket text messages
+/// between the HawkSight app and the Aerie server, each carrying a base64
+/// inner JSON message.
+public struct FalconEyeCodec: FrameCodec {
+  public typealias Message = FalconEyeMessage
+
+  public init() {}
+
+  public var info: CodecInfo { FalconEyeSchema.info }
+
+  public func kind(of message: FalconEyeMessage) -> String { message.kind.rawValue }
+
+  // MARK: Decode
+
+  /// Decodes one WebSocket text message (already reassembled from its
+  /// fragments): an envelope, or a bare inner object with a note.
+  public func decode(_ bytes: UnsafeRawBufferPointer) throws(DecodeError) -> Decoded<FalconEyeMessage> {
+    try FalconEyeEnvelope.decode(bytes)
+  }
+
+  // MARK: Encode
+
+  /// Canonical bytes: envelope keys `type`, `timestamp`, `payload` in that
+  /// order, inner keys in the app's declaration order, no spaces, padded
+  /// base64. A bare message encodes bare.
+  public func encode(_ message: FalconEyeMessage) throws(EncodeError) -> [UInt8] {
+    try validate(message, force: false)
+    return Self.unchecked(message)
+  }
+
+  func validate(_ message: FalconEyeMessage, force: Bool) throws(EncodeError) {
+    if let timestamp = message.envelopeTimestamp { try FalconEyeCheck.finite(timestamp, "timestamp") }
+    switch message.body {
+    case .authRequest(let inner): try inner.validate(force: force)
+    case .authResponse(let inner): try inner.validate(force: force)
+    case .cameraFrame(let inner): try inner.validate(force: force)
+    case .poseBroadcast(let inner): try inner.validate(force: force)
+    case .heartbeat(let inner): try inner.validate(force: force)
+    }
+  }
+
+  static func unchecked(_ message: FalconEyeMessage) -> [UInt8] {
+    let inner: [UInt8]
+    switch message.body {
+    case .authRequest(let body): inner = body.json()
+    case .authResponse(let body): inner = body.json()
+    case .cameraFrame(let body): inner = body.json()
+    case .poseBroadcast(let body): inner = body.json()
+    case .heartbeat(let body): inner = body.json()
+    }
+    guard let timestamp = message.envelopeTimestamp else { return inner }
+    return envelope(message.kind, timestamp: timestamp, inner: inner)
+  }
+
+  static func envelope(_ kind: FalconEyeKind, timestamp: Double, inner: [UInt8]) -> [UInt8] {
+    var writer = JSONWriter(capacity: inner.count / 3 * 4 + 80)
+    writer.raw("{\"type\":")
+    writer.string(kind.rawValue)
+    writer.raw(",\"timestamp\":")
+    writer.number(timestamp)
+    writer.raw(",\"payload\":")
+    writer.string(FalconEyeBase64.encode(inner))
+    writer.raw("}")
+    return writer.bytes
+  }
+
+  // MARK: Probe
+
+  /// 95 for an envelope with a known type, 70 for a bare inner object with
+  /// keys of one of the five messages, 0 otherwise. A cheap byte scan comes
+  /// first; only candidates are parsed.
+  public func probe(_ bytes: UnsafeRawBufferPointer) -> Int {
+    var start = 0
+    while start < bytes.count, [0x20, 0x09, 0x0A, 0x0D].contains(bytes[start]) { start += 1 }
+    guard start < bytes.count, bytes[start] == UInt8(ascii: "{") else { return 0 }
+    let looksLikeEnvelope = Self.contains(bytes, "\"type\"") && Self.contains(bytes, "\"payload\"")
+    let identifying = FalconEyeKind.identifyingKeys.flatMap(\.1)
+    guard looksLikeEnvelope || identifying.contains(where: { Self.contains(bytes, "\"\($0)\"") }) else {
+      return 0
+    }
+    guard let root = try? JSONParser.parse(bytes, limits: FalconEyeEnvelope.limits),
+      let members = root.members
+    else {
+      // An envelope cut short or damaged: still most likely ours, so the
+      // decode error reaches the user.
+      return looksLikeEnvelope ? 30 : 0
+    }
+    if let type = root["type"]?.string, root["payload"] != nil {
+      return FalconEyeKind(rawValue: type) != nil ? 95 : 40
+    }
+    let keys = members.map(\.key)
+    guard !keys.isEmpty, FalconEyeKind.inferred(fromKeys: keys) != nil else { return 0 }
+    return 70
+  }
+
+  /// Whether `needle` occurs in `bytes` (a plain scan; needles are short).
+  private static func contains(_ bytes: UnsafeRawBufferPointer, _ needle: String) -> Bool {
+    let pattern = Array(needle.utf8)
+    guard let first = pattern.first, bytes.count >= pattern.count else { return false }
+    var index = 0
+    let last = bytes.count - pattern.count
+    while index <= last {
+      if bytes[index] == first {
+        var matched = true
+        for offset in 1..<pattern.count where bytes[index + offset] != pattern[offset] {
+          matched = false
+          break
+        }
+        if matched { return true }
+      }
+      index += 1
+    }
+    return false
+  }
+}

@@ -1,0 +1,99 @@
+/// Strict base64: the standard alphabet, padding required, no white space.
+///
+/// pktbench decodes base64 itself rather than with Foundation's
+/// `Data(base64Encoded:)` because a decode error must say which character is
+/// wrong, and Foundation only says "nil".
+enum FalconEyeBase64 {
+  /// Why a text is not strict base64, and at which character (an index into
+  /// the text's UTF-8 bytes).
+  struct Failure: Error, Equatable {
+    var index: Int
+    var reason: String
+  }
+
+  private static let alphabet: [UInt8] = Array(
+    "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/".utf8)
+
+  /// 0xFF marks a byte outside the alphabet; `=` is handled on its own.
+  private static let table: [UInt8] = {
+    var table = [UInt8](repeating: 0xFF, count: 256)
+    for (value, char) in alphabet.enumerated() { table[Int(char)] = UInt8(value) }
+    return table
+  }()
+
+  static func decode(_ text: [UInt8]) throws(Failure) -> [UInt8] {
+    // Characters first, so "!!!notbase64" reports its '!' rather than a length.
+    var padding = 0
+    for (index, char) in text.enumerated() {
+      if char == UInt8(ascii: "=") {
+        // Padding may only end the text: "xx==" or "xxx=".
+        let fromEnd = text.count - index
+        guard fromEnd <= 2, text.count % 4 == 0 else {
+          throw Failure(index: index, reason: "'=' padding may only end the text")
+        }
+        if fromEnd == 2, text.last != UInt8(ascii: "=") {
+          throw Failure(index: index, reason: "'=' padding may only end the text")
+        }
+        if padding == 0 { padding = fromEnd }
+        continue
+      }
+      guard table[Int(char)] != 0xFF else {
+        throw Failure(index: index, reason: "\(describe(char)) is not a base64 character")
+      }
+    }
+    guard text.count % 4 == 0 else {
+      throw Failure(
+        index: text.count,
+        reason: "\(text.count) characters is not a multiple of 4: '=' padding is missing")
+    }
+    var out: [UInt8] = []
+    out.reserveCapacity(text.count / 4 * 3)
+    var index = 0
+    while index + 4 <= text.count {
+      let a = UInt32(table[Int(text[index])])
+      let b = UInt32(table[Int(text[index + 1])])
+      let cPad = text[index + 2] == UInt8(ascii: "=")
+      let dPad = text[index + 3] == UInt8(ascii: "=")
+      let c = cPad ? 0 : UInt32(table[Int(text[index + 2])])
+      let d = dPad ? 0 : UInt32(table[Int(text[index + 3])])
+      let group = a << 18 | b << 12 | c << 6 | d
+      out.append(UInt8(truncatingIfNeeded: group >> 16))
+      if !cPad { out.append(UInt8(truncatingIfNeeded: group >> 8)) }
+      if !dPad { out.append(UInt8(truncatingIfNeeded: group)) }
+      index += 4
+    }
+    return out
+  }
+
+  static func decode(_ text: String) throws(Failure) -> [UInt8] {
+    try decode(Array(text.utf8))
+  }
+
+  /// Whether `text` is strict base64.
+  static func isValid(_ text: String) -> Bool {
+    (try? decode(text)) != nil
+  }
+
+  static func encode(_ bytes: [UInt8]) -> String {
+    var out: [UInt8] = []
+    out.reserveCapacity((bytes.count + 2) / 3 * 4)
+    var index = 0
+    while index < bytes.count {
+      let count = min(3, bytes.count - index)
+      var group: UInt32 = UInt32(bytes[index]) << 16
+      if count > 1 { group |= UInt32(bytes[index + 1]) << 8 }
+      if count > 2 { group |= UInt32(bytes[index + 2]) }
+      out.append(alphabet[Int(group >> 18 & 0x3F)])
+      out.append(alphabet[Int(group >> 12 & 0x3F)])
+      out.append(count > 1 ? alphabet[Int(group >> 6 & 0x3F)] : UInt8(ascii: "="))
+      out.append(count > 2 ? alphabet[Int(group & 0x3F)] : UInt8(ascii: "="))
+      index += 3
+    }
+    return String(decoding: out, as: UTF8.self)
+  }
+
+  private static func describe(_ char: UInt8) -> String {
+    if char >= 0x21 && char < 0x7F { return "'\(Character(Unicode.Scalar(char)))'" }
+    return "byte 0x\(String(char, radix: 16, uppercase: true))"
+  }
+}

@@ -1,0 +1,182 @@
+import PacketKit
+
+/// The `{"type", "timestamp", "payload"}` envelope every message travels in,
+/// and the bare inner objects of the design document.
+enum FalconEyeEnvelope {
+  static let keys = ["type", "timestamp", "payload"]
+  static let limits = JSONParser.Limits(maxBytes: 16 << 20, maxDepth: 64)
+  /// The app's frame target ("< 500 KB").
+  static let frameSizeTarget = 500_000
+  /// Vapor's default WebSocket frame limit, which the Aerie server keeps: the
+  /// real capture shows a 16,429-byte message closed with 1009.
+  static let serverFrameLimit = 1 << 14
+
+  static func decode(_ bytes: UnsafeRawBufferPointer) throws(DecodeError) -> Decoded<FalconEyeMessage> {
+    let root = try JSONParser.parse(bytes, limits: limits)
+    guard let members = root.members else {
+      throw DecodeError(
+        code: "wrong-type",
+        text: "a FalconEye message is a JSON object; this is a \(root.typeName)",
+        offset: root.range.lowerBound, expected: "object", found: root.typeName)
+    }
+    let isEnvelope = members.contains { $0.key == "type" || $0.key == "payload" }
+    var decoded = try isEnvelope ? envelope(root, bytes) : bare(root, members.map(\.key))
+    decoded.diagnostics += sizeDiagnostics(bytes.count, kind: decoded.message.kind)
+    if decoded.message.kind == .authRequest || decoded.message.kind == .authResponse {
+      let token = decoded.fields.first(named: "token")?.range
+      decoded.diagnostics.append(
+        .note(
+          "token-unverifiable",
+          "the auth token cannot be verified by anyone: the server never checks the HMAC (only that "
+            + "the token is 16…256 characters of base64), and the timestamp the app signed is not sent",
+          range: token))
+    }
+    return decoded
+  }
+
+  // MARK: Envelope
+
+  private static func envelope(_ root: JSONValue, _ bytes: UnsafeRawBufferPointer) throws(DecodeError)
+    -> Decoded<FalconEyeMessage>
+  {
+    var reader = FalconEyeReader(map: .identity, root: "")
+    var object = try reader.object(root, at: "", known: keys)
+
+    let typeJSON = try object.required("type")
+    let typeName = try reader.string(typeJSON, at: "type")
+    guard let kind = FalconEyeKind(rawValue: typeName) else {
+      throw DecodeError(
+        code: "unknown-kind",
+        text: "type \(JSONWriter.quoted(typeName)) at offset \(typeJSON.range.lowerBound) is not a "
+          + "FalconEye message; the kinds are \(FalconEyeKind.list)",
+        offset: typeJSON.range.lowerBound, keyPath: "type", expected: FalconEyeKind.list, found: typeName)
+    }
+    object.add(reader.leaf("type", .string(typeName), typeJSON), at: typeJSON)
+    let timestamp = try object.number("timestamp", reader, unit: "s")
+
+    let payloadJSON = try object.required("payload")
+    let payloadText = try reader.string(payloadJSON, at: "payload")
+    let map = FalconEyeWireMap(payload: payloadJSON, in: bytes)
+    let inner = try base64(payloadText, map)
+    let innerValue: JSONValue
+    do throws(DecodeError) {
+      innerValue = try JSONParser.parse(inner, limits: limits)
+    } catch {
+      var moved = error
+      let offset = map.wire(offset: error.offset ?? 0)
+      moved.offset = offset
+      moved.keyPath = "payload"
+      moved.text = "payload (the base64-decoded JSON) at wire offset \(offset): \(error.text)"
+      throw moved
+    }
+
+    var innerReader = FalconEyeReader(map: map, root: "payload")
+    let (body, nodes) = try decodeInner(kind, innerValue, &innerReader)
+    object.add(
+      DissectionNode(group: "payload", shape: .object, range: payloadJSON.range, children: nodes),
+      at: payloadJSON)
+    return Decoded(
+      message: FalconEyeMessage(body, envelopeTimestamp: timestamp), messageName: kind.rawValue,
+      fields: object.nodes, diagnostics: reader.diagnostics + innerReader.diagnostics)
+  }
+
+  /// Strict base64 of the payload; a bad character is reported at its wire offset.
+  private static func base64(_ text: String, _ map: FalconEyeWireMap) throws(DecodeError) -> [UInt8] {
+    do throws(FalconEyeBase64.Failure) {
+      return try FalconEyeBase64.decode(text)
+    } catch {
+      let offset = map.wireOffset(ofCharacter: error.index)
+      throw DecodeError(
+        code: "bad-base64",
+        text: "payload is not base64 at offset \(offset) (character \(error.index)): \(error.reason)",
+        offset: offset, keyPath: "payload", expected: "standard base64 with '=' padding",
+        found: error.reason)
+    }
+  }
+
+  // MARK: Bare inner object
+
+  private static func bare(_ root: JSONValue, _ keys: [String]) throws(DecodeError)
+    -> Decoded<FalconEyeMessage>
+  {
+    guard let kind = FalconEyeKind.inferred(fromKeys: keys) else {
+      throw DecodeError(
+        code: "unknown-kind",
+        text: "a JSON object with keys \(keys.joined(separator: ", ")) is neither an envelope nor one "
+          + "of the inner messages \(FalconEyeKind.list)",
+        offset: root.range.lowerBound, expected: "an envelope or one of \(FalconEyeKind.list)",
+        found: keys.isEmpty ? "no keys" : keys.joined(separator: ", "))
+    }
+    var reader = FalconEyeReader(map: .identity, root: "")
+    let (body, nodes) = try decodeInner(kind, root, &reader)
+    let note = Diagnostic.note(
+      "bare-inner",
+      "a bare \(kind.rawValue) object without the {type, timestamp, payload} envelope "
+        + "(kind inferred from its keys); the app and server only exchange envelopes",
+      range: root.range)
+    return Decoded(
+      message: FalconEyeMessage(body, envelopeTimestamp: nil), messageName: kind.rawValue,
+      fields: nodes, diagnostics: [note] + reader.diagnostics)
+  }
+
+  static func decodeInner(_ kind: FalconEyeKind, _ value: JSONValue, _ reader: inout FalconEyeReader)
+    throws(DecodeError) -> (FalconEyeMessage.Body, [DissectionNode])
+  {
+    switch kind {
+    case .authRequest:
+      let (message, nodes) = try FalconEyeAuthRequest.decode(value, &reader)
+      return (.authRequest(message), nodes)
+    case .authResponse:
+      let (message, nodes) = try FalconEyeAuthResponse.decode(value, &reader)
+      return (.authResponse(message), nodes)
+    case .cameraFrame:
+      let (message, nodes) = try FalconEyeCameraFrame.decode(value, &reader)
+      return (.cameraFrame(message), nodes)
+    case .poseBroadcast:
+      let (message, nodes) = try FalconEyePoseBroadcast.decode(value, &reader)
+      return (.poseBroadcast(message), nodes)
+    case .heartbeat:
+      let (message, nodes) = try FalconEyeHeartbeat.decode(value, &reader)
+      return (.heartbeat(message), nodes)
+    }
+  }
+
+  private static func sizeDiagnostics(_ count: Int, kind: FalconEyeKind) -> [Diagnostic] {
+    var diagnostics: [Diagnostic] = []
+    if count > frameSizeTarget {
+      diagnostics.append(
+        .warning(
+          "frame-size",
+          "\(kind.rawValue) is \(count) bytes; the app targets under 500 KB a frame", range: 0..<count))
+    }
+    if count > serverFrameLimit {
+      diagnostics.append(
+        .warning(
+          "server-frame-limit",
+          "\(kind.rawValue) is \(count) bytes; the Aerie server keeps Vapor's default 16 KiB "
+            + "WebSocket frame limit and closes the socket with 1009 (message too big)",
+          range: 0..<count))
+    }
+    return diagnostics
+  }
+}
+
+extension FalconEyeKind {
+  /// Keys that identify each bare inner message, checked in this order.
+  static let identifyingKeys: [(FalconEyeKind, Set<String>)] = [
+    (.authRequest, ["deviceId", "token", "deviceInfo"]),
+    (.authResponse, ["success", "sessionId", "error"]),
+    (.cameraFrame, ["frameId", "imageData", "devicePose", "intrinsics"]),
+    (.poseBroadcast, ["poses"]),
+    (.heartbeat, ["pong"]),
+  ]
+
+  /// The kind of a bare inner object; `{}` is the client's heartbeat.
+  static func inferred(fromKeys keys: [String]) -> FalconEyeKind? {
+    if keys.isEmpty { return .heartbeat }
+    for (kind, identifying) in identifyingKeys where keys.contains(where: identifying.contains) {
+      return kind
+    }
+    return nil
+  }
+}

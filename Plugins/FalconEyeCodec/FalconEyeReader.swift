@@ -1,0 +1,216 @@
+import PacketKit
+
+/// Reads the inner JSON of one message: checks types, names every error by
+/// its key path (`payload.intrinsics.fx`) and wire offset, collects
+/// warnings, and builds dissection nodes whose ranges lie in the wire bytes.
+struct FalconEyeReader {
+  let map: FalconEyeWireMap
+  /// "payload" inside an envelope, "" for a bare object.
+  let root: String
+  var diagnostics: [Diagnostic] = []
+
+  init(map: FalconEyeWireMap, root: String) {
+    self.map = map
+    self.root = root
+  }
+
+  static func path(_ parent: String, _ key: String) -> String {
+    parent.isEmpty ? key : "\(parent).\(key)"
+  }
+
+  static func path(_ parent: String, index: Int) -> String { "\(parent)[\(index)]" }
+
+  func wire(_ range: Range<Int>) -> Range<Int> { map.wire(range) }
+
+  mutating func warn(_ code: String, _ text: String, _ value: JSONValue) {
+    diagnostics.append(.warning(code, text, range: wire(value.range)))
+  }
+
+  /// Opens an object, warning about repeated keys and keys the app's struct
+  /// does not have (Swift's JSONDecoder ignores those).
+  mutating func object(_ value: JSONValue, at path: String, known: [String]) throws(DecodeError)
+    -> FalconEyeObject
+  {
+    guard let members = value.members else { throw wrongType(value, at: path, expected: "object") }
+    var byKey: [String: JSONMember] = [:]
+    var object = FalconEyeObject(value: value, path: path, map: map)
+    for member in members {
+      let memberPath = Self.path(path, member.key)
+      if byKey[member.key] != nil {
+        warn(
+          "duplicate-key",
+          "\(memberPath) appears more than once; pktbench reads the first, other decoders may read the last",
+          member.value)
+        continue
+      }
+      byKey[member.key] = member
+      if !known.contains(member.key) {
+        warn("unknown-key", "\(memberPath) is not a field of this message; the app ignores it", member.value)
+        object.add(map.mapped(member.value.dissection(name: member.key)), at: member.value)
+      }
+    }
+    object.byKey = byKey
+    return object
+  }
+
+  // MARK: Values
+
+  func string(_ value: JSONValue, at path: String) throws(DecodeError) -> String {
+    guard let string = value.string else { throw wrongType(value, at: path, expected: "string") }
+    return string
+  }
+
+  func number(_ value: JSONValue, at path: String) throws(DecodeError) -> Double {
+    guard let number = value.number else { throw wrongType(value, at: path, expected: "number") }
+    return number
+  }
+
+  /// A whole number (Swift's `Int`); `1920.0` is accepted as JSONDecoder does.
+  func integer(_ value: JSONValue, at path: String) throws(DecodeError) -> Int {
+    guard let number = value.number, number.rounded() == number, let exact = Int(exactly: number)
+    else { throw wrongType(value, at: path, expected: "integer") }
+    return exact
+  }
+
+  func bool(_ value: JSONValue, at path: String) throws(DecodeError) -> Bool {
+    guard let bool = value.bool else { throw wrongType(value, at: path, expected: "boolean") }
+    return bool
+  }
+
+  func array(_ value: JSONValue, at path: String, limit: Int) throws(DecodeError) -> [JSONValue] {
+    guard let elements = value.elements else { throw wrongType(value, at: path, expected: "array") }
+    guard elements.count <= limit else {
+      throw DecodeError(
+        code: "too-many", text: "\(path) has \(elements.count) elements; pktbench reads at most \(limit)",
+        offset: map.wire(offset: value.range.lowerBound), keyPath: path,
+        expected: "at most \(limit)", found: String(elements.count))
+    }
+    return elements
+  }
+
+  func wrongType(_ value: JSONValue, at path: String, expected: String) -> DecodeError {
+    let offset = map.wire(offset: value.range.lowerBound)
+    let found = expected == "integer" && value.number != nil ? "fractional number" : value.typeName
+    return DecodeError(
+      code: "wrong-type", text: "\(path) at offset \(offset) is a \(found); expected a \(expected)",
+      offset: offset, keyPath: path, expected: expected, found: found)
+  }
+
+  func leaf(_ name: String, _ field: FieldValue, _ value: JSONValue, unit: String? = nil)
+    -> DissectionNode
+  {
+    DissectionNode(name, field, unit: unit, range: wire(value.range))
+  }
+
+  func group(
+    _ name: String, shape: DissectionNode.Shape, _ value: JSONValue, _ children: [DissectionNode]
+  ) -> DissectionNode {
+    DissectionNode(group: name, shape: shape, range: wire(value.range), children: children)
+  }
+}
+
+/// One JSON object being read: its members by key and the nodes built so far.
+struct FalconEyeObject {
+  let value: JSONValue
+  let path: String
+  let map: FalconEyeWireMap
+  var byKey: [String: JSONMember] = [:]
+  private var placed: [(at: Int, node: DissectionNode)] = []
+
+  init(value: JSONValue, path: String, map: FalconEyeWireMap) {
+    self.value = value
+    self.path = path
+    self.map = map
+  }
+
+  /// The nodes in the order their values appear on the wire.
+  var nodes: [DissectionNode] { placed.sorted { $0.at < $1.at }.map(\.node) }
+
+  mutating func add(_ node: DissectionNode, at value: JSONValue) {
+    placed.append((value.range.lowerBound, node))
+  }
+
+  func keyPath(_ key: String) -> String { FalconEyeReader.path(path, key) }
+
+  /// A required member; missing ones are errors at the object's offset.
+  func required(_ key: String) throws(DecodeError) -> JSONValue {
+    guard let member = byKey[key] else { throw missing(key) }
+    return member.value
+  }
+
+  /// An optional member; JSON `null` counts as absent, as for JSONDecoder.
+  func optional(_ key: String) -> JSONValue? {
+    guard let member = byKey[key], member.value.kind != .null else { return nil }
+    return member.value
+  }
+
+  private func missing(_ key: String) -> DecodeError {
+    let offset = map.wire(offset: value.range.lowerBound)
+    let present = (value.members ?? []).map(\.key)
+    let found = present.isEmpty ? "no keys" : "keys " + present.joined(separator: ", ")
+    return DecodeError(
+      code: "missing-key",
+      text: "\(path.isEmpty ? "the object" : path) at offset \(offset) has no \"\(key)\"",
+      offset: offset, keyPath: keyPath(key), expected: key, found: found)
+  }
+
+  // Required scalars, each adding its leaf node.
+
+  mutating func string(_ key: String, _ reader: FalconEyeReader) throws(DecodeError) -> String {
+    let json = try required(key)
+    let string = try reader.string(json, at: keyPath(key))
+    add(reader.leaf(key, .string(string), json), at: json)
+    return string
+  }
+
+  mutating func optionalString(_ key: String, _ reader: FalconEyeReader) throws(DecodeError)
+    -> String?
+  {
+    guard let json = optional(key) else { return nil }
+    let string = try reader.string(json, at: keyPath(key))
+    add(reader.leaf(key, .string(string), json), at: json)
+    return string
+  }
+
+  mutating func number(_ key: String, _ reader: FalconEyeReader, unit: String? = nil)
+    throws(DecodeError) -> Double
+  {
+    let json = try required(key)
+    let number = try reader.number(json, at: keyPath(key))
+    add(reader.leaf(key, json.fieldValue, json, unit: unit), at: json)
+    return number
+  }
+
+  mutating func integer(_ key: String, _ reader: FalconEyeReader, unit: String? = nil)
+    throws(DecodeError) -> Int
+  {
+    let json = try required(key)
+    let integer = try reader.integer(json, at: keyPath(key))
+    add(reader.leaf(key, .integer(Int64(integer)), json, unit: unit), at: json)
+    return integer
+  }
+
+  mutating func bool(_ key: String, _ reader: FalconEyeReader) throws(DecodeError) -> Bool {
+    let json = try required(key)
+    let bool = try reader.bool(json, at: keyPath(key))
+    add(reader.leaf(key, .bool(bool), json), at: json)
+    return bool
+  }
+
+  mutating func optionalBool(_ key: String, _ reader: FalconEyeReader) throws(DecodeError) -> Bool? {
+    guard let json = optional(key) else { return nil }
+    let bool = try reader.bool(json, at: keyPath(key))
+    add(reader.leaf(key, .bool(bool), json), at: json)
+    return bool
+  }
+}
+
+extension FalconEyeWireMap {
+  /// A generic dissection with every range moved to the wire.
+  func mapped(_ node: DissectionNode) -> DissectionNode {
+    var node = node
+    node.range = wire(node.range)
+    node.children = node.children.map(mapped)
+    return node
+  }
+}

@@ -1,0 +1,142 @@
+import FalconEyeCodec
+import PacketKit
+import Testing
+
+/// Values that are well formed but wrong decode, with a warning or note.
+@Suite struct FalconEyeDiagnosticTests {
+  let codec = FalconEyeCodec()
+
+  func frame(imageData: String) -> String {
+    #"{"frameId":"f","timestamp":1,"imageData":""# + imageData
+      + #"","devicePose":[[1,0,0,0],[0,1,0,0],[0,0,1,0],[0,0,0,1]],"#
+      + #""intrinsics":{"fx":1,"fy":1,"cx":0,"cy":0,"width":1,"height":1}}"#
+  }
+
+  func codes(_ decoded: Decoded<FalconEyeMessage>) -> [String] {
+    decoded.diagnostics.map(\.code).filter { $0 != "bare-inner" }
+  }
+
+  @Test func imageDataThatIsNotBase64() throws {
+    let text = frame(imageData: "not*base64")
+    let decoded = try codec.decode(text.bytes)
+    #expect(codes(decoded) == ["not-jpeg"])
+    #expect(decoded.diagnostics.first { $0.code == "not-jpeg" }?.severity == .warning)
+    #expect(decoded.fields.first(named: "imageData")?.value == .string("not base64 (10 characters)"))
+    // The warning marks the imageData string; python3: text.index('"not*')
+    let start = 41
+    #expect(decoded.diagnostics.first { $0.code == "not-jpeg" }?.range == start..<start + 12)
+  }
+
+  @Test func imageDataThatIsAPNG() throws {
+    // python3 -c 'import base64; print(base64.b64encode(bytes.fromhex("89504e470d0a1a0a")).decode())'
+    let decoded = try codec.decode(frame(imageData: "iVBORw0KGgo=").bytes)
+    #expect(codes(decoded) == ["not-jpeg"])
+    #expect(decoded.fields.first(named: "imageData")?.value == .string("8 bytes, not JPEG (89 50 … 1A 0A)"))
+  }
+
+  @Test func framesOver500KBAndOverTheServerLimit() throws {
+    let jpeg: [UInt8] = [0xFF, 0xD8] + [UInt8](repeating: 0x55, count: 400_000) + [0xFF, 0xD9]
+    let big = try codec.craft(
+      "frame", values: CraftValues(["imageData": .bytes(jpeg), "timestamp": .number(1)]))
+    #expect(big.count > 500_000)
+    let decoded = try codec.decode(big)
+    #expect(codes(decoded) == ["frame-size", "server-frame-limit"])
+    #expect(decoded.diagnostics.allSatisfy { $0.range == 0..<big.count })
+  }
+
+  /// The real capture: a 16,429-byte cameraFrame was closed with 1009.
+  @Test func framesOverVaporsSixteenKiB() throws {
+    let jpeg: [UInt8] = [0xFF, 0xD8] + [UInt8](repeating: 0x55, count: 12_000) + [0xFF, 0xD9]
+    let bytes = try codec.craft(
+      "frame", values: CraftValues(["imageData": .bytes(jpeg), "timestamp": .number(1)]))
+    #expect(bytes.count > 16_384)
+    #expect(codes(try codec.decode(bytes)) == ["server-frame-limit"])
+    let small = try codec.decode(Vectors.cameraFrame.bytes)
+    #expect(codes(small).isEmpty)
+  }
+
+  @Test func unknownJointType() throws {
+    let text =
+      #"{"timestamp":1,"poses":[{"personId":"p","joints":[{"type":"nose","position":[0,0,1],"confidence":0.5}],"sourceDevice":"s","confidence":0.5}]}"#
+    let decoded = try codec.decode(text.bytes)
+    #expect(codes(decoded) == ["unknown-joint"])
+    let warning = try #require(decoded.diagnostics.first { $0.code == "unknown-joint" })
+    for name in [
+      "head", "leftShoulder", "rightShoulder", "leftElbow", "rightElbow", "leftWrist", "rightWrist",
+      "leftHip", "rightHip", "leftKnee", "rightKnee", "leftAnkle", "rightAnkle",
+    ] {
+      #expect(warning.text.contains(name))
+    }
+    guard case .poseBroadcast(let broadcast) = decoded.message.body else {
+      Issue.record("expected poseBroadcast")
+      return
+    }
+    #expect(broadcast.poses.first?.joints.first?.type == "nose")
+    #expect(broadcast.poses.first?.joints.first?.jointType == nil)
+  }
+
+  @Test func confidenceOutsideZeroToOne() throws {
+    let text =
+      #"{"timestamp":1,"poses":[{"personId":"p","joints":[{"type":"head","position":[0,0,1],"confidence":1.5}],"sourceDevice":"s","confidence":-0.1}]}"#
+    let decoded = try codec.decode(text.bytes)
+    #expect(codes(decoded) == ["out-of-range", "out-of-range"])
+    let ok =
+      #"{"timestamp":1,"poses":[{"personId":"p","joints":[{"type":"head","position":[0,0,1],"confidence":1}],"sourceDevice":"s","confidence":0}]}"#
+    #expect(codes(try codec.decode(ok.bytes)).isEmpty)
+  }
+
+  @Test func positionThatIsNotXYZ() throws {
+    let text =
+      #"{"timestamp":1,"poses":[{"personId":"p","joints":[{"type":"head","position":[0,1],"confidence":1}],"sourceDevice":"s","confidence":1}]}"#
+    #expect(codes(try codec.decode(text.bytes)) == ["bad-shape"])
+  }
+
+  func auth(token: String) -> String {
+    #"{"deviceId":"d","token":""# + token
+      + #"","deviceInfo":{"model":"m","osVersion":"o","hasLiDAR":true}}"#
+  }
+
+  @Test(arguments: ["short", "abc$defghijklmnopq", String(repeating: "AAAA", count: 65), "AAAAAAAAAAAA"])
+  func tokensTheServerRejects(token: String) throws {
+    let decoded = try codec.decode(auth(token: token).bytes)
+    #expect(codes(decoded) == ["token-rejected", "token-unverifiable"])
+  }
+
+  @Test(arguments: ["AAAAAAAAAAAAAAAA", String(repeating: "AAAA", count: 64), Vectors.clientToken])
+  func tokensTheServerAccepts(token: String) throws {
+    let decoded = try codec.decode(auth(token: token).bytes)
+    #expect(codes(decoded) == ["token-unverifiable"])
+  }
+
+  @Test func everyAuthExchangeCarriesTheSecurityNote() throws {
+    for text in [Vectors.authRequest, Vectors.authResponse, Vectors.realAuthRequest, Vectors.realAuthFailure]
+    {
+      let decoded = try codec.decode(text.bytes)
+      let note = try #require(decoded.diagnostics.first { $0.code == "token-unverifiable" })
+      #expect(note.severity == .note)
+      #expect(note.text.contains("never"))
+      #expect(note.text.contains("timestamp"))
+    }
+    let request = try codec.decode(Vectors.authRequest.bytes)
+    let note = request.diagnostics.first { $0.code == "token-unverifiable" }
+    #expect(note?.range == request.fields.first(named: "token")?.range)
+    for text in [Vectors.cameraFrame, Vectors.heartbeatClient, Vectors.poseBroadcast] {
+      #expect(try codec.decode(text.bytes).diagnostics.allSatisfy { $0.code != "token-unverifiable" })
+    }
+  }
+
+  @Test func unknownAndDuplicateKeys() throws {
+    let decoded = try codec.decode(#"{"success":true,"success":false,"extra":[1]}"#.bytes)
+    #expect(codes(decoded) == ["duplicate-key", "unknown-key", "token-unverifiable"])
+    #expect(decoded.message.body == .authResponse(.init(success: true)))
+    // The unknown key still shows in the dissection.
+    #expect(decoded.fields.map(\.name) == ["success", "extra"])
+    let envelope = try codec.decode(#"{"type":"heartbeat","timestamp":1,"payload":"e30=","v":2}"#.bytes)
+    #expect(codes(envelope) == ["unknown-key"])
+  }
+
+  @Test func nullOptionalsAreAbsent() throws {
+    let decoded = try codec.decode(#"{"success":true,"sessionId":null,"error":null}"#.bytes)
+    #expect(decoded.message.body == .authResponse(.init(success: true)))
+  }
+}
