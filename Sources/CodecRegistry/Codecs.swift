@@ -1,3 +1,4 @@
+import FalconEyeCodec
 import LegCtrlCodec
 import PacketKit
 import RallieCodec
@@ -10,6 +11,7 @@ public enum Codecs {
     RiderCodec(),
     LegCtrlCodec(),
     RallieCodec(),
+    FalconEyeCodec(),
   ]
 
   public static var names: [String] { all.map(\.info.name) }

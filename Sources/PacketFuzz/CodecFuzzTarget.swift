@@ -30,7 +30,7 @@ public final class CodecFuzzTarget<Codec: FrameCodec>: FuzzTarget {
       let message = try codec.message(schema.name, from: values)
       return (schema.name, message, try codec.craftBytes(message, values: values))
     } catch {
-      stats.craftRefusals[schema.name, default: 0] += 1
+      stats.craftRefusals["\(schema.name) (\(error.code) \(error.field ?? ""))", default: 0] += 1
       return nil
     }
   }

@@ -52,6 +52,8 @@ public final class FuzzRunner {
     var done = false
     while !done {
       for (index, target) in targets.enumerated() {
+        let batchStart = monotonicNanoseconds()
+        defer { stats[index].nanoseconds &+= monotonicNanoseconds() &- batchStart }
         for _ in 0..<batch {
           if let failure = step(target, pool: &pools[index], stats: &stats[index], rng: &rng) {
             stats[index].failures += 1

@@ -45,6 +45,12 @@ public struct FuzzStats: Sendable {
   /// Round trips whose decoded message differs from the sent one only in
   /// what the wire cannot carry (it re-encodes to the same bytes).
   public var wireEquivalent = 0
+  /// Time spent on this target, for its own executions per second.
+  public var nanoseconds: UInt64 = 0
+
+  public var executionsPerSecond: Double {
+    nanoseconds == 0 ? 0 : Double(executions + roundTrips) / (Double(nanoseconds) / 1e9)
+  }
 
   public init() {}
 }

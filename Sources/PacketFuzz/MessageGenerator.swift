@@ -27,6 +27,11 @@ public struct MessageGenerator {
         let pick = cases[rng.below(cases.count)]
         return .enumeration(name: pick.name, raw: pick.raw)
       }
+      // A free-form text input with a plain default (a secret) varies too;
+      // computed ones (a nonce, a whole inner JSON) keep the codec's choice.
+      if case .string = field.kind, field.defaultValue != nil {
+        return .string("secret-\(rng.below(1_000_000))")
+      }
       return field.defaultValue
     }
     // Sometimes leave a field with a default to its default.

@@ -71,8 +71,7 @@ struct FuzzCommand: ParsableCommand {
     configuration.progress = { elapsed, stats in
       guard stderrIsTerminal else { return }
       let parts = stats.map { name, s in
-        let rate = elapsed > 0 ? Double(s.executions + s.roundTrips) / elapsed : 0
-        return "\(name) \(Int(rate))/s"
+        return "\(name) \(Int(s.executionsPerSecond))/s"
       }
       let failures = stats.reduce(0) { $0 + $1.1.failures }
       OutputWriter.standardError.write(
@@ -157,7 +156,8 @@ enum FuzzSummary {
       "target      executions  round-trips  execs/s     decoded  kinds  fields  error codes")
     for (name, stats) in report.stats {
       let total = stats.executions + stats.roundTrips
-      let rate = report.elapsedSeconds > 0 ? Int(Double(total) / report.elapsedSeconds) : 0
+      _ = total
+      let rate = Int(stats.executionsPerSecond)
       let codes = stats.errorCodes.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }
       out.append(
         name.padding(toLength: 10) + " " + String(stats.executions).leftPadded(to: 11) + "  "
