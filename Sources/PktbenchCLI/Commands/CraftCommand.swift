@@ -55,7 +55,9 @@ struct CraftCommand: ParsableCommand {
     do {
       bytes = try codec.craft(schema.name, values: values)
     } catch {
-      if error.code == "missing-field", let name = error.field, let field = schema.field(named: name) {
+      if error.code == "missing-field", !error.text.contains("--"), let name = error.field,
+        let field = schema.field(named: name)
+      {
         throw CommandFailure("\(schema.name) needs --\(field.flag) (\(field.name): \(field.help))")
       }
       let hint = error.code == "out-of-range" ? " (use --force to craft it anyway)" : ""
