@@ -49,5 +49,9 @@ enum LegCtrlSchema {
     notes: [
       "4-byte little-endian header: version 01, msg_type, payload_len 0…8, reserved 00",
       "deadman: no valid command for 200 ms while ARMED trips FAULT / DEADMAN_TIMEOUT",
+    ],
+    gattCharacteristics: [
+      "12345678-1234-1234-1234-123456789abd",  // command: write (without response)
+      "12345678-1234-1234-1234-123456789abe",  // telemetry: notify
     ])
 }

@@ -67,5 +67,10 @@ enum RallieSchema {
       "response 5 bytes: 5A A5 82 code check",
       "check: XOR of the preceding bytes (v0.3) or the low byte of CRC-16/MODBUS (later firmware); "
         + "the decoder accepts either and reports which",
+    ],
+    gattCharacteristics: [
+      // Later firmware; older builds used other UUIDs: map them with --ble-map.
+      "5833ff02-9b8b-5191-6142-22a4536ef123",  // write (with response)
+      "5833ff03-9b8b-5191-6142-22a4536ef123",  // notify
     ])
 }

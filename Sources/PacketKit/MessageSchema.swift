@@ -41,16 +41,20 @@ public struct CodecInfo: Sendable {
   public var messages: [MessageSchema]
   /// Options of the codec as a whole (e.g. the Rallie check variant).
   public var notes: [String]
+  /// BLE GATT characteristics (lower-case 128-bit UUIDs) whose values are
+  /// this codec's messages: the capture router maps ATT handles through them.
+  public var gattCharacteristics: [String]
 
   public init(
     name: String, title: String, transport: String, messages: [MessageSchema],
-    notes: [String] = []
+    notes: [String] = [], gattCharacteristics: [String] = []
   ) {
     self.name = name
     self.title = title
     self.transport = transport
     self.messages = messages
     self.notes = notes
+    self.gattCharacteristics = gattCharacteristics
   }
 
   public func message(named name: String) -> MessageSchema? {
