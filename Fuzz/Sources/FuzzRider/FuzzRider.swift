@@ -15,7 +15,8 @@ public func fuzzOneInput(_ data: UnsafePointer<UInt8>?, _ size: Int) -> Int32 {
   let input = data.map { Array(UnsafeBufferPointer(start: $0, count: size)) } ?? []
   var stats = FuzzStats()
   if let failure = target.check(input, stats: &stats) {
-    fputs("pktbench invariant broken [\(failure.kind)]: \(failure.detail)\n", stderr)
+    let text = Array("pktbench invariant broken [\(failure.kind)]: \(failure.detail)\n".utf8)
+    _ = text.withUnsafeBytes { write(2, $0.baseAddress, $0.count) }
     abort()
   }
   return 0
