@@ -148,6 +148,7 @@ import Testing
     // The second "Hello" of RFC 7692 §7.2.3.2 refers back to the lost first one;
     // a message with no back-reference still inflates.
     try recorder.feed(hex: "c1 05 f2 00 11 00 00 c1 07 f2 48 cd c9 c9 07 00", .serverToClient)
+    recorder.finish(.serverToClient)
     #expect(recorder.messages.map(\.text) == ["Hello", "Hello"])
     #expect(recorder.errorCodes == ["gap", "deflate-history-lost", "bad-deflate"])
     #expect(recorder.errors.last?.text.contains("history was lost") == true)
@@ -159,8 +160,23 @@ import Testing
     try recorder.feed(hex: "c1 07 f2 48", .serverToClient)
     recorder.gap(.serverToClient)
     try recorder.feed(hex: "c9 07 00 c1 07 f2 48 cd c9 c9 07 00 c1 07 f2 48 cd c9 c9 07 00", .serverToClient)
+    recorder.finish(.serverToClient)
     #expect(recorder.errorCodes == ["gap"])
     #expect(recorder.messages.map(\.text) == ["Hello", "Hello"])
+  }
+
+  @Test func framesBetweenTwoGapsAreKept() throws {
+    var recorder = try WebSocketRecorder.upgraded()
+    recorder.gap(.serverToClient)
+    // Still waiting for their chain when the second gap comes.
+    try recorder.feed(hex: "6c 6f 81 01 61 81 01 62 89 00", .serverToClient)
+    #expect(recorder.messages.isEmpty)
+    recorder.gap(.serverToClient)
+    try recorder.feed(hex: "81 01 64", .serverToClient)
+    recorder.finish(.serverToClient)
+    #expect(recorder.messages.map(\.text) == ["a", "b", "d"])
+    #expect(recorder.controls == [.ping([])])
+    #expect(recorder.errorCodes == ["gap", "gap"])
   }
 
   @Test func lastFrameAfterGapComesOutAtTheEnd() throws {
@@ -181,6 +197,7 @@ import Testing
     recorder.feed(Array(response[0..<20]), .serverToClient)
     recorder.gap(.serverToClient)
     try recorder.feed(hex: "c1 07 f2 48 cd c9 c9 07 00 81 02 6f 6b", .serverToClient)
+    recorder.finish(.serverToClient)
     #expect(recorder.stream.isUpgraded)
     #expect(recorder.errorCodes == ["gap"])
     #expect(recorder.messages.map(\.text) == ["Hello", "ok"])

@@ -87,6 +87,9 @@ struct WebSocketFrameDecoder: Sendable {
 
   /// Bytes were lost: drop whatever was partial and look for the next frame.
   mutating func gap(frame: Int, time: Double, emit: (WebSocketEvent) -> Void) {
+    // Held bytes end where the gap begins: judge them as a stream that ended
+    // rather than drop frames still waiting for their chain.
+    if phase == .resync { scanHeld(atEnd: true, emit: emit) }
     let here = Position(offset: streamEnd, frame: frame, time: time)
     var lost = "bytes were lost"
     if let open = message {

@@ -59,6 +59,7 @@ struct WebSocketInflater: Sendable, Hashable {
   /// Raw-inflates `input` (windowBits -15) with a preset dictionary, stopping
   /// as soon as the output would pass `limit`.
   static func inflateRaw(_ input: [UInt8], dictionary: [UInt8], limit: Int) -> Result<[UInt8], Failure> {
+    let limit = min(max(0, limit), Int.max - 1)
     // zlib keeps a pointer back to the z_stream, so it must not move.
     let stream = UnsafeMutablePointer<z_stream>.allocate(capacity: 1)
     stream.initialize(to: z_stream())
@@ -85,7 +86,7 @@ struct WebSocketInflater: Sendable, Hashable {
       stream.pointee.avail_in = uInt(inputBuffer.count)
       while true {
         // Never ask for more than one byte past the limit: a bomb stops here.
-        let room = min(chunk.count, limit - output.count + 1)
+        let room = min(chunk.count, max(0, limit - output.count) + 1)
         let (status, produced) = chunk.withUnsafeMutableBufferPointer { outBuffer in
           stream.pointee.next_out = outBuffer.baseAddress
           stream.pointee.avail_out = uInt(room)

@@ -173,7 +173,16 @@ public struct WebSocketStream: Sendable {
         return
       }
       pendingBytes += bytes.count
-      pending.append(.bytes(Array(bytes), frame: frame, time: time))
+      // Merge chunks of one capture frame so tiny chunks cost no more than big ones.
+      if case .bytes(var held, let lastFrame, let lastTime)? = pending.last, lastFrame == frame,
+        lastTime == time
+      {
+        pending.removeLast()
+        held.append(contentsOf: bytes)
+        pending.append(.bytes(held, frame: frame, time: time))
+      } else {
+        pending.append(.bytes(Array(bytes), frame: frame, time: time))
+      }
     case .request:
       if requestHead.isEmpty { requestStart = .init(offset: client.streamEnd, frame: frame, time: time) }
       switch Self.readHead(into: &requestHead, from: bytes, limit: limits.maxHandshakeBytes) {
