@@ -227,20 +227,29 @@ import Testing
     #expect(cut.errorCodes == ["truncated-handshake"])
   }
 
-  @Test func earlyClientDataIsBounded() throws {
+  @Test(arguments: [1, 7, 1000])
+  func earlyClientDataIsBounded(chunk: Int) throws {
     var limits = WebSocketLimits.default
     limits.maxMessageBytes = 50
     var recorder = WebSocketRecorder(limits: limits)
     let (request, response) = WebSocketSamples.handshake(offer: nil, accept: nil)
     recorder.feed(request, .clientToServer)
-    recorder.feed([UInt8](repeating: 0x41, count: 60), .clientToServer)
+    // Sent before the 101: a small frame that is kept, then one that passes the bound.
+    let early =
+      WebSocketSamples.frame(opcode: 1, Array("first".utf8), mask: mask)
+      + WebSocketSamples.frame(opcode: 2, [UInt8](repeating: 9, count: 45), mask: mask)
+    for start in stride(from: 0, to: early.count, by: chunk) {
+      recorder.feed(Array(early[start..<min(start + chunk, early.count)]), .clientToServer)
+    }
     #expect(recorder.errorCodes == ["early-data-too-large"])
+    #expect(recorder.errors.first?.text.hasSuffix("stream offset \(request.count + 50))") == true)
     recorder.feed(response, .serverToClient)
-    // The lost bytes are a gap: decoding resynchronises on the frames that follow.
-    recorder.feed(WebSocketSamples.frame(opcode: 1, Array("ok".utf8), mask: mask), .clientToServer)
-    recorder.feed(WebSocketSamples.frame(opcode: 1, Array("ok".utf8), mask: mask), .clientToServer)
+    // The bytes past the bound are a gap: decoding resynchronises on what follows.
+    for _ in 0..<2 {
+      recorder.feed(WebSocketSamples.frame(opcode: 1, Array("ok".utf8), mask: mask), .clientToServer)
+    }
     recorder.finish(.clientToServer)
     #expect(recorder.errorCodes == ["early-data-too-large", "gap"])
-    #expect(recorder.messages.map(\.text) == ["ok", "ok"])
+    #expect(recorder.messages.map(\.text) == ["first", "ok", "ok"])
   }
 }

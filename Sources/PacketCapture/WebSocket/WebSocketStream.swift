@@ -23,7 +23,8 @@ public struct WebSocketStream: Sendable {
   /// Client bytes that came after the request but before the server's answer.
   enum Pending: Sendable {
     case bytes([UInt8], frame: Int, time: Double)
-    case gap(frame: Int, time: Double)
+    /// Lost bytes; `skipped` of them were seen but not kept.
+    case gap(frame: Int, time: Double, skipped: Int)
   }
 
   var clientPhase = ClientPhase.request
@@ -33,7 +34,10 @@ public struct WebSocketStream: Sendable {
   var responseHead: [UInt8] = []
   var responseStart = WebSocketFrameDecoder.Position(offset: 0, frame: 0, time: 0)
   var pending: [Pending] = []
+  /// Bytes kept in `pending`, and bytes fed while pending (kept or not).
   var pendingBytes = 0
+  var pendingStreamBytes = 0
+  var pendingOverflowed = false
   /// The server answered with something other than 101.
   var rejected = false
   /// The response's Sec-WebSocket-Accept, waiting for the request's key.
@@ -96,7 +100,7 @@ public struct WebSocketStream: Sendable {
         clientPhase = rejected ? .ignored : isUpgraded ? .frames : .awaitingUpgrade
         client.enterResync()
       case .awaitingUpgrade:
-        pending.append(.gap(frame: frame, time: time))
+        pending.append(.gap(frame: frame, time: time, skipped: 0))
       case .frames:
         client.gap(frame: frame, time: time, emit: emit)
       case .ignored:
@@ -163,26 +167,7 @@ public struct WebSocketStream: Sendable {
     case .frames:
       client.feed(bytes, frame: frame, time: time, emit: emit)
     case .awaitingUpgrade:
-      guard pendingBytes + bytes.count <= limits.maxMessageBytes else {
-        client.report(
-          "early-data-too-large",
-          "the client sent more than \(limits.maxMessageBytes) bytes before the server answered; they are not kept",
-          at: .init(offset: client.streamEnd, frame: frame, time: time), emit: emit)
-        client.streamEnd += bytes.count
-        pending.append(.gap(frame: frame, time: time))
-        return
-      }
-      pendingBytes += bytes.count
-      // Merge chunks of one capture frame so tiny chunks cost no more than big ones.
-      if case .bytes(var held, let lastFrame, let lastTime)? = pending.last, lastFrame == frame,
-        lastTime == time
-      {
-        pending.removeLast()
-        held.append(contentsOf: bytes)
-        pending.append(.bytes(held, frame: frame, time: time))
-      } else {
-        pending.append(.bytes(Array(bytes), frame: frame, time: time))
-      }
+      holdEarly(bytes, frame: frame, time: time, emit: emit)
     case .request:
       if requestHead.isEmpty { requestStart = .init(offset: client.streamEnd, frame: frame, time: time) }
       switch Self.readHead(into: &requestHead, from: bytes, limit: limits.maxHandshakeBytes) {
@@ -208,17 +193,57 @@ public struct WebSocketStream: Sendable {
     }
   }
 
+  /// Keeps client bytes sent before the server answered, up to
+  /// maxMessageBytes; past that they become one gap. What is kept does not
+  /// depend on how the bytes were chunked.
+  mutating func holdEarly(
+    _ bytes: UnsafeRawBufferPointer, frame: Int, time: Double, emit: (WebSocketEvent) -> Void
+  ) {
+    let kept = pendingOverflowed ? 0 : min(max(0, limits.maxMessageBytes - pendingBytes), bytes.count)
+    if kept > 0 {
+      pendingBytes += kept
+      pendingStreamBytes += kept
+      let prefix = UnsafeRawBufferPointer(rebasing: bytes[0..<kept])
+      // Merge chunks of one capture frame so tiny chunks cost no more than big ones.
+      if case .bytes(var held, let lastFrame, let lastTime)? = pending.last, lastFrame == frame,
+        lastTime == time
+      {
+        pending.removeLast()
+        held.append(contentsOf: prefix)
+        pending.append(.bytes(held, frame: frame, time: time))
+      } else {
+        pending.append(.bytes(Array(prefix), frame: frame, time: time))
+      }
+    }
+    let skipped = bytes.count - kept
+    guard skipped > 0 else { return }
+    if pendingOverflowed, case .gap(let gapFrame, let gapTime, let earlier)? = pending.last {
+      pending[pending.count - 1] = .gap(frame: gapFrame, time: gapTime, skipped: earlier + skipped)
+    } else {
+      client.report(
+        "early-data-too-large",
+        "the client sent more than \(limits.maxMessageBytes) bytes before the server answered; the rest is not kept",
+        at: .init(offset: client.streamEnd + pendingStreamBytes, frame: frame, time: time), emit: emit)
+      pending.append(.gap(frame: frame, time: time, skipped: skipped))
+      pendingOverflowed = true
+    }
+    pendingStreamBytes += skipped
+  }
+
   mutating func replayPendingIfUpgraded(emit: (WebSocketEvent) -> Void) {
     guard clientPhase == .frames, !pending.isEmpty else { return }
     let held = pending
     pending.removeAll()
     pendingBytes = 0
+    pendingStreamBytes = 0
+    pendingOverflowed = false
     for item in held {
       switch item {
       case .bytes(let bytes, let frame, let time):
         bytes.withUnsafeBytes { client.feed($0, frame: frame, time: time, emit: emit) }
-      case .gap(let frame, let time):
+      case .gap(let frame, let time, let skipped):
         client.gap(frame: frame, time: time, emit: emit)
+        client.streamEnd += skipped
       }
     }
   }
@@ -262,8 +287,11 @@ public struct WebSocketStream: Sendable {
     rejected = true
     serverPhase = .ignored
     if clientPhase != .request { clientPhase = .ignored }
+    client.streamEnd += pendingStreamBytes
     pending.removeAll()
     pendingBytes = 0
+    pendingStreamBytes = 0
+    pendingOverflowed = false
   }
 
   mutating func upgrade(
