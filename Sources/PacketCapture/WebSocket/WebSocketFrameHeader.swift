@@ -33,7 +33,7 @@ struct WebSocketFrameHeader: Sendable, Hashable {
     }
   }
 
-  /// How many header bytes a header starting with `first2` occupies.
+  /// How many header bytes a header whose second byte is `byte1` occupies.
   static func length(byte1: UInt8) -> Int {
     let ext =
       switch byte1 & 0x7F {

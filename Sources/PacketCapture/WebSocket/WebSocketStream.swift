@@ -5,7 +5,9 @@
 /// the HTTP/1.1 Upgrade handshake, then frames in both directions, and emits
 /// events: the handshake, whole messages (defragmented, unmasked, inflated),
 /// control frames, and protocol violations. Pure parsing state: no I/O, and
-/// nothing it holds grows past `limits`.
+/// nothing it holds grows past `limits`. Events depend only on each
+/// direction's bytes, never on how they were chunked; client bytes sent
+/// before the server's answer wait for it (up to `maxMessageBytes`).
 public struct WebSocketStream: Sendable {
   public let limits: WebSocketLimits
   /// The client's Upgrade request, once seen.
@@ -83,7 +85,11 @@ public struct WebSocketStream: Sendable {
 
   /// Bytes were lost in this direction: drop partial state; with context
   /// takeover the deflate history is lost too (and the stream says so);
-  /// resynchronise on the next frame header that parses plausibly.
+  /// resynchronise on the next frame header that parses plausibly. A header
+  /// is believed once the three headers after it are plausible too (or 64 KiB
+  /// later, or at `finish`), so frames right after a gap come out a little late.
+  /// Lost handshake bytes: a lost request leaves path and deviceId unknown; a
+  /// lost response is taken as a 101 (with permessage-deflate if it was offered).
   public mutating func gap(
     direction: WebSocketDirection, frame: Int, time: Double, emit: (WebSocketEvent) -> Void
   ) {
@@ -127,7 +133,8 @@ public struct WebSocketStream: Sendable {
   }
 
   /// The stream ended in this direction (FIN or RST, or the capture ended):
-  /// reports an unfinished handshake, message or frame.
+  /// decides frames still waiting after a gap, and reports an unfinished
+  /// handshake, message or frame. Call it once per direction.
   public mutating func finish(
     direction: WebSocketDirection, frame: Int, time: Double, emit: (WebSocketEvent) -> Void
   ) {
