@@ -169,20 +169,80 @@ import Testing
     #expect(count == 2)
   }
 
-  @Test func mixedLinkTypesAreExplained() throws {
+  static let rawUDP = Packets.ipv4(protocol: 17, payload: Packets.udp(payload: "raw".bytes))
+  static let dns = Packets.ethernet(
+    type: 0x0800, Packets.ipv4(protocol: 17, payload: Packets.udp(destinationPort: 53, payload: [1])))
+
+  /// Ethernet, then raw IP on a second interface, then Ethernet again (the
+  /// last in a simple packet block), with nanosecond stamps on the second interface.
+  static func mixedFile() throws -> String {
+    var file = PcapngBuilder()
+    file.interface(linkType: 1)
+    file.packet(interface: 0, PcapFileReaderTests.udpFrame, stamp: 1_700_000_000_000_000)
+    file.nameResolution()
+    file.interface(linkType: 101, nanoseconds: true)
+    file.packet(interface: 1, rawUDP, stamp: 1_700_000_001_500_000_000)
+    file.packet(interface: 0, dns)
+    file.packet(interface: 0, PcapFileReaderTests.udpFrame)
+    file.simplePacket(PcapFileReaderTests.udpFrame)
+    return try TemporaryFile.write(file.bytes, suffix: ".pcapng")
+  }
+
+  @Test func mixedLinkTypesAreReadByTheFallback() throws {
+    let reader = try PcapFileReader(path: try Self.mixedFile())
+    let decoder = PacketDecoder()
+    var records: [(frame: Int, link: Int32, time: Double)] = []
+    var payloads: [[UInt8]] = []
+    let end = reader.read { record in
+      records.append((record.frame, record.linkType, record.time))
+      decoder.decode(record) { event in
+        if case .datagram(_, _, _, _, let payload, _) = event { payloads.append(Array(payload)) }
+      }
+    }
+    #expect(end == .endOfFile)
+    #expect(records.map(\.frame) == [1, 2, 3, 4, 5])
+    // LINKTYPE_RAW is reported as DLT_RAW (12 on Linux), as libpcap reports it.
+    #expect(records.map(\.link) == [1, 12, 1, 1, 1])
+    #expect(records.first?.time == 1_700_000_000)
+    #expect(records.dropFirst().first?.time == 1_700_000_001.5)
+    #expect(payloads == ["hi".bytes, "raw".bytes, [1], "hi".bytes, "hi".bytes])
+  }
+
+  @Test func filterAppliesPerLinkTypeInTheFallback() throws {
+    let reader = try PcapFileReader(path: try Self.mixedFile())
+    try reader.setFilter("udp port 5005")
+    var frames: [Int] = []
+    #expect(reader.read { frames.append($0.frame) } == .endOfFile)
+    #expect(frames == [1, 2, 4, 5])
+  }
+
+  @Test func simplePacketBlocks() throws {
+    var file = PcapngBuilder()
+    file.interface(linkType: 1)
+    file.simplePacket(PcapFileReaderTests.udpFrame)
+    let reader = try PcapFileReader(path: try TemporaryFile.write(file.bytes, suffix: ".pcapng"))
+    var data: [[UInt8]] = []
+    #expect(reader.read { data.append(Array($0.data)) } == .endOfFile)
+    #expect(data == [PcapFileReaderTests.udpFrame])
+  }
+
+  @Test func damageInTheFallbackNamesTheRecord() throws {
     var file = PcapngBuilder()
     file.interface(linkType: 1)
     file.packet(interface: 0, PcapFileReaderTests.udpFrame)
     file.interface(linkType: 101)
-    file.packet(interface: 1, Packets.ipv4(protocol: 17, payload: Packets.udp(payload: [])))
-    let reader = try PcapFileReader(path: try TemporaryFile.write(file.bytes, suffix: ".pcapng"))
+    file.packet(interface: 1, Self.rawUDP)
+    var bytes = file.bytes
+    bytes.removeLast(6)
+    let reader = try PcapFileReader(path: try TemporaryFile.write(bytes, suffix: ".pcapng"))
     var count = 0
     let end = reader.read { _ in count += 1 }
     #expect(count == 1)
-    guard case .damaged(1, _, let reason) = end else {
-      Issue.record("expected damage after frame 1, got \(end)")
+    guard case .damaged(1, let offset, let reason) = end else {
+      Issue.record("expected damage after record 1, got \(end)")
       return
     }
-    #expect(reason.hasPrefix("this pcapng file has interfaces with different link types"))
+    #expect(offset == bytes.count)
+    #expect(reason.contains("truncated pcapng block"))
   }
 }

@@ -70,16 +70,28 @@ struct PcapngBuilder {
     block(type: 0x0A0D_0D0A, body: le32(0x1A2B_3C4D) + le16(1) + le16(0) + [UInt8](repeating: 0xFF, count: 8))
   }
 
-  mutating func interface(linkType: UInt16) {
-    block(type: 1, body: le16(linkType) + le16(0) + le32(65_535))
+  /// `nanoseconds` adds the if_tsresol option (code 9) with value 9.
+  mutating func interface(linkType: UInt16, nanoseconds: Bool = false) {
+    let options: [UInt8] = nanoseconds ? le16(9) + le16(1) + [9, 0, 0, 0] + le16(0) + le16(0) : []
+    block(type: 1, body: le16(linkType) + le16(0) + le32(65_535) + options)
   }
 
-  mutating func packet(interface: UInt32, _ data: [UInt8]) {
+  mutating func packet(interface: UInt32, _ data: [UInt8], stamp: UInt64 = 0) {
     let padded = data + [UInt8](repeating: 0, count: (4 - data.count % 4) % 4)
-    block(
-      type: 6,
-      body: le32(interface) + le32(0) + le32(0) + le32(UInt32(data.count)) + le32(UInt32(data.count)) + padded
-    )
+    let stampFields = le32(UInt32(stamp >> 32)) + le32(UInt32(stamp & 0xFFFF_FFFF))
+    let lengths = le32(UInt32(data.count)) + le32(UInt32(data.count))
+    block(type: 6, body: le32(interface) + stampFields + lengths + padded)
+  }
+
+  /// A simple packet block: interface 0, no timestamp.
+  mutating func simplePacket(_ data: [UInt8]) {
+    let padded = data + [UInt8](repeating: 0, count: (4 - data.count % 4) % 4)
+    block(type: 3, body: le32(UInt32(data.count)) + padded)
+  }
+
+  /// A block pktbench has no use for (an empty name resolution block), to be skipped.
+  mutating func nameResolution() {
+    block(type: 4, body: le16(0) + le16(0))
   }
 
   private mutating func block(type: UInt32, body: [UInt8]) {
