@@ -164,6 +164,35 @@ import Testing
     #expect(events.stream(.clientToServer) == "oldnew".bytes)
   }
 
+  @Test func portReuseAfterAMidStreamConnection() {
+    let events = decodeAll(
+      [
+        Self.packet(fromClient: false, sequence: 5000, payload: "mid".bytes),
+        Self.packet(sequence: 100, flags: Packets.syn),
+        Self.packet(sequence: 101, payload: "new".bytes),
+      ], linkType: 228)
+    #expect(
+      events == [
+        .opened(client: "10.0.0.2:8000", server: "10.0.0.1:40000", frame: 1),
+        .data(.clientToServer, frame: 1, bytes: "mid".bytes),
+        .closed(frame: 2, reason: "port reuse"),
+        .opened(client: "10.0.0.1:40000", server: "10.0.0.2:8000", frame: 2),
+        .data(.clientToServer, frame: 3, bytes: "new".bytes),
+        .closed(frame: 3, reason: "end of capture"),
+      ])
+  }
+
+  @Test func retransmittedSYNIsTheSameConnection() {
+    let events = decodeAll(
+      [
+        Self.packet(sequence: 100, flags: Packets.syn),
+        Self.packet(sequence: 100, flags: Packets.syn),
+        Self.packet(sequence: 101, payload: "abc".bytes),
+      ], linkType: 228)
+    #expect(events.filter { if case .opened = $0 { true } else { false } }.count == 1)
+    #expect(events.stream(.clientToServer) == "abc".bytes)
+  }
+
   @Test func damagedTCPHeader() {
     var segment = Packets.tcp(sequence: 1, payload: "x".bytes)
     segment[12] = 0x20  // data offset 8 bytes

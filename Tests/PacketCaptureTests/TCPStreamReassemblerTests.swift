@@ -238,3 +238,38 @@ struct Reassembled {
     #expect(delivered > 0)
   }
 }
+
+/// Segments that contradict an earlier FIN must not trap or leak past it.
+@Suite struct TCPStreamReassemblerFINTests {
+  @Test func dataBeyondAnEarlierFINIsIgnored() {
+    var reassembler = TCPStreamReassembler()
+    var delivered: [UInt8] = []
+    var gaps: [Int] = []
+    let output = { (item: TCPStreamReassembler.Output) in
+      switch item {
+      case .data(let bytes, _, _): delivered += bytes
+      case .gap(let missing, _, _): gaps.append(missing)
+      }
+    }
+    let empty = UnsafeRawBufferPointer(start: nil, count: 0)
+    reassembler.segment(sequence: 0, syn: true, payload: empty, frame: 1, time: 0, output)
+    // Buffered beyond a hole, then a FIN before its end, then data after the FIN.
+    Array("late bytes".utf8).withUnsafeBytes {
+      reassembler.segment(sequence: 11, payload: $0, frame: 2, time: 0, output)
+    }
+    Array("ab".utf8).withUnsafeBytes {
+      reassembler.segment(sequence: 6, fin: true, payload: $0, frame: 3, time: 0, output)
+    }
+    Array("after".utf8).withUnsafeBytes {
+      reassembler.segment(sequence: 30, payload: $0, frame: 4, time: 0, output)
+    }
+    Array("hello".utf8).withUnsafeBytes {
+      reassembler.segment(sequence: 1, payload: $0, frame: 5, time: 0, output)
+    }
+    reassembler.flush(output)
+    #expect(delivered == Array("helloab".utf8))
+    #expect(gaps.isEmpty)
+    #expect(reassembler.isFinished)
+    #expect(reassembler.bufferedBytes == 0)
+  }
+}

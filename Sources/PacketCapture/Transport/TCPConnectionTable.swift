@@ -64,9 +64,12 @@ final class TCPConnectionTable {
         // A fresh SYN on a closed pair of ports is a new connection.
         connections[key] = nil
         connection = nil
-      } else if segment.isSYN, !segment.isACK, existing.id.client == source,
-        let initial = existing.clientToServer.initialSequence, initial != segment.sequence
+      } else if segment.isSYN, !segment.isACK,
+        (existing.id.client == source ? existing.clientToServer : existing.serverToClient)
+          .initialSequence != segment.sequence
       {
+        // A SYN that is not a retransmission of this connection's own SYN
+        // starts a new connection on the same ports (the old close was missed).
         close(existing, reason: "port reuse", frame: frame, time: time, emit)
         connections[key] = nil
         connection = nil

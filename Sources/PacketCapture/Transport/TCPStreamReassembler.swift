@@ -79,9 +79,11 @@ public struct TCPStreamReassembler: Sendable {
       finPosition = end
       finFrame = frame
       finTime = time
+      discardBuffered(from: end)
     }
     if let finPosition { end = min(end, finPosition) }  // nothing follows a FIN
-    guard end > position else { return }
+    // Already delivered, or (past a FIN) nothing left of it.
+    guard end > position, end > start else { return }
     if start <= position {
       let skip = Int(position - start)
       let count = Int(end - start)
@@ -152,6 +154,22 @@ public struct TCPStreamReassembler: Sendable {
     }
     // One shift for the whole run rather than one per segment.
     pending.removeFirst(used)
+  }
+
+  /// Drops buffered bytes at or after `limit` (a FIN's position): a sender
+  /// sends nothing after its FIN, so they are not part of the stream.
+  private mutating func discardBuffered(from limit: Int64) {
+    while let last = pending.last, last.end > limit {
+      pending.removeLast()
+      bufferedBytes -= last.bytes.count + Self.segmentOverhead
+      if last.start < limit {
+        var kept = last
+        kept.bytes.removeLast(Int(last.end - limit))
+        pending.append(kept)
+        bufferedBytes += kept.bytes.count + Self.segmentOverhead
+        return
+      }
+    }
   }
 
   /// Keeps the parts of a future segment no buffered segment covers yet.
