@@ -1,0 +1,217 @@
+import CPcap
+
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Darwin)
+  import Darwin
+#endif
+
+/// Reads a pcap or pcapng file record by record through libpcap, streaming:
+/// only the current record is in memory.
+///
+/// libpcap refuses pcapng files whose interfaces have different link types;
+/// for those (when the input is a file, not a pipe) reading continues with
+/// `PcapngFallbackReader`, and each record carries its own link type.
+public final class PcapFileReader {
+  /// The path given, or "-" for standard input.
+  public let path: String
+  private let handle: OpaquePointer
+  private var filter: UnsafeMutablePointer<bpf_program>?
+  private var filterExpression: String?
+  private var fallback: PcapngFallbackReader?
+  /// Filters compiled per link type for the fallback reader; nil where the
+  /// expression does not compile for that link type (nothing matches).
+  private var fallbackFilters: [Int32: UnsafeMutablePointer<bpf_program>?] = [:]
+  private let nanosecondStamps: Bool
+  /// Records read so far, including those a filter skipped.
+  public private(set) var recordsRead = 0
+  private var stopRequested = false
+  /// True when the last `read` ended because `stop()` was called.
+  public private(set) var wasStopped = false
+
+  /// Opens `path` ("-" for standard input). Fails with one line that says
+  /// what is wrong: missing file, permission, not a capture file.
+  public init(path: String) throws(CaptureError) {
+    self.path = path
+    var errorBuffer = [CChar](repeating: 0, count: Int(PCAP_ERRBUF_SIZE) + 1)
+    let precision = UInt32(PCAP_TSTAMP_PRECISION_NANO)
+    let opened: OpaquePointer?
+    if path == "-" {
+      // fdopen rather than the C `stdin` global, which Swift 6 treats as shared mutable state.
+      guard let input = fdopen(0, "rb") else {
+        throw CaptureError("cannot read standard input")
+      }
+      opened = pcap_fopen_offline_with_tstamp_precision(input, precision, &errorBuffer)
+      if opened == nil {
+        throw CaptureError("cannot read standard input: \(string(fromCBuffer: errorBuffer))")
+      }
+    } else {
+      opened = pcap_open_offline_with_tstamp_precision(path, precision, &errorBuffer)
+    }
+    guard let opened else {
+      throw CaptureFileCheck.openFailure(
+        path: path, libpcapMessage: string(fromCBuffer: errorBuffer))
+    }
+    handle = opened
+    nanosecondStamps = pcap_get_tstamp_precision(opened) == Int32(PCAP_TSTAMP_PRECISION_NANO)
+  }
+
+  deinit {
+    Self.free(filter)
+    for program in fallbackFilters.values { Self.free(program) }
+    pcap_close(handle)
+  }
+
+  private static func free(_ program: UnsafeMutablePointer<bpf_program>?) {
+    guard let program else { return }
+    pcap_freecode(program)
+    program.deallocate()
+  }
+
+  /// The file's link type as libpcap reports it (a DLT_ value: LINKTYPE_RAW
+  /// files report 12 on Linux, 14 on OpenBSD).
+  public var linkType: Int32 { pcap_datalink(handle) }
+
+  public var snapshotLength: Int32 { pcap_snapshot(handle) }
+
+  /// Compiles a BPF expression for this file's link type; later reads skip
+  /// records it rejects (they still count in frame numbers).
+  public func setFilter(_ bpf: String) throws(CaptureError) {
+    let program = UnsafeMutablePointer<bpf_program>.allocate(capacity: 1)
+    program.initialize(to: bpf_program())
+    guard pcap_compile(handle, program, bpf, 1, PCAP_NETMASK_UNKNOWN) == 0 else {
+      let message = String(cString: pcap_geterr(handle))
+      program.deallocate()
+      throw CaptureError("invalid filter '\(bpf)': \(message)")
+    }
+    Self.free(filter)
+    filter = program
+    filterExpression = bpf
+    for program in fallbackFilters.values { Self.free(program) }
+    fallbackFilters = [:]
+  }
+
+  /// Makes a `read` in progress return after the current record.
+  public func stop() {
+    stopRequested = true
+  }
+
+  /// Calls `body` for each record (that passes the filter) and returns how
+  /// reading ended. A second call continues where the first stopped.
+  public func read(_ body: (CaptureRecord) -> Void) -> ReadEnd {
+    let link = linkType
+    let divisor = nanosecondStamps ? 1e9 : 1e6
+    var header: UnsafeMutablePointer<pcap_pkthdr>?
+    var bytes: UnsafePointer<UInt8>?
+    stopRequested = false
+    wasStopped = false
+    if let fallback { return readFallback(fallback, skipping: 0, body) }
+    while !stopRequested {
+      let status = pcap_next_ex(handle, &header, &bytes)
+      switch status {
+      case 1:
+        recordsRead += 1
+        guard let header, let bytes else { continue }
+        if let filter, pcap_offline_filter(filter, header, bytes) == 0 { continue }
+        let stamp = header.pointee.ts
+        let captured = Int(header.pointee.caplen)
+        body(
+          CaptureRecord(
+            frame: recordsRead, time: Double(stamp.tv_sec) + Double(stamp.tv_usec) / divisor,
+            linkType: link, capturedLength: captured, originalLength: Int(header.pointee.len),
+            data: UnsafeRawBufferPointer(start: bytes, count: captured)))
+      case 0:
+        // Only live captures time out; an offline read never returns 0.
+        continue
+      case PCAP_ERROR_BREAK:
+        return .endOfFile
+      default:
+        let message = String(cString: pcap_geterr(handle))
+        if Self.isMixedLinkTypes(message), path != "-", let reader = PcapngFallbackReader(path: path) {
+          fallback = reader
+          // libpcap has delivered the records before the second interface; skip those.
+          return readFallback(reader, skipping: recordsRead, body)
+        }
+        return .damaged(afterFrame: recordsRead, byteOffset: fileOffset(), reason: Self.explain(message))
+      }
+    }
+    wasStopped = true
+    return .endOfFile
+  }
+
+  private func readFallback(
+    _ reader: PcapngFallbackReader, skipping: Int, _ body: (CaptureRecord) -> Void
+  ) -> ReadEnd {
+    var skip = skipping
+    while !stopRequested {
+      switch reader.next() {
+      case .endOfFile:
+        return .endOfFile
+      case .damaged(let offset, let reason):
+        return .damaged(afterFrame: recordsRead, byteOffset: offset, reason: reason)
+      case .record(let link, let time, let captured, let original, let range):
+        if skip > 0 {
+          skip -= 1
+          continue
+        }
+        recordsRead += 1
+        let frame = recordsRead
+        let program = fallbackFilter(for: link)
+        reader.block.withUnsafeBytes { block in
+          let data = UnsafeRawBufferPointer(rebasing: block[range])
+          if filterExpression != nil {
+            guard let program, let base = data.baseAddress else { return }
+            var header = pcap_pkthdr()
+            header.caplen = UInt32(captured)
+            header.len = UInt32(original)
+            let start = base.assumingMemoryBound(to: UInt8.self)
+            guard pcap_offline_filter(program, &header, start) != 0 else { return }
+          }
+          body(
+            CaptureRecord(
+              frame: frame, time: time, linkType: link, capturedLength: captured, originalLength: original,
+              data: data))
+        }
+      }
+    }
+    wasStopped = true
+    return .endOfFile
+  }
+
+  /// The filter expression compiled for one link type, for the fallback reader.
+  private func fallbackFilter(for linkType: Int32) -> UnsafeMutablePointer<bpf_program>? {
+    guard let filterExpression else { return nil }
+    if let cached = fallbackFilters[linkType] { return cached }
+    var compiled: UnsafeMutablePointer<bpf_program>?
+    if let dead = pcap_open_dead(linkType, 262_144) {
+      let program = UnsafeMutablePointer<bpf_program>.allocate(capacity: 1)
+      program.initialize(to: bpf_program())
+      if pcap_compile(dead, program, filterExpression, 1, PCAP_NETMASK_UNKNOWN) == 0 {
+        compiled = program
+      } else {
+        program.deallocate()
+      }
+      pcap_close(dead)
+    }
+    fallbackFilters[linkType] = compiled
+    return compiled
+  }
+
+  private func fileOffset() -> Int? {
+    guard let file = pcap_file(handle) else { return nil }
+    let offset = ftell(file)
+    return offset >= 0 ? Int(offset) : nil
+  }
+
+  /// libpcap reads a pcapng file only while every interface has the first
+  /// one's link type; say so plainly, since the file itself is not damaged.
+  static func isMixedLinkTypes(_ message: String) -> Bool {
+    message.contains("different from the type of the first interface")
+  }
+
+  static func explain(_ message: String) -> String {
+    guard isMixedLinkTypes(message) else { return message }
+    return "this pcapng file has interfaces with different link types, which libpcap cannot read; "
+      + "pktbench reads such files itself, but only from a path, not from a pipe (libpcap: \(message))"
+  }
+}

@@ -1,0 +1,236 @@
+/// Both directions of one TCP connection.
+final class TCPConnection {
+  let id: TCPConnectionID
+  /// Creation order, so sweeps and evictions run in a reproducible order.
+  let serial: Int
+  var clientToServer: TCPStreamReassembler
+  var serverToClient: TCPStreamReassembler
+  var lastFrame: Int
+  var lastTime: Double
+  /// Closed connections stay as tombstones until idle, so the last ACKs and
+  /// retransmissions after a close do not open a new mid-stream connection.
+  var isClosed = false
+
+  init(id: TCPConnectionID, serial: Int, frame: Int, time: Double, maxBufferedBytes: Int) {
+    self.id = id
+    self.serial = serial
+    clientToServer = TCPStreamReassembler(maxBufferedBytes: maxBufferedBytes)
+    serverToClient = TCPStreamReassembler(maxBufferedBytes: maxBufferedBytes)
+    lastFrame = frame
+    lastTime = time
+  }
+
+  var bufferedBytes: Int { clientToServer.bufferedBytes + serverToClient.bufferedBytes }
+}
+
+/// The connections being reassembled, keyed by their unordered endpoint pair.
+/// Bounded in count (the longest idle go first) and in buffered bytes overall.
+final class TCPConnectionTable {
+  private struct Key: Hashable {
+    var low: Endpoint
+    var high: Endpoint
+
+    init(_ a: Endpoint, _ b: Endpoint) {
+      (low, high) = a < b ? (a, b) : (b, a)
+    }
+  }
+
+  private var connections: [Key: TCPConnection] = [:]
+  private var serial = 0
+  private let limits: CaptureLimits
+  /// Out-of-order bytes held over all connections.
+  private(set) var bufferedBytes = 0
+  private var lastSweep = -Double.infinity
+
+  init(limits: CaptureLimits) {
+    self.limits = limits
+  }
+
+  /// Connections open now (tombstones excluded).
+  var openCount: Int { connections.values.reduce(0) { $0 + ($1.isClosed ? 0 : 1) } }
+  var count: Int { connections.count }
+
+  func segment(
+    _ segment: TCPSegment, source: Endpoint, destination: Endpoint, frame: Int, time: Double,
+    _ emit: (TransportEvent) -> Void
+  ) {
+    let key = Key(source, destination)
+    var connection = connections[key]
+    if let existing = connection {
+      if existing.isClosed {
+        existing.lastFrame = frame
+        existing.lastTime = time
+        guard segment.isSYN, !segment.isACK else { return }
+        // A fresh SYN on a closed pair of ports is a new connection.
+        connections[key] = nil
+        connection = nil
+      } else if segment.isSYN, !segment.isACK,
+        (existing.id.client == source ? existing.clientToServer : existing.serverToClient)
+          .initialSequence != segment.sequence
+      {
+        // A SYN that is not a retransmission of this connection's own SYN
+        // starts a new connection on the same ports (the old close was missed).
+        close(existing, reason: "port reuse", frame: frame, time: time, emit)
+        connections[key] = nil
+        connection = nil
+      }
+    }
+    guard let connection = connection ?? open(segment, source, destination, key, frame, time, emit)
+    else { return }
+    connection.lastFrame = frame
+    connection.lastTime = time
+    let direction: StreamDirection = connection.id.client == source ? .clientToServer : .serverToClient
+    if segment.isRST {
+      close(connection, reason: "rst", frame: frame, time: time, emit)
+      return
+    }
+    feed(connection, direction, .segment(segment, frame: frame, time: time), emit)
+    if connection.clientToServer.isFinished, connection.serverToClient.isFinished {
+      close(connection, reason: "fin", frame: frame, time: time, emit)
+    }
+    enforceTotal(preferring: connection, direction, emit)
+  }
+
+  /// Closes connections idle longer than the timeout and forgets old
+  /// tombstones; cheap to call per record (it scans at most once a second).
+  func sweep(now: Double, _ emit: (TransportEvent) -> Void) {
+    guard now - lastSweep >= min(1, limits.idleTimeout) else { return }
+    lastSweep = now
+    let idle = connections.filter { now - $0.value.lastTime > limits.idleTimeout }
+    for (key, connection) in idle.sorted(by: { $0.value.serial < $1.value.serial }) {
+      if !connection.isClosed {
+        close(connection, reason: "idle", frame: connection.lastFrame, time: connection.lastTime, emit)
+      }
+      connections[key] = nil
+    }
+  }
+
+  /// End of capture: reports remaining gaps and closes everything.
+  func closeAll(_ emit: (TransportEvent) -> Void) {
+    for connection in connections.values.sorted(by: { $0.serial < $1.serial }) where !connection.isClosed {
+      close(
+        connection, reason: "end of capture", frame: connection.lastFrame, time: connection.lastTime, emit)
+    }
+    connections.removeAll()
+  }
+
+  private func open(
+    _ segment: TCPSegment, _ source: Endpoint, _ destination: Endpoint, _ key: Key, _ frame: Int,
+    _ time: Double, _ emit: (TransportEvent) -> Void
+  ) -> TCPConnection? {
+    // Pure ACKs and resets say nothing about a stream we never saw start.
+    guard segment.isSYN || (!segment.payload.isEmpty && !segment.isRST) else { return nil }
+    if connections.count >= max(1, limits.maxConnections) { evict(emit) }
+    // The SYN-ACK comes from the server; otherwise the sender is taken as the client.
+    let id =
+      segment.isSYN && segment.isACK
+      ? TCPConnectionID(client: destination, server: source)
+      : TCPConnectionID(client: source, server: destination)
+    serial += 1
+    let connection = TCPConnection(
+      id: id, serial: serial, frame: frame, time: time,
+      maxBufferedBytes: limits.maxBufferedBytesPerDirection)
+    connections[key] = connection
+    emit(.streamOpened(id, frame: frame, time: time))
+    return connection
+  }
+
+  /// Makes room: drops tombstones and closes the longest-idle connections,
+  /// an eighth of the table at a time so a flood of new connections does not
+  /// rescan the table for each one.
+  private func evict(_ emit: (TransportEvent) -> Void) {
+    let victims = connections.sorted { a, b in
+      if a.value.isClosed != b.value.isClosed { return a.value.isClosed }
+      if a.value.lastTime != b.value.lastTime { return a.value.lastTime < b.value.lastTime }
+      return a.value.serial < b.value.serial
+    }.prefix(max(1, connections.count / 8))
+    for (key, connection) in victims {
+      if !connection.isClosed {
+        close(connection, reason: "evicted", frame: connection.lastFrame, time: connection.lastTime, emit)
+      }
+      connections[key] = nil
+    }
+  }
+
+  private func close(
+    _ connection: TCPConnection, reason: String, frame: Int, time: Double, _ emit: (TransportEvent) -> Void
+  ) {
+    feed(connection, .clientToServer, .flush, emit)
+    feed(connection, .serverToClient, .flush, emit)
+    connection.isClosed = true
+    emit(.streamClosed(connection.id, frame: frame, time: time, reason: reason))
+  }
+
+  private enum Operation {
+    case segment(TCPSegment, frame: Int, time: Double)
+    case skipGap
+    case flush
+  }
+
+  /// Runs one operation on one direction's reassembler, turning its output
+  /// into events and keeping the table's byte count in step. Returns false
+  /// for a `skipGap` that found nothing buffered.
+  @discardableResult
+  private func feed(
+    _ connection: TCPConnection, _ direction: StreamDirection, _ operation: Operation,
+    _ emit: (TransportEvent) -> Void
+  ) -> Bool {
+    let id = connection.id
+    let before = connection.bufferedBytes
+    let output = { (item: TCPStreamReassembler.Output) in
+      switch item {
+      case .data(let bytes, let frame, let time):
+        emit(.streamData(id, direction, frame: frame, time: time, bytes: bytes))
+      case .gap(let missing, let frame, let time):
+        emit(.streamGap(id, direction, frame: frame, time: time, missingBytes: missing))
+      }
+    }
+    var stream =
+      direction == .clientToServer ? connection.clientToServer : connection.serverToClient
+    // Leave an empty stream behind while working so the buffers are not copied.
+    if direction == .clientToServer {
+      connection.clientToServer = TCPStreamReassembler(maxBufferedBytes: 0)
+    } else {
+      connection.serverToClient = TCPStreamReassembler(maxBufferedBytes: 0)
+    }
+    var progressed = true
+    switch operation {
+    case .segment(let segment, let frame, let time):
+      stream.segment(
+        sequence: segment.sequence, syn: segment.isSYN, fin: segment.isFIN, payload: segment.payload,
+        frame: frame, time: time, output)
+    case .skipGap:
+      progressed = stream.skipGap(output)
+    case .flush:
+      stream.flush(output)
+    }
+    if direction == .clientToServer {
+      connection.clientToServer = stream
+    } else {
+      connection.serverToClient = stream
+    }
+    bufferedBytes += connection.bufferedBytes - before
+    return progressed
+  }
+
+  /// Over the overall bound, gives up on holes: first in the stream that
+  /// just grew, then in whichever holds the most.
+  private func enforceTotal(
+    preferring connection: TCPConnection, _ direction: StreamDirection, _ emit: (TransportEvent) -> Void
+  ) {
+    var progressed = true
+    while bufferedBytes > limits.maxBufferedBytesTotal, progressed {
+      progressed = false
+      progressed = feed(connection, direction, .skipGap, emit)
+      if progressed { continue }
+      let fullest = connections.values.max { a, b in
+        a.bufferedBytes != b.bufferedBytes ? a.bufferedBytes < b.bufferedBytes : a.serial > b.serial
+      }
+      guard let fullest, fullest.bufferedBytes > 0 else { break }
+      let side: StreamDirection =
+        fullest.clientToServer.bufferedBytes >= fullest.serverToClient.bufferedBytes
+        ? .clientToServer : .serverToClient
+      progressed = feed(fullest, side, .skipGap, emit)
+    }
+  }
+}

@@ -1,0 +1,32 @@
+/// A TCP header (RFC 9293) and the payload after its options.
+struct TCPSegment {
+  var sourcePort: UInt16
+  var destinationPort: UInt16
+  var sequence: UInt32
+  var flags: UInt8
+  var payload: UnsafeRawBufferPointer
+
+  static let protocolNumber: UInt8 = 6
+  static let fin: UInt8 = 0x01
+  static let syn: UInt8 = 0x02
+  static let rst: UInt8 = 0x04
+  static let ack: UInt8 = 0x10
+
+  var isSYN: Bool { flags & Self.syn != 0 }
+  var isFIN: Bool { flags & Self.fin != 0 }
+  var isRST: Bool { flags & Self.rst != 0 }
+  var isACK: Bool { flags & Self.ack != 0 }
+
+  static func parse(_ input: LayerInput) throws(LayerFailure) -> TCPSegment {
+    try input.require(20, at: 0, for: "TCP header", layer: "tcp")
+    let dataOffset = Int(input.uInt8(12) >> 4) * 4
+    guard dataOffset >= 20 else {
+      throw input.damaged(
+        "tcp", at: 12, "TCP data offset \(dataOffset) at \(input.position(12)); expected ≥ 20")
+    }
+    try input.require(dataOffset, at: 0, for: "TCP header with options", layer: "tcp")
+    return TCPSegment(
+      sourcePort: input.uInt16(0), destinationPort: input.uInt16(2), sequence: input.uInt32(4),
+      flags: input.uInt8(13), payload: UnsafeRawBufferPointer(rebasing: input.bytes[dataOffset...]))
+  }
+}
