@@ -69,7 +69,20 @@ import Testing
       if let inner = gotFields["payload"] as? [String: Any], got["codec"] as? String == "falconeye" {
         gotFields = inner
       }
-      let mismatch = Self.subsetMismatch(wantFields, gotFields, path: "")
+      var comparable = wantFields
+      // Derived facts the generator recorded about the JPEG: its size is in
+      // pktbench's imageData summary; its hash is not shown.
+      comparable["jpeg_sha256"] = nil
+      if let bytes = comparable.removeValue(forKey: "jpeg_bytes") as? Int {
+        let summary = gotFields["imageData"] as? String ?? ""
+        #expect(summary.hasPrefix("\(bytes) bytes"), "\(capture) frame \(frame ?? -1): \(summary)")
+      }
+      // The legacy text form's direction is a number on the wire; pktbench
+      // names it (PROTOCOLS.md §1b: 0 straight, 1 left, 2 right).
+      if want["message"] as? String == "legacy", let raw = comparable["direction"] as? Int {
+        comparable["direction"] = ["straight", "left", "right"][safe: raw] ?? "unknown(\(raw))"
+      }
+      let mismatch = Self.subsetMismatch(comparable, gotFields, path: "")
       #expect(mismatch == nil, "\(capture) frame \(frame ?? -1): \(mismatch ?? "")")
     }
   }
@@ -78,7 +91,9 @@ import Testing
   static func subsetMismatch(_ want: Any, _ got: Any?, path: String) -> String? {
     switch want {
     case let object as [String: Any]:
-      guard let gotObject = got as? [String: Any] else { return "\(path): expected an object, got \(got ?? "nothing")" }
+      guard let gotObject = got as? [String: Any] else {
+        return "\(path): expected an object, got \(got ?? "nothing")"
+      }
       for (key, value) in object {
         if let mismatch = subsetMismatch(value, gotObject[key], path: "\(path).\(key)") { return mismatch }
       }
@@ -92,7 +107,9 @@ import Testing
       }
       return nil
     case let number as NSNumber where !(want is String):
-      guard let gotNumber = got as? NSNumber else { return "\(path): expected \(number), got \(got ?? "nothing")" }
+      guard let gotNumber = got as? NSNumber else {
+        return "\(path): expected \(number), got \(got ?? "nothing")"
+      }
       let a = number.doubleValue
       let b = gotNumber.doubleValue
       return abs(a - b) <= 1e-9 * max(1, abs(a)) ? nil : "\(path): expected \(a), got \(b)"
@@ -104,4 +121,8 @@ import Testing
       return nil
     }
   }
+}
+
+extension Array {
+  subscript(safe index: Int) -> Element? { indices.contains(index) ? self[index] : nil }
 }

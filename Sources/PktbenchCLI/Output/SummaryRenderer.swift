@@ -17,7 +17,7 @@ enum SummaryRenderer {
     switch record.result {
     case .decoded(let frame):
       parts.append(style.codec(frame.codec) + " " + style.bold(frame.message))
-      let keys = keyFields(frame.fields)
+      let keys = keyFields(frame.fields, message: frame.message)
       if !keys.isEmpty { parts.append(keys) }
     case .failed(let codec, let error):
       let at = error.offset.map { " at offset \($0)" } ?? ""
@@ -40,9 +40,10 @@ enum SummaryRenderer {
   }
 
   /// Up to five leaf fields as `name=value`, skipping header bookkeeping.
-  static func keyFields(_ nodes: [DissectionNode]) -> String {
+  static func keyFields(_ nodes: [DissectionNode], message: String) -> String {
     var out: [String] = []
-    collect(nodes, into: &out, limit: 5)
+    var seen: Set<String> = ["type"]
+    collect(nodes, into: &out, seen: &seen, limit: 5)
     return out.joined(separator: " ")
   }
 
@@ -50,17 +51,22 @@ enum SummaryRenderer {
     "header", "version", "msg_type", "payload_len", "reserved", "magic", "source", "check",
   ]
 
-  private static func collect(_ nodes: [DissectionNode], into out: inout [String], limit: Int) {
+  private static func collect(
+    _ nodes: [DissectionNode], into out: inout [String], seen: inout Set<String>, limit: Int
+  ) {
     for node in nodes where out.count < limit {
       if skipped.contains(node.name) { continue }
+      // Inner fields come after an envelope's: show the inner ones, once.
+      if node.shape == .leaf, seen.contains(node.name) { continue }
       switch node.shape {
       case .leaf:
         var text = node.value.display
         if case .enumeration(let name, _) = node.value { text = name }
         if text.count > 40 { text = String(text.prefix(37)) + "…" }
+        seen.insert(node.name)
         out.append("\(node.name)=\(text)\(node.unit.map { ["%", "°"].contains($0) ? $0 : "" } ?? "")")
       case .object:
-        collect(node.children, into: &out, limit: limit)
+        collect(node.children, into: &out, seen: &seen, limit: limit)
       case .array:
         out.append("\(node.name)[\(node.children.count)]")
       }

@@ -1,0 +1,244 @@
+import PacketCapture
+import PacketKit
+
+/// Bytes → link/IP/transport layers → WebSocket → router → codec → sink.
+/// Data flows one way; nothing here knows what a Rallie frame is.
+final class CapturePipeline {
+  private let router: PayloadRouter
+  private let sink: MessageSink
+  private let decoder: PacketDecoder
+  private var websockets: [TCPConnectionID: WebSocketStream] = [:]
+  /// TCP connections that are not WebSocket (their data is probed per chunk).
+  private var plainStreams: Set<TCPConnectionID> = []
+  private let rules: [DecodeAsRule]
+  private(set) var stats = CaptureStats()
+
+  init(router: PayloadRouter, rules: [DecodeAsRule], sink: MessageSink) {
+    self.router = router
+    self.rules = rules
+    self.sink = sink
+    self.decoder = PacketDecoder()
+  }
+
+  func process(_ record: CaptureRecord) {
+    stats.record(frame: record.frame, time: record.time)
+    decoder.decode(record) { self.handle($0) }
+  }
+
+  func finish(readEnd: ReadEnd) {
+    decoder.finish { self.handle($0) }
+    if case .damaged(let afterFrame, let byteOffset, let reason) = readEnd {
+      let at = byteOffset.map { " at byte offset \($0)" } ?? ""
+      stats.stoppedEarly = "after record \(afterFrame)\(at): \(reason)"
+    }
+  }
+
+  // MARK: Events
+
+  private func handle(_ event: TransportEvent) {
+    switch event {
+    case .datagram(let frame, let time, let source, let destination, let payload, let diagnostics):
+      var record = DecodedRecord(
+        frame: frame, time: time, transport: "udp", source: source.description,
+        destination: destination.description, payloadLength: payload.count)
+      record.layerDiagnostics = diagnostics
+      decodePayload(
+        payload, carrier: .udp, sourcePort: source.port, destinationPort: destination.port,
+        into: &record)
+      deliver(record)
+    case .streamOpened:
+      break
+    case .streamData(let connection, let direction, let frame, let time, let bytes):
+      streamData(connection, direction, frame: frame, time: time, bytes: bytes)
+    case .streamGap(let connection, let direction, let frame, let time, let missingBytes):
+      if var stream = websockets[connection] {
+        stream.gap(direction: wsDirection(direction), frame: frame, time: time) { event in
+          self.websocketEvent(event, connection: connection)
+        }
+        websockets[connection] = stream
+      }
+      var record = endpoints(connection, direction, frame: frame, time: time, transport: "tcp")
+      record.event = ("tcp.gap", [.init("missing_bytes", .integer(Int64(missingBytes)))])
+      record.layerDiagnostics = [
+        .warning("tcp-gap", "\(missingBytes) bytes missing from the stream; resynchronised after them")
+      ]
+      deliver(record)
+    case .streamClosed(let connection, let frame, let time, _):
+      if var stream = websockets[connection] {
+        for direction in [WebSocketDirection.clientToServer, .serverToClient] {
+          stream.finish(direction: direction, frame: frame, time: time) { event in
+            self.websocketEvent(event, connection: connection)
+          }
+        }
+      }
+      websockets[connection] = nil
+      plainStreams.remove(connection)
+    case .undecoded(_, _, let reason):
+      stats.undecoded[reason, default: 0] += 1
+    case .damaged(let frame, let time, let layer, let offset, let text):
+      var record = DecodedRecord(frame: frame, time: time, transport: layer, payloadLength: 0)
+      record.layerError = DecodeError(code: "damaged-\(layer)", text: text, offset: offset)
+      deliver(record)
+    }
+  }
+
+  private func streamData(
+    _ connection: TCPConnectionID, _ direction: StreamDirection, frame: Int, time: Double,
+    bytes: UnsafeRawBufferPointer
+  ) {
+    if websockets[connection] == nil, !plainStreams.contains(connection) {
+      if direction == .clientToServer, WebSocketStream.looksLikeUpgradeRequest(bytes) {
+        websockets[connection] = WebSocketStream()
+      } else if rules.contains(where: {
+        $0.transport == .tcp && $0.codec == "falconeye" && $0.port == connection.server.port
+      }) {
+        // The capture started after the handshake: decode frames directly.
+        var stream = WebSocketStream()
+        stream.assumeUpgraded()
+        websockets[connection] = stream
+      } else {
+        plainStreams.insert(connection)
+      }
+    }
+    if var stream = websockets[connection] {
+      stream.feed(bytes, direction: wsDirection(direction), frame: frame, time: time) { event in
+        self.websocketEvent(event, connection: connection)
+      }
+      websockets[connection] = stream
+      return
+    }
+    var record = endpoints(connection, direction, frame: frame, time: time, transport: "tcp")
+    record.payloadLength = bytes.count
+    decodePayload(
+      bytes, carrier: .tcp, sourcePort: record.sourcePort, destinationPort: record.destinationPort,
+      into: &record)
+    deliver(record)
+  }
+
+  private func websocketEvent(_ event: WebSocketEvent, connection: TCPConnectionID) {
+    switch event {
+    case .handshakeRequest(let handshake, let frame, let time):
+      var record = endpoints(connection, .clientToServer, frame: frame, time: time, transport: "websocket")
+      var fields: [FieldValue.Member] = [.init("path", .string(handshake.path))]
+      if let deviceId = handshake.deviceId { fields.append(.init("deviceId", .string(deviceId))) }
+      if let extensions = handshake.requestedExtensions {
+        fields.append(.init("extensions", .string(extensions)))
+      }
+      record.event = ("ws.handshake", fields)
+      deliver(record)
+    case .handshakeResponse(let status, let extensions, let frame, let time):
+      var record = endpoints(connection, .serverToClient, frame: frame, time: time, transport: "websocket")
+      var fields: [FieldValue.Member] = [.init("status", .integer(Int64(status)))]
+      if let extensions { fields.append(.init("extensions", .string(extensions))) }
+      record.event = ("ws.accept", fields)
+      deliver(record)
+    case .message(let message):
+      let direction: StreamDirection =
+        message.direction == .clientToServer ? .clientToServer : .serverToClient
+      var record = endpoints(
+        connection, direction, frame: message.firstFrame, time: message.time, transport: "websocket")
+      record.payloadLength = message.payload.count
+      record.layerDiagnostics = message.diagnostics
+      record.extra = [
+        .init(
+          "ws",
+          .object([
+            .init("opcode", .string(message.isText ? "text" : "binary")),
+            .init("fragments", .integer(Int64(message.fragments))),
+            .init("compressed", .bool(message.wasCompressed)),
+            .init("last_frame", .integer(Int64(message.lastFrame))),
+          ]))
+      ]
+      message.payload.withUnsafeBytes { payload in
+        decodePayload(
+          payload, carrier: .websocket(path: websockets[connection]?.handshake?.path),
+          sourcePort: record.sourcePort, destinationPort: record.destinationPort, into: &record)
+      }
+      deliver(record)
+    case .control(let control, let direction, let frame, let time):
+      let streamDirection: StreamDirection = direction == .clientToServer ? .clientToServer : .serverToClient
+      var record = endpoints(connection, streamDirection, frame: frame, time: time, transport: "websocket")
+      let by = direction == .clientToServer ? "client" : "server"
+      switch control {
+      case .ping(let data):
+        record.event = ("ws.ping", [.init("bytes", .integer(Int64(data.count))), .init("by", .string(by))])
+      case .pong(let data):
+        record.event = ("ws.pong", [.init("bytes", .integer(Int64(data.count))), .init("by", .string(by))])
+      case .close(let code, let reason):
+        var fields: [FieldValue.Member] = [.init("by", .string(by))]
+        fields.append(.init("code", code.map { .integer(Int64($0)) } ?? .null))
+        if let code { fields.append(.init("meaning", .string(WebSocketCloseCode.meaning(code)))) }
+        fields.append(.init("reason", .string(reason)))
+        record.event = ("ws.close", fields)
+        if let code, code != 1000, code != 1001 {
+          record.layerDiagnostics = [
+            .warning("ws-close-\(code)", "\(by) closed with \(code) (\(WebSocketCloseCode.meaning(code)))")
+          ]
+        }
+      }
+      deliver(record)
+    case .error(let direction, let frame, let time, let code, let text):
+      let streamDirection: StreamDirection = direction == .clientToServer ? .clientToServer : .serverToClient
+      var record = endpoints(connection, streamDirection, frame: frame, time: time, transport: "websocket")
+      record.layerError = DecodeError(code: code, text: text)
+      deliver(record)
+    }
+  }
+
+  // MARK: Helpers
+
+  private func decodePayload(
+    _ payload: UnsafeRawBufferPointer, carrier: PayloadRouter.Carrier, sourcePort: UInt16,
+    destinationPort: UInt16, into record: inout DecodedRecord
+  ) {
+    if sink.wantsPayload { record.payload = [UInt8](payload) }
+    guard
+      let choice = router.choose(
+        carrier, sourcePort: sourcePort, destinationPort: destinationPort, payload: payload)
+    else { return }
+    record.routing = choice.reason
+    record.result = choice.codec.decodeFrame(payload)
+  }
+
+  private func deliver(_ record: DecodedRecord) {
+    stats.add(record)
+    sink.emit(record)
+  }
+
+  private func endpoints(
+    _ connection: TCPConnectionID, _ direction: StreamDirection, frame: Int, time: Double,
+    transport: String
+  ) -> DecodedRecord {
+    let (source, destination) =
+      direction == .clientToServer
+      ? (connection.client, connection.server) : (connection.server, connection.client)
+    var record = DecodedRecord(
+      frame: frame, time: time, transport: transport, source: source.description,
+      destination: destination.description, payloadLength: 0)
+    record.sourcePort = source.port
+    record.destinationPort = destination.port
+    return record
+  }
+
+  private func wsDirection(_ direction: StreamDirection) -> WebSocketDirection {
+    direction == .clientToServer ? .clientToServer : .serverToClient
+  }
+}
+
+/// RFC 6455 §7.4.1 close codes, as a person reads them.
+enum WebSocketCloseCode {
+  static func meaning(_ code: UInt16) -> String {
+    switch code {
+    case 1000: "normal closure"
+    case 1001: "going away"
+    case 1002: "protocol error"
+    case 1003: "unsupported data"
+    case 1007: "invalid payload data"
+    case 1008: "policy violation"
+    case 1009: "message too big"
+    case 1010: "mandatory extension missing"
+    case 1011: "internal server error"
+    default: code >= 4000 ? "application-defined" : "unassigned"
+    }
+  }
+}
