@@ -51,6 +51,9 @@ struct DecodeCommand: ParsableCommand {
   @Flag(help: "Counts per codec and message, errors, bytes and time span instead of messages.")
   var stats = false
 
+  @Flag(name: .customLong("payload-hex"), help: "Add each payload as hex (\"payload\") to JSON output.")
+  var payloadHex = false
+
   func validate() throws {
     if hex != nil && !inputs.isEmpty {
       throw ValidationError("give either --hex or input files, not both")

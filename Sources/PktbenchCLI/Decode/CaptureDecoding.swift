@@ -24,8 +24,8 @@ extension DecodeCommand {
       } else {
         switch format {
         case .text: sink = TextSink(out: out, style: style, verbose: verbose, hexDump: hexDump)
-        case .json: sink = JSONSink(out: out, asArray: true)
-        case .ndjson: sink = JSONSink(out: out, asArray: false)
+        case .json: sink = JSONSink(out: out, asArray: true, payloadHex: payloadHex)
+        case .ndjson: sink = JSONSink(out: out, asArray: false, payloadHex: payloadHex)
         }
       }
       let pipeline = CapturePipeline(router: router, rules: rules, sink: sink)

@@ -48,17 +48,23 @@ final class TextSink: MessageSink {
 final class JSONSink: MessageSink {
   private let out: OutputWriter
   private let asArray: Bool
+  private let payloadHex: Bool
   private var count = 0
 
-  init(out: OutputWriter, asArray: Bool) {
+  init(out: OutputWriter, asArray: Bool, payloadHex: Bool = false) {
     self.out = out
     self.asArray = asArray
+    self.payloadHex = payloadHex
   }
 
-  var wantsPayload: Bool { false }
+  var wantsPayload: Bool { payloadHex }
 
   func emit(_ record: DecodedRecord) {
     if asArray { out.write(count == 0 ? "[\n" : ",\n") }
+    var record = record
+    if payloadHex, let payload = record.payload {
+      record.extra.append(.init("payload", .string(Hex.compact(payload))))
+    }
     out.bytes(JSONRenderer.object(record, includeDissection: asArray))
     if !asArray { out.line() }
     count += 1
