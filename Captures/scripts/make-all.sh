@@ -22,3 +22,4 @@ python3 make_falconeye.py --deflate
 python3 make_field_session.py
 python3 make_damaged.py   # copies of rider-20hz.pcap and falconeye-ws.pcap
 python3 verify.py
+python3 ble_make.py   # BLE btsnoop/pcapng in ../ble/ (needs `pip install scapy`), then ble_verify.py
