@@ -11,8 +11,14 @@ public enum FuzzTargets {
     CodecFuzzTarget(codec)
   }
 
+  /// The capture parsers: whole pcap/pcapng files down through TCP, and
+  /// the WebSocket decoder.
+  public static func parserTargets() -> [FuzzTarget] {
+    [PcapFuzzTarget(), WebSocketFuzzTarget()]
+  }
+
   public static func all() -> [FuzzTarget] {
-    codecTargets()
+    codecTargets() + parserTargets()
   }
 
   public static var names: [String] { all().map(\.name) }

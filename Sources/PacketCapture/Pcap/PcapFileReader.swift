@@ -23,6 +23,8 @@ public final class PcapFileReader {
   /// expression does not compile for that link type (nothing matches).
   private var fallbackFilters: [Int32: UnsafeMutablePointer<bpf_program>?] = [:]
   private let nanosecondStamps: Bool
+  /// The bytes behind an in-memory capture, freed after libpcap closes it.
+  private var memory: UnsafeMutableRawPointer?
   /// Records read so far, including those a filter skipped.
   public private(set) var recordsRead = 0
   private var stopRequested = false
@@ -56,7 +58,35 @@ public final class PcapFileReader {
     nanosecondStamps = pcap_get_tstamp_precision(opened) == Int32(PCAP_TSTAMP_PRECISION_NANO)
   }
 
+  /// Reads a capture held in memory (the fuzzer's inputs), through the same
+  /// libpcap reader as files, via fmemopen.
+  public init(bytes: [UInt8], name: String = "(memory)") throws(CaptureError) {
+    self.path = name
+    guard !bytes.isEmpty else { throw CaptureError("\(name) is empty: not a pcap or pcapng file") }
+    let buffer = UnsafeMutableRawPointer.allocate(byteCount: bytes.count, alignment: 16)
+    bytes.withUnsafeBytes { source in
+      if let base = source.baseAddress { buffer.copyMemory(from: base, byteCount: source.count) }
+    }
+    guard let file = fmemopen(buffer, bytes.count, "rb") else {
+      buffer.deallocate()
+      throw CaptureError("cannot open \(name) in memory")
+    }
+    var errorBuffer = [CChar](repeating: 0, count: Int(PCAP_ERRBUF_SIZE) + 1)
+    guard
+      let opened = pcap_fopen_offline_with_tstamp_precision(
+        file, UInt32(PCAP_TSTAMP_PRECISION_NANO), &errorBuffer)
+    else {
+      fclose(file)
+      buffer.deallocate()
+      throw CaptureError("\(name): \(string(fromCBuffer: errorBuffer))")
+    }
+    handle = opened
+    memory = buffer
+    nanosecondStamps = pcap_get_tstamp_precision(opened) == Int32(PCAP_TSTAMP_PRECISION_NANO)
+  }
+
   deinit {
+    defer { memory?.deallocate() }
     Self.free(filter)
     for program in fallbackFilters.values { Self.free(program) }
     pcap_close(handle)

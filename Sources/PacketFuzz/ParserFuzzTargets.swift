@@ -1,0 +1,165 @@
+import PacketCapture
+import PacketKit
+
+/// Whole capture files: libpcap's reader, the link, IP, UDP and TCP layers.
+/// Invariants: no trap, no hang, bounded buffering, records in order.
+public final class PcapFuzzTarget: FuzzTarget {
+  public init() {}
+  public var name: String { "pcap" }
+  public var isJSON: Bool { false }
+
+  public func seed(rng: inout SplitMix64) -> [UInt8]? {
+    SyntheticCapture.pcap(records: 1 + rng.below(6), rng: &rng)
+  }
+
+  public func roundTrip(rng: inout SplitMix64, stats: inout FuzzStats) -> FuzzFailure? { nil }
+
+  public func check(_ input: [UInt8], stats: inout FuzzStats) -> FuzzFailure? {
+    stats.executions += 1
+    let start = monotonicNanoseconds()
+    let reader: PcapFileReader
+    do {
+      reader = try PcapFileReader(bytes: input)
+    } catch {
+      stats.errorCodes["not-a-capture", default: 0] += 1
+      return nil
+    }
+    let decoder = PacketDecoder()
+    var lastFrame = 0
+    var failure: FuzzFailure?
+    let end = reader.read { record in
+      if record.frame <= lastFrame, failure == nil {
+        failure = FuzzFailure(
+          target: name, kind: "order", detail: "record \(record.frame) after \(lastFrame)", input: input)
+      }
+      lastFrame = record.frame
+      decoder.decode(record) { event in Self.count(event, &stats) }
+    }
+    decoder.finish { event in Self.count(event, &stats) }
+    if case .damaged = end { stats.errorCodes["damaged-file", default: 0] += 1 } else { stats.decoded += 1 }
+    if decoder.bufferedBytes > decoder.limits.maxBufferedBytesTotal {
+      return FuzzFailure(
+        target: name, kind: "unbounded", detail: "\(decoder.bufferedBytes) bytes buffered", input: input)
+    }
+    let elapsed = monotonicNanoseconds() &- start
+    if elapsed > 500_000_000 {
+      return FuzzFailure(target: name, kind: "slow", detail: "\(elapsed / 1_000_000) ms", input: input)
+    }
+    return failure
+  }
+
+  static func count(_ event: TransportEvent, _ stats: inout FuzzStats) {
+    switch event {
+    case .datagram: stats.messageKinds.insert("datagram")
+    case .streamData: stats.messageKinds.insert("stream-data")
+    case .streamGap: stats.messageKinds.insert("stream-gap")
+    case .streamOpened, .streamClosed: stats.messageKinds.insert("stream")
+    case .undecoded(_, _, let reason): stats.fields.insert("undecoded: \(reason.prefix(40))")
+    case .damaged(_, _, let layer, _, _): stats.errorCodes["damaged-\(layer)", default: 0] += 1
+    }
+  }
+}
+
+/// The WebSocket decoder on both directions of a connection: the input's
+/// first byte splits it into client and server bytes, fed in chunks.
+public final class WebSocketFuzzTarget: FuzzTarget {
+  public init() {}
+  public var name: String { "websocket" }
+  public var isJSON: Bool { false }
+
+  public func seed(rng: inout SplitMix64) -> [UInt8]? {
+    // A masked client text frame "Hello" and an unmasked server one (RFC 6455 §5.7),
+    // sometimes compressed (RFC 7692 §7.2.3.1).
+    let client: [UInt8] = [0x81, 0x85, 0x37, 0xFA, 0x21, 0x3D, 0x7F, 0x9F, 0x4D, 0x51, 0x58]
+    let server: [UInt8] =
+      rng.chance(1, in: 2)
+      ? [0x81, 0x05, 0x48, 0x65, 0x6C, 0x6C, 0x6F] : [0xC1, 0x07, 0xF2, 0x48, 0xCD, 0xC9, 0xC9, 0x07, 0x00]
+    return [UInt8(client.count)] + client + server
+  }
+
+  public func roundTrip(rng: inout SplitMix64, stats: inout FuzzStats) -> FuzzFailure? { nil }
+
+  public func check(_ input: [UInt8], stats: inout FuzzStats) -> FuzzFailure? {
+    stats.executions += 1
+    guard let split = input.first else { return nil }
+    let body = Array(input.dropFirst())
+    let cut = min(Int(split), body.count)
+    var stream = WebSocketStream(
+      limits: WebSocketLimits(maxMessageBytes: 1 << 20, maxDecompressedBytes: 1 << 20))
+    stream.assumeUpgraded(deflate: split & 1 == 1)
+    let start = monotonicNanoseconds()
+    var frame = 0
+    func feed(_ bytes: ArraySlice<UInt8>, _ direction: WebSocketDirection) {
+      var offset = bytes.startIndex
+      while offset < bytes.endIndex {
+        let chunk = min(bytes.endIndex - offset, 1 + (offset * 7) % 29)
+        frame += 1
+        Array(bytes[offset..<offset + chunk]).withUnsafeBytes { buffer in
+          stream.feed(buffer, direction: direction, frame: frame, time: Double(frame)) { event in
+            Self.count(event, &stats)
+          }
+        }
+        offset += chunk
+      }
+    }
+    feed(body[0..<cut], .clientToServer)
+    feed(body[cut...], .serverToClient)
+    for direction in [WebSocketDirection.clientToServer, .serverToClient] {
+      stream.finish(direction: direction, frame: frame, time: Double(frame)) { Self.count($0, &stats) }
+    }
+    let elapsed = monotonicNanoseconds() &- start
+    if elapsed > 500_000_000 {
+      return FuzzFailure(target: name, kind: "slow", detail: "\(elapsed / 1_000_000) ms", input: input)
+    }
+    return nil
+  }
+
+  static func count(_ event: WebSocketEvent, _ stats: inout FuzzStats) {
+    switch event {
+    case .message(let message):
+      stats.decoded += 1
+      stats.messageKinds.insert(message.isText ? "text" : "binary")
+    case .control(let control, _, _, _):
+      switch control {
+      case .ping: stats.messageKinds.insert("ping")
+      case .pong: stats.messageKinds.insert("pong")
+      case .close: stats.messageKinds.insert("close")
+      }
+    case .error(_, _, _, let code, _): stats.errorCodes[code, default: 0] += 1
+    case .handshakeRequest, .handshakeResponse: stats.messageKinds.insert("handshake")
+    }
+  }
+}
+
+/// Small valid captures to start mutating from.
+enum SyntheticCapture {
+  /// A pcap of Ethernet/IPv4/UDP datagrams carrying Rider commands.
+  static func pcap(records: Int, rng: inout SplitMix64) -> [UInt8] {
+    var out: [UInt8] = []
+    func le32(_ v: UInt32) {
+      out += [UInt8(v & 0xFF), UInt8(v >> 8 & 0xFF), UInt8(v >> 16 & 0xFF), UInt8(v >> 24)]
+    }
+    le32(0xA1B2_C3D4)
+    out += [2, 0, 4, 0]
+    le32(0)
+    le32(0)
+    le32(65535)
+    le32(1)
+    for index in 0..<records {
+      let payload = Array(#"{"left":\#(rng.below(201) - 100),"right":0,"timestamp":1.5}"#.utf8)
+      let udpLength = 8 + payload.count
+      let ipLength = 20 + udpLength
+      var frame: [UInt8] = [0, 0, 0, 0, 0, 2, 0, 0, 0, 0, 0, 1, 0x08, 0x00]
+      frame += [0x45, 0, UInt8(ipLength >> 8), UInt8(ipLength & 0xFF), 0, 0, 0x40, 0, 64, 17, 0, 0]
+      frame += [10, 0, 0, 2, 10, 0, 0, 7]
+      frame += [0xC3, 0x50, 0x13, 0x8D, UInt8(udpLength >> 8), UInt8(udpLength & 0xFF), 0, 0]
+      frame += payload
+      le32(1_700_000_000 + UInt32(index))
+      le32(0)
+      le32(UInt32(frame.count))
+      le32(UInt32(frame.count))
+      out += frame
+    }
+    return out
+  }
+}
