@@ -27,7 +27,7 @@ binary="$root/Fuzz/.build/release/$product"
 corpus="$root/fuzz-corpus/$codec"
 crashes="$root/fuzz-crashes/libfuzzer-$codec"
 mkdir -p "$corpus" "$crashes"
-"$root/scripts/seed-corpus.sh" "$codec" "$corpus"
+"$root/scripts/seed-corpus.sh" "$codec" "$corpus" || echo "libfuzzer.sh: seeds incomplete, fuzzing from what there is" >&2
 
 "$binary" "$corpus" -dict="$root/Fuzz/dictionaries/$codec.dict" -max_total_time="$seconds" \
   -artifact_prefix="$crashes/" -max_len=65536 -detect_leaks=0 -rss_limit_mb=2048 -print_final_stats=1 2>&1 \

@@ -7,7 +7,8 @@ codec="$1"
 out="$2"
 mkdir -p "$out"
 bin="$root/.build/release/pktbench"
-[ -x "$bin" ] || swift build -c release --package-path "$root" --product pktbench >&2
+[ -x "$bin" ] || bin="$root/.build/debug/pktbench"
+[ -x "$bin" ] || swift build --package-path "$root" --product pktbench >&2
 case "$codec" in
   legctrl)
     "$bin" craft arm >"$out/arm.bin"; "$bin" craft disarm >"$out/disarm.bin"; "$bin" craft ping >"$out/ping.bin"

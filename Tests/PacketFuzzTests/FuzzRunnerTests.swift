@@ -25,7 +25,7 @@ import Testing
   @Test func everyCodecRoundTripsAndSurvivesMutationWithASeed() {
     let report = FuzzRunner(
       targets: FuzzTargets.codecTargets(),
-      configuration: .init(seed: 7, iterations: 20_000)
+      configuration: .init(seed: 7, iterations: 6_000)
     ).run()
     for failure in report.failures {
       Issue.record(

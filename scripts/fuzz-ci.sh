@@ -1,0 +1,15 @@
+#!/usr/bin/env bash
+# CI fuzzing, bounded: the pktbench fuzz runner over every codec and parser
+# with a fresh random seed (printed, so a failure can be replayed), then
+# each libFuzzer harness for a short time. Any failure fails CI.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+runner_seconds="${FUZZ_SECONDS:-60}"
+libfuzzer_seconds="${LIBFUZZER_SECONDS:-20}"
+seed="${FUZZ_SEED:-$(od -An -N4 -tu4 /dev/urandom | tr -d ' ')}"
+echo "fuzz-ci: pktbench fuzz, seed $seed, ${runner_seconds}s"
+.build/debug/pktbench fuzz --time "${runner_seconds}s" --seed "$seed" --crashes fuzz-crashes/runner
+for codec in rider legctrl rallie falconeye; do
+  echo "fuzz-ci: libFuzzer $codec, ${libfuzzer_seconds}s"
+  scripts/libfuzzer.sh "$codec" "$libfuzzer_seconds"
+done
