@@ -5,7 +5,9 @@
 // ../scripts/libfuzzer.sh NAME SECONDS.
 import PackageDescription
 
-let harnesses = ["FuzzRider", "FuzzLegCtrl", "FuzzRallie", "FuzzFalconEye"]
+let harnesses = [
+  "FuzzRider", "FuzzLegCtrl", "FuzzRallie", "FuzzFalconEye", "FuzzPcap", "FuzzWebSocket",
+]
 
 let package = Package(
   name: "pktbench-fuzz",

@@ -6,14 +6,16 @@
 # written to fuzz-crashes/libfuzzer-<codec>/ and a reproduce line is printed.
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
-codec="${1:?usage: scripts/libfuzzer.sh rider|legctrl|rallie|falconeye SECONDS}"
+codec="${1:?usage: scripts/libfuzzer.sh rider|legctrl|rallie|falconeye|pcap|websocket SECONDS}"
 seconds="${2:-60}"
 case "$codec" in
   rider) product=FuzzRider ;;
   legctrl) product=FuzzLegCtrl ;;
   rallie) product=FuzzRallie ;;
   falconeye) product=FuzzFalconEye ;;
-  *) echo "libfuzzer.sh: unknown codec '$codec'; allowed: rider, legctrl, rallie, falconeye" >&2; exit 2 ;;
+  pcap) product=FuzzPcap ;;
+  websocket) product=FuzzWebSocket ;;
+  *) echo "libfuzzer.sh: unknown target '$codec'; allowed: rider, legctrl, rallie, falconeye, pcap, websocket" >&2; exit 2 ;;
 esac
 "$root/scripts/bootstrap.sh"
 export SWIFT_BACKTRACE=enable=no

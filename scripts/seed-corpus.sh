@@ -27,6 +27,16 @@ case "$codec" in
     "$bin" craft heartbeat >"$out/heartbeat.bin" 2>/dev/null || true
     "$bin" craft auth-response --session-id abc >"$out/auth-response.bin" 2>/dev/null || true ;;
 esac
+if [ "$codec" = pcap ]; then
+  for capture in "$root"/Captures/*.pcap "$root"/Captures/*.pcapng; do
+    [ -f "$capture" ] && [ "$(stat -c %s "$capture")" -lt 65536 ] && cp "$capture" "$out/"
+  done
+  exit 0
+fi
+if [ "$codec" = websocket ]; then
+  printf '\x0b\x81\x85\x37\xfa\x21\x3d\x7f\x9f\x4d\x51\x58\x81\x05Hello' >"$out/hello.bin"
+  exit 0
+fi
 if command -v tshark >/dev/null 2>&1; then
   n=0
   for capture in "$root"/Captures/*.pcap "$root"/Captures/*.pcapng; do

@@ -7,39 +7,58 @@ struct RiderObjectDecoder {
   private let members: [JSONMember]
   /// Where a missing key's node points: the closing brace.
   private let closingBrace: Int
-  /// For each key, the member that counts: the last one, because Python's
-  /// `json.loads` keeps the last of repeated keys.
-  private let effective: [String: Int]
-  /// Dissection nodes of the members read so far, by member index.
-  private var nodes: [Int: DissectionNode] = [:]
+  /// Dissection nodes of the members read so far, by member index. Arrays,
+  /// not dictionaries: a command has three or four keys and this runs once
+  /// per datagram, so hashing would cost more than it saves.
+  private var nodes: [DissectionNode?]
+  /// Last index of each key, built only for objects with many keys, so that
+  /// lookups stay linear in the input whatever a hostile datagram holds.
+  private let lastIndexByKey: [String: Int]?
   private var missingNodes: [DissectionNode] = []
   private(set) var diagnostics: [Diagnostic] = []
 
   init(members: [JSONMember], objectRange: Range<Int>) {
     self.members = members
     self.closingBrace = max(objectRange.lowerBound, objectRange.upperBound - 1)
-    var effective: [String: Int] = [:]
-    var repeated: [String: [Int]] = [:]
-    for (index, member) in members.enumerated() {
-      if let earlier = effective[member.key] { repeated[member.key, default: []].append(earlier) }
-      effective[member.key] = index
+    self.nodes = Array(repeating: nil, count: members.count)
+    // Repeated keys: counted with a dictionary only when there are many keys.
+    var counts: [String: (first: Int, count: Int)] = [:]
+    if members.count <= 16 {
+      for (index, member) in members.enumerated()
+      where !members[..<index].contains(where: { $0.key == member.key }) {
+        let count = members[index...].reduce(0) { $0 + ($1.key == member.key ? 1 : 0) }
+        if count > 1 { counts[member.key] = (index, count) }
+      }
+      lastIndexByKey = nil
+    } else {
+      var last: [String: Int] = [:]
+      for (index, member) in members.enumerated() {
+        counts[member.key, default: (index, 0)].count += 1
+        last[member.key] = index
+      }
+      lastIndexByKey = last
     }
-    self.effective = effective
-    for (index, member) in members.enumerated() where repeated[member.key]?.first == index {
-      let count = (repeated[member.key]?.count ?? 0) + 1
+    for (key, entry) in counts.sorted(by: { $0.value.first < $1.value.first }) where entry.count > 1 {
       diagnostics.append(
         .warning(
           "duplicate-key",
-          "key \"\(member.key)\" appears \(count) times; the robot (Python json.loads) uses the last",
-          range: member.range))
+          "key \"\(key)\" appears \(entry.count) times; the robot (Python json.loads) uses the last",
+          range: members[entry.first].range))
     }
+  }
+
+  /// The member that counts for `key`: the last one, because Python's
+  /// `json.loads` keeps the last of repeated keys.
+  private func effectiveIndex(_ key: String) -> Int? {
+    if let lastIndexByKey { return lastIndexByKey[key] }
+    return members.lastIndex { $0.key == key }
   }
 
   /// A motor value (`left`, `right`, `speed`, `direction`). Missing counts
   /// as 0 and a bool as 1/0, as on the robot; any other non-number makes
   /// the robot drop the datagram, so it is a decode error.
   mutating func motorValue(_ key: String, unit: String?) throws(DecodeError) -> Double {
-    guard let index = effective[key], let member = members.element(at: index) else {
+    guard let index = effectiveIndex(key), let member = members.element(at: index) else {
       diagnostics.append(
         .warning(
           "missing-key", "no \"\(key)\" key: the robot treats it as 0", range: closingBrace..<closingBrace))
@@ -84,7 +103,7 @@ struct RiderObjectDecoder {
   /// `timestamp`: optional; the robot ignores it, so a non-number is only a
   /// warning and stays among the extra keys.
   mutating func timestamp() -> Double? {
-    guard let index = effective["timestamp"], let member = members.element(at: index) else {
+    guard let index = effectiveIndex("timestamp"), let member = members.element(at: index) else {
       diagnostics.append(
         .note("missing-timestamp", "no \"timestamp\" key: one-way delay and staleness cannot be measured"))
       return nil
@@ -104,7 +123,7 @@ struct RiderObjectDecoder {
 
   /// The `move` variant's command word.
   mutating func command() throws(DecodeError) -> String {
-    guard let index = effective["command"], let member = members.element(at: index) else {
+    guard let index = effectiveIndex("command"), let member = members.element(at: index) else {
       throw DecodeError(code: "missing-key", text: "no \"command\" key", keyPath: "command")
     }
     guard let word = member.value.string else {
@@ -132,7 +151,7 @@ struct RiderObjectDecoder {
     var unknownNames: [String] = []
     var firstUnknown: Range<Int>?
     for (index, member) in members.enumerated() where nodes[index] == nil {
-      if let used = effective[member.key], nodes[used] != nil { continue }
+      if let used = effectiveIndex(member.key), nodes[used] != nil { continue }
       extras.append(RiderExtraKey(member.key, Self.roundTripValue(member.value.fieldValue)))
       nodes[index] = member.value.dissection(name: member.key)
       if !known.contains(member.key) {
@@ -153,7 +172,7 @@ struct RiderObjectDecoder {
 
   /// The dissection: members in wire order, then keys the robot defaulted.
   var fields: [DissectionNode] {
-    members.indices.compactMap { nodes[$0] } + missingNodes
+    nodes.compactMap { $0 } + missingNodes
   }
 
   /// Whole numbers as integers, as they read back after JSONWriter wrote

@@ -14,11 +14,25 @@ public enum Codecs {
     FalconEyeCodec(),
   ]
 
-  public static var names: [String] { all.map(\.info.name) }
+  /// Names in the order of `all`, computed once (a codec's `info` is a
+  /// large value; hot paths must not rebuild it per packet).
+  public static let names: [String] = all.map(\.info.name)
 
   public static func named(_ name: String) -> (any FrameCodec)? {
+    if let index = names.firstIndex(of: name) { return all[index] }
     let wanted = name.lowercased()
-    return all.first { $0.info.name == wanted }
+    return names.firstIndex(of: wanted).map { all[$0] }
+  }
+
+  /// The best probe score for a payload: the codec's index in `all` and its
+  /// score, without allocating. Ties go to the earlier codec.
+  public static func bestProbe(_ bytes: UnsafeRawBufferPointer) -> (index: Int, score: Int) {
+    var best = (index: 0, score: -1)
+    for index in all.indices {
+      let score = all[index].probe(bytes)
+      if score > best.score { best = (index, score) }
+    }
+    return best
   }
 
   /// The codec and message schema a `craft` name stands for: a message's
@@ -43,6 +57,6 @@ public enum Codecs {
 
   /// Every codec's probe score for a payload, best first.
   public static func probe(_ bytes: UnsafeRawBufferPointer) -> [(codec: any FrameCodec, score: Int)] {
-    all.map { ($0, $0.probe(bytes)) }.sorted { $0.score > $1.score }
+    all.map { ($0, $0.probe(bytes)) }.sorted { $0.score > $1.score }  // ties keep registry order
   }
 }

@@ -34,13 +34,66 @@ public enum IPAddress: Hashable, Sendable, Comparable, CustomStringConvertible {
   /// run of two or more zero groups shortened to "::").
   public var description: String {
     switch self {
-    case .v4(let value):
-      return (0..<4).map { String((value >> (24 - 8 * $0)) & 0xFF) }.joined(separator: ".")
+    case .v4:
+      return endpointDescription(port: nil)
     case .v6(let high, let low):
       let groups =
         (0..<4).map { UInt16(truncatingIfNeeded: high >> (48 - 16 * $0)) }
         + (0..<4).map { UInt16(truncatingIfNeeded: low >> (48 - 16 * $0)) }
       return Self.format(groups)
+    }
+  }
+
+  /// "a.b.c.d:port" (or the IPv6 form "[…]:port"), built in one stack
+  /// buffer: it runs once or twice per packet when output names endpoints.
+  public func endpointDescription(port: UInt16?) -> String {
+    guard case .v4(let value) = self else {
+      return port.map { "[\(description)]:\($0)" } ?? description
+    }
+    return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 24) { buffer in
+      var count = 0
+      func append(_ number: Int) {
+        var digits = (UInt8(0), UInt8(0), UInt8(0), UInt8(0), UInt8(0))
+        var n = number
+        var length = 0
+        repeat {
+          let digit = UInt8(n % 10) + UInt8(ascii: "0")
+          switch length {
+          case 0: digits.0 = digit
+          case 1: digits.1 = digit
+          case 2: digits.2 = digit
+          case 3: digits.3 = digit
+          default: digits.4 = digit
+          }
+          length += 1
+          n /= 10
+        } while n > 0 && length < 5
+        for position in stride(from: length - 1, through: 0, by: -1) {
+          let digit: UInt8
+          switch position {
+          case 0: digit = digits.0
+          case 1: digit = digits.1
+          case 2: digit = digits.2
+          case 3: digit = digits.3
+          default: digit = digits.4
+          }
+          buffer[count] = digit
+          count += 1
+        }
+      }
+      for octet in 0..<4 {
+        if octet > 0 {
+          buffer[count] = UInt8(ascii: ".")
+          count += 1
+        }
+        append(Int((value >> (24 - 8 * UInt32(octet))) & 0xFF))
+      }
+      if let port {
+        buffer[count] = UInt8(ascii: ":")
+        count += 1
+        append(Int(port))
+      }
+      return String(decoding: UnsafeBufferPointer(rebasing: buffer[0..<count]), as: UTF8.self)
     }
   }
 

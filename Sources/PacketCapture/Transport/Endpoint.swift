@@ -10,7 +10,7 @@ public struct Endpoint: Hashable, Sendable, Comparable, CustomStringConvertible 
 
   /// "10.0.0.1:5005", or "[::1]:5005" so the port stays readable after an IPv6 address.
   public var description: String {
-    address.isV6 ? "[\(address)]:\(port)" : "\(address):\(port)"
+    address.endpointDescription(port: port)
   }
 
   public static func < (lhs: Endpoint, rhs: Endpoint) -> Bool {

@@ -6,8 +6,9 @@ struct CaptureStats {
   var records = 0
   var firstTime: Double?
   var lastTime: Double?
-  var messages: [String: Int] = [:]
-  var messageBytes: [String: Int] = [:]
+  /// Per codec, per message: count and bytes. Nested, so that counting
+  /// does not build a "codec message" string for every packet.
+  var perCodec: [String: [String: (count: Int, bytes: Int)]] = [:]
   var errors: [String: Int] = [:]
   var warnings: [String: Int] = [:]
   var transports: [String: Int] = [:]
@@ -36,9 +37,8 @@ struct CaptureStats {
     }
     switch record.result {
     case .decoded(let frame):
-      let key = "\(frame.codec) \(frame.message)"
-      messages[key, default: 0] += 1
-      messageBytes[key, default: 0] += record.payloadLength
+      perCodec[frame.codec, default: [:]][frame.message, default: (0, 0)].count += 1
+      perCodec[frame.codec, default: [:]][frame.message, default: (0, 0)].bytes += record.payloadLength
     case .failed(let codec, let error):
       errors["\(codec) \(error.code)", default: 0] += 1
     case nil:
@@ -50,6 +50,23 @@ struct CaptureStats {
     }
   }
 
+  /// "codec message" → count, for reports.
+  var messages: [String: Int] {
+    var out: [String: Int] = [:]
+    for (codec, byMessage) in perCodec {
+      for (message, entry) in byMessage { out["\(codec) \(message)"] = entry.count }
+    }
+    return out
+  }
+
+  var messageBytes: [String: Int] {
+    var out: [String: Int] = [:]
+    for (codec, byMessage) in perCodec {
+      for (message, entry) in byMessage { out["\(codec) \(message)"] = entry.bytes }
+    }
+    return out
+  }
+
   func lines(name: String) -> [String] {
     var out: [String] = []
     let span = (lastTime ?? 0) - (firstTime ?? 0)
@@ -57,8 +74,9 @@ struct CaptureStats {
     if let firstTime, let lastTime {
       out.append("  time: \(TreeRenderer.format6(firstTime)) … \(TreeRenderer.format6(lastTime))")
     }
+    let bytesByKey = messageBytes
     section("messages (count, bytes, rate)", messages, into: &out) { key, count in
-      let bytes = messageBytes[key] ?? 0
+      let bytes = bytesByKey[key] ?? 0
       let rate = span > 0 ? " \(SummaryRenderer.fixed(Double(count) / span, digits: 1))/s" : ""
       return "\(count)  \(bytes) B\(rate)"
     }

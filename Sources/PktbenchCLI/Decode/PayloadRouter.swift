@@ -24,6 +24,9 @@ struct PayloadRouter {
   /// The codecs in the registry that handle these transport carriers.
   static let riderPort: UInt16 = 5005
 
+  private let rider = Codecs.named("rider")
+  private let falconEye = Codecs.named("falconeye")
+
   init(rules: [DecodeAsRule], forcedCodec: String?, minimumProbeScore: Int = 40) {
     self.rules = rules
     self.forced = forcedCodec.flatMap { Codecs.named($0) }
@@ -46,18 +49,17 @@ struct PayloadRouter {
     }
     switch carrier {
     case .udp where destinationPort == Self.riderPort || sourcePort == Self.riderPort:
-      if let rider = Codecs.named("rider") { return Choice(codec: rider, reason: "udp port 5005") }
+      if let rider { return Choice(codec: rider, reason: "udp port 5005") }
     case .websocket(let path?) where path.hasPrefix("/ws/connect/"):
-      if let falconEye = Codecs.named("falconeye") {
-        return Choice(codec: falconEye, reason: "websocket /ws/connect/")
-      }
+      if let falconEye { return Choice(codec: falconEye, reason: "websocket /ws/connect/") }
     default:
       break
     }
-    let choice = ProbeChoice(payload, minimumScore: minimumProbeScore)
-    if let codec = choice.codec {
-      return Choice(codec: codec, reason: "probe \(choice.scores.first?.score ?? 0)")
-    }
-    return nil
+    let best = Codecs.bestProbe(payload)
+    guard best.score >= minimumProbeScore else { return nil }
+    return Choice(codec: Codecs.all[best.index], reason: Self.probeReasons[min(best.score, 100)])
   }
+
+  /// "probe 0" … "probe 100", made once rather than per packet.
+  private static let probeReasons: [String] = (0...100).map { "probe \($0)" }
 }

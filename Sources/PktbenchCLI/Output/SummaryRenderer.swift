@@ -4,71 +4,92 @@ import PacketKit
 /// codec, message, key fields, and marks for warnings and errors.
 enum SummaryRenderer {
   static func line(_ record: DecodedRecord, firstTime: Double?, style: Style) -> String {
-    var parts: [String] = []
-    if let frame = record.frame { parts.append(String(frame).leftPadded(to: 6)) }
+    // One string grown in place: this runs once per message.
+    var line = ""
+    line.reserveCapacity(160)
+    func part(_ text: String) {
+      if !line.isEmpty { line += "  " }
+      line += text
+    }
+    if let frame = record.frame { part(String(frame).leftPadded(to: 6)) }
     if let time = record.time {
       let relative = time - (firstTime ?? time)
-      parts.append(fixed(relative, digits: 6).leftPadded(to: 11))
+      part(fixed(relative, digits: 6).leftPadded(to: 11))
     }
     if let source = record.source, let destination = record.destination {
-      parts.append("\(source) → \(destination)")
+      part(source)
+      line += " → "
+      line += destination
     }
-    parts.append(record.transport)
+    part(record.transport)
     switch record.result {
     case .decoded(let frame):
-      parts.append(style.codec(frame.codec) + " " + style.bold(frame.message))
+      part(style.codec(frame.codec))
+      line += " "
+      line += style.bold(frame.message)
       let keys = keyFields(frame.fields, message: frame.message)
-      if !keys.isEmpty { parts.append(keys) }
+      if !keys.isEmpty { part(keys) }
     case .failed(let codec, let error):
       let at = error.offset.map { " at offset \($0)" } ?? ""
-      parts.append(style.codec(codec) + " " + style.error("ERROR \(error.code)\(at): \(error.text)"))
+      part(style.codec(codec) + " " + style.error("ERROR \(error.code)\(at): \(error.text)"))
     case nil:
       if let error = record.layerError {
         let at = error.offset.map { " at offset \($0)" } ?? ""
-        parts.append(style.error("DAMAGED \(error.code)\(at): \(error.text)"))
+        part(style.error("DAMAGED \(error.code)\(at): \(error.text)"))
       } else if let event = record.event {
         let fields = event.fields.map { "\($0.key)=\($0.value.display)" }.joined(separator: " ")
-        parts.append(style.bold(event.name) + (fields.isEmpty ? "" : "  " + fields))
+        part(style.bold(event.name) + (fields.isEmpty ? "" : "  " + fields))
       } else {
-        parts.append(style.dim("(\(record.payloadLength) bytes, no codec)"))
+        part(style.dim("(\(record.payloadLength) bytes, no codec)"))
       }
     }
-    for diagnostic in record.allDiagnostics where diagnostic.severity >= .warning {
-      parts.append(style.warning("⚠ \(diagnostic.code)"))
+    for diagnostic in record.layerDiagnostics where diagnostic.severity >= .warning {
+      part(style.warning("⚠ \(diagnostic.code)"))
     }
-    return parts.joined(separator: "  ")
+    if case .decoded(let frame) = record.result {
+      for diagnostic in frame.diagnostics where diagnostic.severity >= .warning {
+        part(style.warning("⚠ \(diagnostic.code)"))
+      }
+    }
+    return line
   }
 
   /// Up to five leaf fields as `name=value`, skipping header bookkeeping.
   static func keyFields(_ nodes: [DissectionNode], message: String) -> String {
-    var out: [String] = []
-    var seen: Set<String> = ["type"]
-    collect(nodes, into: &out, seen: &seen, limit: 5)
-    return out.joined(separator: " ")
+    var out = ""
+    var shown: [String] = []
+    collect(nodes, into: &out, shown: &shown, limit: 5)
+    return out
   }
 
   private static let skipped: Set<String> = [
-    "header", "version", "msg_type", "payload_len", "reserved", "magic", "source", "check",
+    "header", "version", "msg_type", "payload_len", "reserved", "magic", "source", "check", "type",
   ]
 
   private static func collect(
-    _ nodes: [DissectionNode], into out: inout [String], seen: inout Set<String>, limit: Int
+    _ nodes: [DissectionNode], into out: inout String, shown: inout [String], limit: Int
   ) {
-    for node in nodes where out.count < limit {
+    for node in nodes where shown.count < limit {
       if skipped.contains(node.name) { continue }
-      // Inner fields come after an envelope's: show the inner ones, once.
-      if node.shape == .leaf, seen.contains(node.name) { continue }
       switch node.shape {
       case .leaf:
-        var text = node.value.display
-        if case .enumeration(let name, _) = node.value { text = name }
+        // Inner fields come after an envelope's: show each name once.
+        if shown.contains(node.name) { continue }
+        var text: String
+        if case .enumeration(let name, _) = node.value { text = name } else { text = node.value.display }
         if text.count > 40 { text = String(text.prefix(37)) + "…" }
-        seen.insert(node.name)
-        out.append("\(node.name)=\(text)\(node.unit.map { ["%", "°"].contains($0) ? $0 : "" } ?? "")")
+        shown.append(node.name)
+        if !out.isEmpty { out += " " }
+        out += node.name
+        out += "="
+        out += text
+        if let unit = node.unit, unit == "%" || unit == "°" { out += unit }
       case .object:
-        collect(node.children, into: &out, seen: &seen, limit: limit)
+        collect(node.children, into: &out, shown: &shown, limit: limit)
       case .array:
-        out.append("\(node.name)[\(node.children.count)]")
+        shown.append(node.name)
+        if !out.isEmpty { out += " " }
+        out += "\(node.name)[\(node.children.count)]"
       }
     }
   }
