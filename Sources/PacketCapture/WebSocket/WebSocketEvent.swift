@@ -151,7 +151,7 @@ public struct WebSocketMessage: Sendable, Hashable {
     self.wireBytes = wireBytes
     self.diagnostics = diagnostics
     self.holes = holes
-    missingBytes = holes.reduce(0) { $0 + $1.count }
+    missingBytes = holes.reduce(0) { $0 &+ $1.count }
   }
 
   public var isComplete: Bool { missingBytes == 0 }

@@ -22,7 +22,8 @@ extension WebSocketFrameDecoder {
   ) -> Bool {
     guard phase == .payload, header != nil, UInt64(missing) <= remaining else { return false }
     let here = Position(offset: streamEnd, frame: frame, time: time)
-    streamEnd += missing
+    // Offsets only label diagnostics: wrap rather than trap on absurd counts.
+    streamEnd &+= missing
     remaining -= UInt64(missing)
     // The mask runs on over the lost bytes (RFC 6455 §5.3): bytes after the
     // hole unmask with the key index they had on the wire.
@@ -76,7 +77,7 @@ extension WebSocketFrameDecoder {
       lost += "; a partial frame is dropped"
     }
     enterResync()
-    streamEnd += missingBytes ?? 0
+    streamEnd &+= missingBytes ?? 0
     report("gap", lost + "; resynchronising on the next plausible frame header", at: here, emit: emit)
     if rules.deflate, inflater.contextTakeover {
       inflater.loseHistory()

@@ -120,14 +120,14 @@ public struct WebSocketStream: Sendable {
           at: here(client.streamEnd), emit: emit)
         clientPhase = rejected ? .ignored : isUpgraded ? .frames : .awaitingUpgrade
         client.enterResync()
-        client.streamEnd += known
+        client.streamEnd &+= known
       case .awaitingUpgrade:
         pending.append(.gap(frame: frame, time: time, skipped: 0, missing: missingBytes))
-        pendingStreamBytes += known
+        pendingStreamBytes &+= known
       case .frames:
         client.gap(frame: frame, time: time, missingBytes: missingBytes, emit: emit)
       case .ignored:
-        client.streamEnd += known
+        client.streamEnd &+= known
       }
     case .serverToClient:
       switch serverPhase {
@@ -141,11 +141,11 @@ public struct WebSocketStream: Sendable {
         let offered = handshake.map { WebSocketExtensions.offersDeflate($0.requestedExtensions) } ?? true
         upgrade(deflate: offered ? WebSocketDeflateParameters() : nil, otherExtensions: false, emit: emit)
         server.enterResync()
-        server.streamEnd += known
+        server.streamEnd &+= known
       case .frames:
         server.gap(frame: frame, time: time, missingBytes: missingBytes, emit: emit)
       case .ignored:
-        server.streamEnd += known
+        server.streamEnd &+= known
       }
     }
   }
