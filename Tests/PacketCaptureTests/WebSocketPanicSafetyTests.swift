@@ -67,6 +67,31 @@ import Testing
 
   @Test(arguments: UInt64(1)...20)
   func pureJunkNeverTraps(seed: UInt64) {
+    for missing in [nil, 0, -5, 1, 1000, Int.max] as [Int?] {
+      Self.junkNeverTraps(seed: seed, missing: missing)
+    }
+  }
+
+  /// Lost-byte counts as absurd as the headers: exact skipping must not trap either.
+  @Test func absurdGapCountsInsideAnAbsurdFrame() {
+    for upgraded in [false, true] {
+      var stream = WebSocketStream()
+      if upgraded { stream.assumeUpgraded() }
+      var count = 0
+      // A binary frame claiming 2^62 bytes, then gaps that fit in it and one that does not.
+      let header: [UInt8] = [0x82, 0x7F, 0x40, 0, 0, 0, 0, 0, 0, 0, 1, 2]
+      for missing in [Int.max / 2, Int.max / 2, Int.max, Int.max] {
+        header.withUnsafeBytes {
+          stream.feed($0, direction: .serverToClient, frame: 1, time: 0) { _ in count += 1 }
+        }
+        stream.gap(direction: .serverToClient, frame: 2, time: 0, missingBytes: missing) { _ in count += 1 }
+      }
+      stream.finish(direction: .serverToClient, frame: 3, time: 0) { _ in count += 1 }
+      #expect(count > 0)
+    }
+  }
+
+  static func junkNeverTraps(seed: UInt64, missing: Int?) {
     var random = SplitMix64(state: seed)
     let junk = (0..<4096).map { _ in UInt8.random(in: 0...255, using: &random) }
     var limits = WebSocketLimits.default
@@ -79,7 +104,7 @@ import Testing
       var count = 0
       for direction in [WebSocketDirection.clientToServer, .serverToClient] {
         junk.withUnsafeBytes { stream.feed($0, direction: direction, frame: 1, time: 0) { _ in count += 1 } }
-        stream.gap(direction: direction, frame: 2, time: 0) { _ in count += 1 }
+        stream.gap(direction: direction, frame: 2, time: 0, missingBytes: missing) { _ in count += 1 }
         junk.withUnsafeBytes { stream.feed($0, direction: direction, frame: 3, time: 0) { _ in count += 1 } }
         stream.finish(direction: direction, frame: 4, time: 0) { _ in count += 1 }
       }

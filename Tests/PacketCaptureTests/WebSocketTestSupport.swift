@@ -37,9 +37,14 @@ struct WebSocketRecorder {
     feed(try Hex.parse(hex), direction, frame: frame)
   }
 
-  mutating func gap(_ direction: WebSocketDirection, frame: Int = 1) {
+  /// `missing` nil: a gap of unknown size (the overload without a count).
+  mutating func gap(_ direction: WebSocketDirection, frame: Int = 1, missing: Int? = nil) {
     var collected: [WebSocketEvent] = []
-    stream.gap(direction: direction, frame: frame, time: 0) { collected.append($0) }
+    if let missing {
+      stream.gap(direction: direction, frame: frame, time: 0, missingBytes: missing) { collected.append($0) }
+    } else {
+      stream.gap(direction: direction, frame: frame, time: 0) { collected.append($0) }
+    }
     events += collected
   }
 

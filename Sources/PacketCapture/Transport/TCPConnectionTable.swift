@@ -84,6 +84,12 @@ final class TCPConnectionTable {
       close(connection, reason: "rst", frame: frame, time: time, emit)
       return
     }
+    if segment.isACK {
+      // The ACK speaks about the other direction: what its receiver has got.
+      feed(
+        connection, direction.reversed,
+        .acknowledge(segment.acknowledgement, frame: frame, time: time), emit)
+    }
     feed(connection, direction, .segment(segment, frame: frame, time: time), emit)
     if connection.clientToServer.isFinished, connection.serverToClient.isFinished {
       close(connection, reason: "fin", frame: frame, time: time, emit)
@@ -163,6 +169,7 @@ final class TCPConnectionTable {
 
   private enum Operation {
     case segment(TCPSegment, frame: Int, time: Double)
+    case acknowledge(UInt32, frame: Int, time: Double)
     case skipGap
     case flush
   }
@@ -199,6 +206,8 @@ final class TCPConnectionTable {
       stream.segment(
         sequence: segment.sequence, syn: segment.isSYN, fin: segment.isFIN, payload: segment.payload,
         frame: frame, time: time, output)
+    case .acknowledge(let sequence, let frame, let time):
+      stream.acknowledge(sequence, frame: frame, time: time, output)
     case .skipGap:
       progressed = stream.skipGap(output)
     case .flush:

@@ -3,6 +3,9 @@ struct TCPSegment {
   var sourcePort: UInt16
   var destinationPort: UInt16
   var sequence: UInt32
+  /// Meaningful only with the ACK flag: the next byte the sender of this
+  /// segment expects from its peer.
+  var acknowledgement: UInt32
   var flags: UInt8
   var payload: UnsafeRawBufferPointer
 
@@ -27,6 +30,7 @@ struct TCPSegment {
     try input.require(dataOffset, at: 0, for: "TCP header with options", layer: "tcp")
     return TCPSegment(
       sourcePort: input.uInt16(0), destinationPort: input.uInt16(2), sequence: input.uInt32(4),
-      flags: input.uInt8(13), payload: UnsafeRawBufferPointer(rebasing: input.bytes[dataOffset...]))
+      acknowledgement: input.uInt32(8), flags: input.uInt8(13),
+      payload: UnsafeRawBufferPointer(rebasing: input.bytes[dataOffset...]))
   }
 }

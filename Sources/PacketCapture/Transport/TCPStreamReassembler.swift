@@ -3,9 +3,18 @@
 ///
 /// Segments ahead of the next expected byte wait in a buffer (first arrival
 /// wins where they overlap); retransmitted and already-delivered bytes are
-/// dropped. A hole that is never filled becomes a gap once the buffered data
-/// behind it outgrows `maxBufferedBytes`, or when the stream is flushed at
-/// close; delivery then resumes after it.
+/// dropped. A hole becomes a gap, and delivery resumes after it, as soon as
+/// it is certain never to be filled:
+/// - the peer's cumulative ACK has passed its start (`acknowledge`) and
+///   later bytes have been seen: the peer got the missing bytes, so the
+///   sender will not retransmit them, as Wireshark reasons for "ACKed unseen
+///   segment". The gap is reported by the record that completes that proof:
+///   the ACK when the later bytes were already buffered, else the next data
+///   (or FIN) after the ACK. Waiting for that data, rather than trusting an
+///   ACK alone, bounds the gap by bytes actually seen, so a bogus ACK number
+///   or an ACK captured just before the data it covers cannot discard data;
+/// - for one-way captures, which show no ACKs: once the buffered data behind
+///   it outgrows `maxBufferedBytes`, or when the stream is flushed at close.
 ///
 /// Sequence numbers are unwrapped against the next expected one into 64-bit
 /// stream positions, so wraparound past 2³² needs no special case. A
@@ -14,7 +23,9 @@ public struct TCPStreamReassembler: Sendable {
   public enum Output {
     /// Bytes in order; `frame` is the record that carried them.
     case data(UnsafeRawBufferPointer, frame: Int, time: Double)
-    /// `missingBytes` never arrived; `frame` is where delivery resumes.
+    /// `missingBytes` never arrived. `frame` is the ACK or data record that
+    /// proved them lost, or, for a hole given up on because the buffer filled
+    /// or the stream closed, the record where delivery resumes.
     case gap(missingBytes: Int, frame: Int, time: Double)
   }
 
@@ -38,6 +49,9 @@ public struct TCPStreamReassembler: Sendable {
   /// Bytes delivered or declared missing so far.
   public private(set) var position: Int64 = 0
   private var expectedSequence: UInt32 = 0
+  /// The highest stream position the peer has acknowledged: bytes before it
+  /// reached the peer, whether or not the capture saw them.
+  private var acknowledged: Int64 = 0
   private var pending: [Pending] = []
   private var finPosition: Int64?
   private var finFrame = 0
@@ -73,6 +87,9 @@ public struct TCPStreamReassembler: Sendable {
       isStarted = true
       expectedSequence = dataSequence
     }
+    // Whatever this segment brings, a hole the peer already acknowledged
+    // may now be closed off by it.
+    defer { releaseAcknowledged(frame: frame, time: time, output) }
     let start = streamPosition(of: dataSequence)
     var end = start + Int64(payload.count)
     if fin, finPosition == nil, end >= position {
@@ -97,6 +114,21 @@ public struct TCPStreamReassembler: Sendable {
     }
   }
 
+  /// The peer acknowledged every byte before `sequence` (the ACK number of a
+  /// segment going the other way). A hole before that point will never be
+  /// filled: it becomes a gap once later bytes of this direction are seen
+  /// (at once if they are already buffered). ACKs of bytes already delivered,
+  /// and ACKs before this direction started, change nothing.
+  public mutating func acknowledge(
+    _ sequence: UInt32, frame: Int, time: Double, _ output: (Output) -> Void
+  ) {
+    guard isStarted else { return }
+    let acked = streamPosition(of: sequence)
+    guard acked > acknowledged else { return }
+    acknowledged = acked
+    releaseAcknowledged(frame: frame, time: time, output)
+  }
+
   /// Declares the hole before the first buffered segment a gap and delivers
   /// what follows it. Returns false when nothing is buffered.
   @discardableResult
@@ -118,6 +150,23 @@ public struct TCPStreamReassembler: Sendable {
     if let finPosition, finPosition > position {
       output(.gap(missingBytes: Int(finPosition - position), frame: finFrame, time: finTime))
       advance(by: finPosition - position)
+    }
+  }
+
+  /// Reports the acknowledged part of each hole that has data (or the FIN)
+  /// after it, and delivers what follows; `frame` is the record that proved it.
+  private mutating func releaseAcknowledged(frame: Int, time: Double, _ output: (Output) -> Void) {
+    while acknowledged > position {
+      // The next byte seen after the hole bounds it: the ACK may run past
+      // what the capture shows, and only seen bytes can resume delivery.
+      guard let next = pending.first?.start ?? finPosition else { return }
+      let end = min(acknowledged, next)
+      if end > position {
+        output(.gap(missingBytes: Int(end - position), frame: frame, time: time))
+        advance(by: end - position)
+      }
+      guard !pending.isEmpty else { return }
+      drain(output)
     }
   }
 

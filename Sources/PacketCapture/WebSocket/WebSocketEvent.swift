@@ -111,10 +111,34 @@ public struct WebSocketMessage: Sendable, Hashable {
   /// Frame headers plus payloads of its data frames, as on the wire.
   public var wireBytes: Int
   public var diagnostics: [Diagnostic]
+  /// Payload bytes lost in the capture (TCP gaps inside its frames); 0 when
+  /// the message is complete. An incomplete message's `payload` holds only
+  /// the bytes seen, nothing in place of the lost ones; a compressed one is
+  /// left as the compressed bytes seen, since it cannot be inflated.
+  public var missingBytes: Int
+  /// Where the bytes were lost, in stream order; empty when complete.
+  public var holes: [Hole]
+
+  /// Bytes of a message lost in the capture.
+  public struct Hole: Sendable, Hashable {
+    /// The lost bytes belonged just before `payload[offset]` (offsets into
+    /// the payload as held, that is without the lost bytes).
+    public var offset: Int
+    public var count: Int
+    /// The capture record that reported the gap.
+    public var frame: Int
+
+    public init(offset: Int, count: Int, frame: Int) {
+      self.offset = offset
+      self.count = count
+      self.frame = frame
+    }
+  }
 
   public init(
     direction: WebSocketDirection, isText: Bool, payload: [UInt8], firstFrame: Int, lastFrame: Int,
-    time: Double, wasCompressed: Bool, fragments: Int, wireBytes: Int, diagnostics: [Diagnostic] = []
+    time: Double, wasCompressed: Bool, fragments: Int, wireBytes: Int, diagnostics: [Diagnostic] = [],
+    holes: [Hole] = []
   ) {
     self.direction = direction
     self.isText = isText
@@ -126,7 +150,11 @@ public struct WebSocketMessage: Sendable, Hashable {
     self.fragments = fragments
     self.wireBytes = wireBytes
     self.diagnostics = diagnostics
+    self.holes = holes
+    missingBytes = holes.reduce(0) { $0 &+ $1.count }
   }
+
+  public var isComplete: Bool { missingBytes == 0 }
 }
 
 /// A control frame (RFC 6455 §5.5).

@@ -46,6 +46,17 @@ extension WebSocketFrameDecoder {
   mutating func finishMessage(lastFrame: Int, emit: (WebSocketEvent) -> Void) {
     guard let open = message else { return }
     message = nil
+    guard open.holes.isEmpty else {
+      // Lost bytes: nothing to inflate or validate, but the message was
+      // there, and its codec can still be named.
+      emit(
+        .message(
+          WebSocketMessage(
+            direction: direction, isText: open.isText, payload: open.payload, firstFrame: open.start.frame,
+            lastFrame: lastFrame, time: open.start.time, wasCompressed: open.compressed,
+            fragments: open.fragments, wireBytes: open.wireBytes, holes: open.holes)))
+      return
+    }
     var payload = open.payload
     if open.compressed {
       let historyWasLost = inflater.historyLost

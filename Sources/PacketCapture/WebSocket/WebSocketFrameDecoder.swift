@@ -22,6 +22,8 @@ struct WebSocketFrameDecoder: Sendable {
     var start: Position
     var fragments: Int
     var wireBytes: Int
+    /// Bytes lost inside its frames (skipped exactly, the framing intact).
+    var holes: [WebSocketMessage.Hole] = []
   }
 
   let direction: WebSocketDirection
@@ -82,30 +84,6 @@ struct WebSocketFrameDecoder: Sendable {
         UnsafeRawBufferPointer(rebasing: bytes[index...]),
         at: Position(offset: base + index, frame: frame, time: time))
       scanHeld(atEnd: false, emit: emit)
-    }
-  }
-
-  /// Bytes were lost: drop whatever was partial and look for the next frame.
-  mutating func gap(frame: Int, time: Double, emit: (WebSocketEvent) -> Void) {
-    // Held bytes end where the gap begins: judge them as a stream that ended
-    // rather than drop frames still waiting for their chain.
-    if phase == .resync { scanHeld(atEnd: true, emit: emit) }
-    let here = Position(offset: streamEnd, frame: frame, time: time)
-    var lost = "bytes were lost"
-    if let open = message {
-      lost += "; the message begun at frame \(open.start.frame) is dropped after \(open.payload.count) bytes"
-    } else if phase == .payload || !headerBytes.isEmpty {
-      lost += "; a partial frame is dropped"
-    }
-    enterResync()
-    report("gap", lost + "; resynchronising on the next plausible frame header", at: here, emit: emit)
-    if rules.deflate, inflater.contextTakeover {
-      inflater.loseHistory()
-      report(
-        "deflate-history-lost",
-        "with context takeover the deflate history is lost at the gap: compressed messages that refer "
-          + "back to it cannot be inflated until \(WebSocketInflater.windowSize) bytes of new history are seen",
-        at: here, emit: emit)
     }
   }
 
@@ -357,7 +335,7 @@ struct WebSocketFrameDecoder: Sendable {
     }
   }
 
-  private mutating func end(frame: Int, emit: (WebSocketEvent) -> Void) {
+  mutating func end(frame: Int, emit: (WebSocketEvent) -> Void) {
     phase = .header
     guard let header else { return }
     self.header = nil

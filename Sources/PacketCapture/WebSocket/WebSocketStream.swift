@@ -25,8 +25,9 @@ public struct WebSocketStream: Sendable {
   /// Client bytes that came after the request but before the server's answer.
   enum Pending: Sendable {
     case bytes([UInt8], frame: Int, time: Double)
-    /// Lost bytes; `skipped` of them were seen but not kept.
-    case gap(frame: Int, time: Double, skipped: Int)
+    /// Lost bytes; `skipped` of them were seen but not kept, `missing` of
+    /// them never arrived (nil: unknown).
+    case gap(frame: Int, time: Double, skipped: Int, missing: Int?)
   }
 
   var clientPhase = ClientPhase.request
@@ -83,16 +84,30 @@ public struct WebSocketStream: Sendable {
     }
   }
 
-  /// Bytes were lost in this direction: drop partial state; with context
-  /// takeover the deflate history is lost too (and the stream says so);
-  /// resynchronise on the next frame header that parses plausibly. A header
-  /// is believed once the three headers after it are plausible too (or 64 KiB
-  /// later, or at `finish`), so frames right after a gap come out a little late.
+  /// Bytes were lost in this direction; `missingBytes` says how many when
+  /// the transport knows (a TCP gap does).
+  ///
+  /// When they fall inside the payload of a frame whose header was seen and
+  /// end before that frame does, they are skipped exactly: the framing stays
+  /// in step and the message that lost them is emitted anyway, with
+  /// `missingBytes` and `holes` set and only the bytes seen as its payload
+  /// (compressed, if it was: it cannot be inflated). With permessage-deflate
+  /// and context takeover, later compressed messages in this direction may
+  /// refer back into it, so the stream reports `deflate-history-lost` once.
+  ///
+  /// Otherwise (count unknown, gap between frames or in a header, or longer
+  /// than the rest of the frame): drop partial state; with context takeover
+  /// the deflate history is lost too (and the stream says so); resynchronise
+  /// on the next frame header that parses plausibly. A header is believed once
+  /// the three headers after it are plausible too (or 64 KiB later, or at
+  /// `finish`), so frames right after such a gap come out a little late.
   /// Lost handshake bytes: a lost request leaves path and deviceId unknown; a
   /// lost response is taken as a 101 (with permessage-deflate if it was offered).
   public mutating func gap(
-    direction: WebSocketDirection, frame: Int, time: Double, emit: (WebSocketEvent) -> Void
+    direction: WebSocketDirection, frame: Int, time: Double, missingBytes: Int?,
+    emit: (WebSocketEvent) -> Void
   ) {
+    let known = missingBytes ?? 0
     let here = { (offset: Int) in WebSocketFrameDecoder.Position(offset: offset, frame: frame, time: time) }
     switch direction {
     case .clientToServer:
@@ -105,12 +120,14 @@ public struct WebSocketStream: Sendable {
           at: here(client.streamEnd), emit: emit)
         clientPhase = rejected ? .ignored : isUpgraded ? .frames : .awaitingUpgrade
         client.enterResync()
+        client.streamEnd &+= known
       case .awaitingUpgrade:
-        pending.append(.gap(frame: frame, time: time, skipped: 0))
+        pending.append(.gap(frame: frame, time: time, skipped: 0, missing: missingBytes))
+        pendingStreamBytes &+= known
       case .frames:
-        client.gap(frame: frame, time: time, emit: emit)
+        client.gap(frame: frame, time: time, missingBytes: missingBytes, emit: emit)
       case .ignored:
-        break
+        client.streamEnd &+= known
       }
     case .serverToClient:
       switch serverPhase {
@@ -124,12 +141,20 @@ public struct WebSocketStream: Sendable {
         let offered = handshake.map { WebSocketExtensions.offersDeflate($0.requestedExtensions) } ?? true
         upgrade(deflate: offered ? WebSocketDeflateParameters() : nil, otherExtensions: false, emit: emit)
         server.enterResync()
+        server.streamEnd &+= known
       case .frames:
-        server.gap(frame: frame, time: time, emit: emit)
+        server.gap(frame: frame, time: time, missingBytes: missingBytes, emit: emit)
       case .ignored:
-        break
+        server.streamEnd &+= known
       }
     }
+  }
+
+  /// A gap of unknown size: always resynchronises (see the other `gap`).
+  public mutating func gap(
+    direction: WebSocketDirection, frame: Int, time: Double, emit: (WebSocketEvent) -> Void
+  ) {
+    gap(direction: direction, frame: frame, time: time, missingBytes: nil, emit: emit)
   }
 
   /// The stream ended in this direction (FIN or RST, or the capture ended):
@@ -224,14 +249,19 @@ public struct WebSocketStream: Sendable {
     }
     let skipped = bytes.count - kept
     guard skipped > 0 else { return }
-    if pendingOverflowed, case .gap(let gapFrame, let gapTime, let earlier)? = pending.last {
-      pending[pending.count - 1] = .gap(frame: gapFrame, time: gapTime, skipped: earlier + skipped)
+    if pendingOverflowed, case .gap(let gapFrame, let gapTime, let earlier, .none)? = pending.last {
+      pending[pending.count - 1] = .gap(
+        frame: gapFrame, time: gapTime, skipped: earlier + skipped, missing: nil)
     } else {
-      client.report(
-        "early-data-too-large",
-        "the client sent more than \(limits.maxMessageBytes) bytes before the server answered; the rest is not kept",
-        at: .init(offset: client.streamEnd + pendingStreamBytes, frame: frame, time: time), emit: emit)
-      pending.append(.gap(frame: frame, time: time, skipped: skipped))
+      // After a TCP gap of known size, bytes not kept are a gap of their own:
+      // merged into it they would be skipped as if they were part of it.
+      if !pendingOverflowed {
+        client.report(
+          "early-data-too-large",
+          "the client sent more than \(limits.maxMessageBytes) bytes before the server answered; the rest is not kept",
+          at: .init(offset: client.streamEnd + pendingStreamBytes, frame: frame, time: time), emit: emit)
+      }
+      pending.append(.gap(frame: frame, time: time, skipped: skipped, missing: nil))
       pendingOverflowed = true
     }
     pendingStreamBytes += skipped
@@ -248,8 +278,8 @@ public struct WebSocketStream: Sendable {
       switch item {
       case .bytes(let bytes, let frame, let time):
         bytes.withUnsafeBytes { client.feed($0, frame: frame, time: time, emit: emit) }
-      case .gap(let frame, let time, let skipped):
-        client.gap(frame: frame, time: time, emit: emit)
+      case .gap(let frame, let time, let skipped, let missing):
+        client.gap(frame: frame, time: time, missingBytes: missing, emit: emit)
         client.streamEnd += skipped
       }
     }

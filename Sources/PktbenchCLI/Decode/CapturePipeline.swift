@@ -52,7 +52,8 @@ final class CapturePipeline {
       streamData(connection, direction, frame: frame, time: time, bytes: bytes)
     case .streamGap(let connection, let direction, let frame, let time, let missingBytes):
       if var stream = websockets[connection] {
-        stream.gap(direction: wsDirection(direction), frame: frame, time: time) { event in
+        stream.gap(direction: wsDirection(direction), frame: frame, time: time, missingBytes: missingBytes) {
+          event in
           self.websocketEvent(event, connection: connection)
         }
         websockets[connection] = stream
@@ -60,7 +61,7 @@ final class CapturePipeline {
       var record = endpoints(connection, direction, frame: frame, time: time, transport: "tcp")
       record.event = ("tcp.gap", [.init("missing_bytes", .integer(Int64(missingBytes)))])
       record.layerDiagnostics = [
-        .warning("tcp-gap", "\(missingBytes) bytes missing from the stream; resynchronised after them")
+        .warning("tcp-gap", "\(missingBytes) bytes missing from the stream; delivery resumes after them")
       ]
       deliver(record)
     case .streamClosed(let connection, let frame, let time, _):
@@ -142,17 +143,39 @@ final class CapturePipeline {
       record.extra = [
         .init(
           "ws",
-          .object([
-            .init("opcode", .string(message.isText ? "text" : "binary")),
-            .init("fragments", .integer(Int64(message.fragments))),
-            .init("compressed", .bool(message.wasCompressed)),
-            .init("last_frame", .integer(Int64(message.lastFrame))),
-          ]))
+          .object(
+            [
+              .init("opcode", .string(message.isText ? "text" : "binary")),
+              .init("fragments", .integer(Int64(message.fragments))),
+              .init("compressed", .bool(message.wasCompressed)),
+              .init("last_frame", .integer(Int64(message.lastFrame))),
+            ] + (message.isComplete ? [] : [.init("missing_bytes", .integer(Int64(message.missingBytes)))])))
       ]
+      let carrier = PayloadRouter.Carrier.websocket(path: websockets[connection]?.handshake?.path)
       message.payload.withUnsafeBytes { payload in
-        decodePayload(
-          payload, carrier: .websocket(path: websockets[connection]?.handshake?.path),
-          sourcePort: record.sourcePort, destinationPort: record.destinationPort, into: &record)
+        guard message.missingBytes > 0 else {
+          decodePayload(
+            payload, carrier: carrier, sourcePort: record.sourcePort,
+            destinationPort: record.destinationPort, into: &record)
+          return
+        }
+        // Bytes lost in the capture: decoding what is left would only report
+        // the seam. Name the codec it was for, and the loss as its error.
+        if sink.wantsPayload { record.payload = [UInt8](payload) }
+        let frames = message.holes.map { "\($0.frame)" }
+        let text =
+          "\(message.missingBytes) bytes of this message were lost in the capture "
+          + "(TCP gap\(frames.count == 1 ? "" : "s") at frame\(frames.count == 1 ? "" : "s") "
+          + "\(frames.joined(separator: ", ")))"
+        let error = DecodeError(code: "incomplete", text: text, offset: message.holes.first?.offset)
+        if let choice = router.choose(
+          carrier, sourcePort: record.sourcePort, destinationPort: record.destinationPort, payload: payload)
+        {
+          record.routing = choice.reason
+          record.result = .failed(codec: choice.codec.name, error: error)
+        } else {
+          record.layerError = error
+        }
       }
       deliver(record)
     case .control(let control, let direction, let frame, let time):
