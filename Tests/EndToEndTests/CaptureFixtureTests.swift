@@ -6,14 +6,20 @@ import Testing
 @Suite struct CaptureFixtureTests {
   static let captures = Pktbench.root.appendingPathComponent("Captures")
 
+  /// Fixture paths relative to Captures/: expected/*.json for IP captures,
+  /// ble/expected/*.json for Bluetooth ones (whose captures sit in ble/).
   static var fixtures: [String] {
-    let directory = captures.appendingPathComponent("expected")
-    return ((try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? [])
-      .filter { $0.hasSuffix(".json") }.sorted()
+    var found: [String] = []
+    for folder in ["expected", "ble/expected"] {
+      let directory = captures.appendingPathComponent(folder)
+      let names = (try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? []
+      found += names.filter { $0.hasSuffix(".json") }.map { "\(folder)/\($0)" }
+    }
+    return found.sorted()
   }
 
   static func load(_ fixture: String) throws -> [String: Any] {
-    let data = try Data(contentsOf: captures.appendingPathComponent("expected/\(fixture)"))
+    let data = try Data(contentsOf: captures.appendingPathComponent(fixture))
     return try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
   }
 
@@ -32,7 +38,8 @@ import Testing
   @Test(arguments: fixtures)
   func decodesToTheGeneratorsMessages(fixture: String) throws {
     let expected = try Self.load(fixture)
-    let capture = try #require(expected["capture"] as? String)
+    let named = try #require(expected["capture"] as? String)
+    let capture = fixture.hasPrefix("ble/") ? "ble/\(named)" : named
     let (records, status, stderr) = try Self.decode(capture)
     let damagedFile = capture.contains("truncated")
     #expect(status == (damagedFile ? 1 : 0), "\(stderr)")
@@ -47,6 +54,12 @@ import Testing
       #expect(got["transport"] as? String == want["transport"] as? String)
       #expect(got["src"] as? String == want["src"] as? String)
       #expect(got["dst"] as? String == want["dst"] as? String)
+      // BLE: the ATT operation, handle and characteristic the value came through.
+      for key in ["att_operation", "handle", "uuid"] where want[key] != nil {
+        #expect(
+          Self.subsetMismatch(want[key] as Any, got[key], path: key) == nil,
+          "\(capture) frame \(frame ?? -1): \(key) \(got[key] ?? "nothing")")
+      }
       if let time = want["time"] as? Double, let gotTime = got["time"] as? Double {
         #expect(abs(time - gotTime) < 2e-6, "\(capture) frame \(frame ?? -1) time")
       }

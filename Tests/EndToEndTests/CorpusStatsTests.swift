@@ -75,3 +75,27 @@ import Testing
     #expect(compared > 300)
   }
 }
+
+/// The two real Android HCI snoop logs (A2DP audio, no GATT of ours) decode
+/// cleanly, their record counts equal to tshark's.
+@Suite struct AndroidSnoopLogTests {
+  @Test func snoopLogsDecodeCleanlyWithTsharksCounts() throws {
+    let folder = CorpusStatsTests.corpus.appendingPathComponent("btsnoop")
+    let logs = ((try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []).sorted()
+    guard !logs.isEmpty else { return }
+    for log in logs {
+      let path = folder.appendingPathComponent(log).path
+      let result = try Pktbench.runProgram(
+        Pktbench.binary.path, ["decode", path, "--stats", "--format", "json"])
+      #expect(result.status == 0, "\(log): \(result.stderr)")
+      let object = try #require(try JSONSerialization.jsonObject(with: Data(result.stdout)) as? [String: Any])
+      #expect((object["damaged"] as? [String: Any])?.isEmpty == true, "\(log): \(object["damaged"] ?? "")")
+      #expect(object["stopped_early"] is NSNull)
+      guard let tshark = Pktbench.which("tshark") else { continue }
+      let shark = try Pktbench.runProgram(tshark, ["-r", path, "-T", "fields", "-e", "frame.number"])
+      let count = shark.text.split(separator: "\n").count
+      #expect(
+        object["records"] as? Int == count, "\(log): pktbench \(object["records"] ?? "?") vs tshark \(count)")
+    }
+  }
+}

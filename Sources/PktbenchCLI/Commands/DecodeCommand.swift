@@ -48,6 +48,13 @@ struct DecodeCommand: ParsableCommand {
     help: "Route a port to a codec: udp:9000=legctrl, tcp:8080=falconeye (repeatable).")
   var decodeAs: [String] = []
 
+  @Option(
+    name: .customLong("ble-map"),
+    help:
+      "Route a BLE ATT handle to a codec when discovery is not in the capture: 0x0012=legctrl, or 0x0040:0x0012=legctrl for one connection (repeatable)."
+  )
+  var bleMap: [String] = []
+
   @Flag(help: "Counts per codec and message, errors, bytes and time span instead of messages.")
   var stats = false
 

@@ -4,14 +4,17 @@ import PacketKit
 /// Bytes → link/IP/transport layers → WebSocket → router → codec → sink.
 /// Data flows one way; nothing here knows what a Rallie frame is.
 final class CapturePipeline {
-  private let router: PayloadRouter
-  private let sink: MessageSink
+  let router: PayloadRouter
+  let sink: MessageSink
   private let decoder: PacketDecoder
+  let bluetooth = BluetoothDecoder()
+  var bleMap: [BLEMapRule] = []
+  var bleRoles: [UInt16: BluetoothRole] = [:]
   private var websockets: [TCPConnectionID: WebSocketStream] = [:]
   /// TCP connections that are not WebSocket (their data is probed per chunk).
   private var plainStreams: Set<TCPConnectionID> = []
   private let rules: [DecodeAsRule]
-  private(set) var stats = CaptureStats()
+  var stats = CaptureStats()
 
   init(router: PayloadRouter, rules: [DecodeAsRule], sink: MessageSink) {
     self.router = router
@@ -21,12 +24,17 @@ final class CapturePipeline {
   }
 
   func process(_ record: CaptureRecord) {
+    if let bluetoothLink = BluetoothLinkType.forPcapLinkType(record.linkType) {
+      processBluetooth(bluetoothLink, frame: record.frame, time: record.time, flags: 0, data: record.data)
+      return
+    }
     stats.record(frame: record.frame, time: record.time)
     decoder.decode(record) { self.handle($0) }
   }
 
   func finish(readEnd: ReadEnd) {
     decoder.finish { self.handle($0) }
+    finishBluetooth()
     if case .damaged(let afterFrame, let byteOffset, let reason) = readEnd {
       let at = byteOffset.map { " at byte offset \($0)" } ?? ""
       stats.stoppedEarly = "after record \(afterFrame)\(at): \(reason)"
@@ -223,7 +231,7 @@ final class CapturePipeline {
     record.result = choice.codec.decodeFrame(payload)
   }
 
-  private func deliver(_ record: DecodedRecord) {
+  func deliver(_ record: DecodedRecord) {
     stats.add(record)
     sink.emit(record)
   }

@@ -17,7 +17,7 @@ struct PayloadRouter {
   }
 
   private let rules: [DecodeAsRule]
-  private let forced: (any FrameCodec)?
+  let forcedCodec: (any FrameCodec)?
   /// Probes must be at least this sure to claim a payload nobody routed.
   private let minimumProbeScore: Int
 
@@ -29,14 +29,14 @@ struct PayloadRouter {
 
   init(rules: [DecodeAsRule], forcedCodec: String?, minimumProbeScore: Int = 40) {
     self.rules = rules
-    self.forced = forcedCodec.flatMap { Codecs.named($0) }
+    self.forcedCodec = forcedCodec.flatMap { Codecs.named($0) }
     self.minimumProbeScore = minimumProbeScore
   }
 
   func choose(
     _ carrier: Carrier, sourcePort: UInt16, destinationPort: UInt16, payload: UnsafeRawBufferPointer
   ) -> Choice? {
-    if let forced { return Choice(codec: forced, reason: "--codec") }
+    if let forcedCodec { return Choice(codec: forcedCodec, reason: "--codec") }
     let transport: DecodeAsRule.Transport
     switch carrier {
     case .udp: transport = .udp

@@ -1,0 +1,119 @@
+import CodecRegistry
+import PacketCapture
+import PacketKit
+
+/// Bluetooth records (btsnoop, or pcap with an HCI/LL link type) go through
+/// the HCI/L2CAP/ATT decoder; ATT values are routed to codecs by the
+/// characteristic UUID learnt from discovery, then `--ble-map`, then probes.
+extension CapturePipeline {
+  func processBluetooth(
+    _ linkType: BluetoothLinkType, frame: Int, time: Double, flags: UInt32, data: UnsafeRawBufferPointer
+  ) {
+    stats.record(frame: frame, time: time)
+    bluetooth.decode(linkType, frame: frame, time: time, flags: flags, data: data) {
+      self.handleBluetooth($0)
+    }
+  }
+
+  func finishBluetooth() {
+    bluetooth.finish { self.handleBluetooth($0) }
+  }
+
+  func handleBluetooth(_ event: BluetoothEvent) {
+    switch event {
+    case .attValue(let value):
+      var record = bleRecord(value.connectionHandle, value.direction, frame: value.frame, time: value.time)
+      record.payloadLength = value.value.count
+      var extra: [FieldValue.Member] = [
+        .init("att_operation", .string(value.operation)),
+        .init("handle", .integer(Int64(value.attributeHandle))),
+      ]
+      if let uuid = value.characteristicUUID { extra.append(.init("uuid", .string(uuid))) }
+      extra.append(.init("direction", .string(value.direction.description)))
+      record.extra = extra
+      value.value.withUnsafeBytes { payload in
+        if sink.wantsPayload { record.payload = value.value }
+        if let choice = bleCodec(value) {
+          record.routing = choice.reason
+          record.result = choice.codec.decodeFrame(payload)
+        }
+      }
+      deliver(record)
+    case .att(let operation):
+      var record = bleRecord(
+        operation.connectionHandle, operation.direction, frame: operation.frame, time: operation.time)
+      record.event = (
+        Self.eventName(operation.name), operation.fields.map { .init($0.name, .string($0.value)) }
+      )
+      if let diagnostic = operation.diagnostic {
+        record.layerDiagnostics = [.warning("att", diagnostic)]
+      }
+      deliver(record)
+    case .connection(let change):
+      var record = bleRecord(change.connectionHandle, .unknown, frame: change.frame, time: change.time)
+      switch change.change {
+      case .opened(let role, let peer, _):
+        var fields: [FieldValue.Member] = [.init("role", .string(role.description))]
+        if let peer { fields.append(.init("peer", .string(peer))) }
+        record.event = ("ble.connected", fields)
+        bleRoles[change.connectionHandle] = role
+      case .closed(let reason):
+        record.event = ("ble.disconnected", [.init("reason", .string("0x\(Hex.compact([reason]))"))])
+      }
+      deliver(record)
+    case .hci(_, _, let kind):
+      stats.events[kind, default: 0] += 1
+    case .damaged(let frame, let time, let layer, let offset, let text):
+      var record = DecodedRecord(frame: frame, time: time, transport: layer, payloadLength: 0)
+      record.layerError = DecodeError(code: "damaged-\(layer)", text: text, offset: offset)
+      deliver(record)
+    case .undecoded(_, _, let reason):
+      stats.undecoded[reason, default: 0] += 1
+    }
+  }
+
+  private func bleCodec(_ value: ATTValue) -> PayloadRouter.Choice? {
+    if let forced = router.forcedCodec { return PayloadRouter.Choice(codec: forced, reason: "--codec") }
+    let handle = value.attributeHandle
+    for rule in bleMap where rule.handle == handle && rule.connection == value.connectionHandle {
+      if let codec = Codecs.named(rule.codec) { return .init(codec: codec, reason: "--ble-map") }
+    }
+    for rule in bleMap where rule.handle == handle && rule.connection == nil {
+      if let codec = Codecs.named(rule.codec) { return .init(codec: codec, reason: "--ble-map") }
+    }
+    if let uuid = value.characteristicUUID?.lowercased(),
+      let index = Codecs.all.firstIndex(where: { $0.info.gattCharacteristics.contains(uuid) })
+    {
+      return .init(codec: Codecs.all[index], reason: "gatt \(uuid.prefix(8))…")
+    }
+    return value.value.withUnsafeBytes { payload in
+      let best = Codecs.bestProbe(payload)
+      return best.score >= 40 ? .init(codec: Codecs.all[best.index], reason: "probe \(best.score)") : nil
+    }
+  }
+
+  /// src/dst name the connection and the side: `ble 0x0040 central`.
+  private func bleRecord(
+    _ connection: UInt16, _ direction: BluetoothDirection, frame: Int, time: Double
+  ) -> DecodedRecord {
+    let name = "0x\(Hex.compact(bigEndian(connection)).uppercased())"
+    let (source, destination): (String, String)
+    switch direction {
+    case .centralToPeripheral: (source, destination) = ("\(name) central", "\(name) peripheral")
+    case .peripheralToCentral: (source, destination) = ("\(name) peripheral", "\(name) central")
+    case .hostToController: (source, destination) = ("\(name) host", "\(name) remote")
+    case .controllerToHost: (source, destination) = ("\(name) remote", "\(name) host")
+    case .unknown: (source, destination) = (name, name)
+    }
+    return DecodedRecord(
+      frame: frame, time: time, transport: "ble-att", source: source, destination: destination,
+      payloadLength: 0)
+  }
+
+  /// "Read By Type Request" → "att.read-by-type-request".
+  static func eventName(_ operation: String) -> String {
+    "att." + String(operation.lowercased().map { $0 == " " ? "-" : $0 })
+  }
+
+  private func bigEndian(_ value: UInt16) -> [UInt8] { [UInt8(value >> 8), UInt8(value & 0xFF)] }
+}
