@@ -73,7 +73,9 @@ extension DecodeCommand {
       reader = try PcapFileReader(path: input)
       if let filter { try reader.setFilter(filter) }
     } catch {
-      throw CommandFailure("\(input): \(error.text)", status: 1)
+      // libpcap's messages often name the file already.
+      let text = error.text.contains(input) ? error.text : "\(input): \(error.text)"
+      throw CommandFailure(text, status: 1)
     }
     return reader.read { pipeline.process($0) }
   }
