@@ -40,7 +40,9 @@ public final class FuzzRunner {
   }
 
   public func run() -> Report {
-    var rng = SplitMix64(seed: configuration.seed)
+    var rngs = targets.indices.map {
+      SplitMix64(seed: configuration.seed &+ UInt64($0) &* 0x9E37_79B9_7F4A_7C15)
+    }
     var stats = targets.map { _ in FuzzStats() }
     var pools: [[[UInt8]]] = targets.map { target in
       (configuration.corpus[target.name] ?? []) + (configuration.corpus["*"] ?? [])
@@ -48,14 +50,22 @@ public final class FuzzRunner {
     var failures: [FuzzFailure] = []
     let start = monotonicNanoseconds()
     var lastProgress = start
-    let batch = 256
+    // A slice gives each target about the same time, so one slow parser
+    // does not starve the fast codecs.
+    let sliceNanoseconds: UInt64 = 20_000_000
+    let maxBatch = 4096
     var done = false
     while !done {
       for (index, target) in targets.enumerated() {
         let batchStart = monotonicNanoseconds()
         defer { stats[index].nanoseconds &+= monotonicNanoseconds() &- batchStart }
-        for _ in 0..<batch {
-          if let failure = step(target, pool: &pools[index], stats: &stats[index], rng: &rng) {
+        var budget = maxBatch
+        if let iterations = configuration.iterations {
+          budget = min(budget, max(0, iterations - stats[index].executions - stats[index].roundTrips))
+        }
+        for step in 0..<budget {
+          if step & 15 == 15, monotonicNanoseconds() &- batchStart > sliceNanoseconds { break }
+          if let failure = self.step(target, pool: &pools[index], stats: &stats[index], rng: &rngs[index]) {
             stats[index].failures += 1
             failures.append(shrunk(failure, target: target))
             if configuration.stopOnFailure { done = true }

@@ -48,6 +48,12 @@ public struct FuzzStats: Sendable {
   /// Time spent on this target, for its own executions per second.
   public var nanoseconds: UInt64 = 0
 
+  /// Records a field or event name seen, up to a bound: parsers name
+  /// things after the bytes they saw, and the set must not grow without end.
+  public mutating func noteField(_ name: String) {
+    if fields.count < 4096 { fields.insert(name) }
+  }
+
   public var executionsPerSecond: Double {
     nanoseconds == 0 ? 0 : Double(executions + roundTrips) / (Double(nanoseconds) / 1e9)
   }

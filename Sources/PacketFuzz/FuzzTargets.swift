@@ -11,10 +11,10 @@ public enum FuzzTargets {
     CodecFuzzTarget(codec)
   }
 
-  /// The capture parsers: whole pcap/pcapng files down through TCP, and
-  /// the WebSocket decoder.
+  /// The capture parsers: whole pcap/pcapng files down through TCP, the
+  /// WebSocket decoder, HCI/L2CAP/ATT, and btsnoop files.
   public static func parserTargets() -> [FuzzTarget] {
-    [PcapFuzzTarget(), WebSocketFuzzTarget()]
+    [PcapFuzzTarget(), WebSocketFuzzTarget(), HCIFuzzTarget(), BtsnoopFuzzTarget()]
   }
 
   public static func all() -> [FuzzTarget] {

@@ -54,7 +54,7 @@ public final class PcapFuzzTarget: FuzzTarget {
     case .streamData: stats.messageKinds.insert("stream-data")
     case .streamGap: stats.messageKinds.insert("stream-gap")
     case .streamOpened, .streamClosed: stats.messageKinds.insert("stream")
-    case .undecoded(_, _, let reason): stats.fields.insert("undecoded: \(reason.prefix(40))")
+    case .undecoded(_, _, let reason): stats.noteField("undecoded: \(reason.prefix(40))")
     case .damaged(_, _, let layer, _, _): stats.errorCodes["damaged-\(layer)", default: 0] += 1
     }
   }

@@ -1,0 +1,145 @@
+import Foundation
+import PacketCapture
+import PacketKit
+
+/// HCI, ACL, L2CAP reassembly and ATT: the input is a run of H4 records,
+/// each prefixed by one length byte, fed to the Bluetooth decoder with the
+/// link type and direction flags taken from the first byte.
+public final class HCIFuzzTarget: FuzzTarget {
+  public init() {}
+  public var name: String { "hci" }
+  public var isJSON: Bool { false }
+
+  private static let linkTypes: [BluetoothLinkType] = [
+    .hciH4, .hciH4WithDirectionHeader, .hciUnencapsulated, .linuxMonitorPcap,
+    .leLinkLayerWithPseudoHeader, .nordicBLESniffer,
+  ]
+
+  public func seed(rng: inout SplitMix64) -> [UInt8]? {
+    // LE Connection Complete (handle 0x0040, central), then a Write Command
+    // carrying LegCtrl SET_SERVO_CH0 1500 µs to handle 0x0012 over ATT (CID 4).
+    let connection: [UInt8] = [
+      0x04, 0x3E, 0x13, 0x01, 0x00, 0x40, 0x00, 0x00, 0x00, 0x3C, 0x71, 0x5E, 0xC4, 0x0A, 0x24, 0x18, 0x00,
+      0x00, 0x00, 0xF4, 0x01, 0x00,
+    ]
+    let write: [UInt8] = [
+      0x02, 0x40, 0x00, 0x0D, 0x00, 0x09, 0x00, 0x04, 0x00, 0x52, 0x12, 0x00, 0x01, 0x03, 0x02, 0x00, 0xDC,
+      0x05,
+    ]
+    return [UInt8(rng.below(2))] + [UInt8(connection.count)] + connection + [UInt8(write.count)] + write
+  }
+
+  public func roundTrip(rng: inout SplitMix64, stats: inout FuzzStats) -> FuzzFailure? { nil }
+
+  public func check(_ input: [UInt8], stats: inout FuzzStats) -> FuzzFailure? {
+    stats.executions += 1
+    guard let control = input.first else { return nil }
+    let linkType = Self.linkTypes[Int(control >> 1) % Self.linkTypes.count]
+    let decoder = BluetoothDecoder()
+    let start = monotonicNanoseconds()
+    var offset = 1
+    var frame = 0
+    while offset < input.count {
+      let length = Int(input[offset])
+      offset += 1
+      let end = min(offset + length, input.count)
+      frame += 1
+      let flags = UInt32(control & 1) | UInt32(frame & 2)
+      Array(input[offset..<end]).withUnsafeBytes { record in
+        decoder.decode(linkType, frame: frame, time: Double(frame), flags: flags, data: record) {
+          Self.count($0, &stats)
+        }
+      }
+      offset = end
+    }
+    decoder.finish { Self.count($0, &stats) }
+    if decoder.bufferedBytes > decoder.limits.maxBufferedBytes {
+      return FuzzFailure(
+        target: name, kind: "unbounded", detail: "\(decoder.bufferedBytes) bytes buffered", input: input)
+    }
+    let elapsed = monotonicNanoseconds() &- start
+    if elapsed > 500_000_000 {
+      return FuzzFailure(target: name, kind: "slow", detail: "\(elapsed / 1_000_000) ms", input: input)
+    }
+    return nil
+  }
+
+  static func count(_ event: BluetoothEvent, _ stats: inout FuzzStats) {
+    switch event {
+    case .attValue(let value):
+      stats.decoded += 1
+      stats.messageKinds.insert(value.operation)
+    case .att(let operation): stats.noteField(operation.name)
+    case .connection: stats.messageKinds.insert("connection")
+    case .hci(_, _, let kind): stats.noteField(String(kind.prefix(40)))
+    case .damaged(_, _, let layer, _, _): stats.errorCodes["damaged-\(layer)", default: 0] += 1
+    case .undecoded: stats.errorCodes["undecoded", default: 0] += 1
+    }
+  }
+}
+
+/// Whole btsnoop files, through pktbench's own reader and the decoder.
+public final class BtsnoopFuzzTarget: FuzzTarget {
+  private let path: String
+
+  public init() {
+    path = NSTemporaryDirectory() + "pktbench-fuzz-\(getpid())-\(UInt32.random(in: 0...UInt32.max)).btsnoop"
+  }
+
+  deinit { unlink(path) }
+
+  public var name: String { "btsnoop" }
+  public var isJSON: Bool { false }
+
+  public func seed(rng: inout SplitMix64) -> [UInt8]? {
+    var out = Array("btsnoop\0".utf8) + [0, 0, 0, 1, 0, 0, 0x03, 0xEA]  // version 1, datalink 1002
+    let records: [[UInt8]] = [
+      [0x01, 0x0C, 0x20, 0x02, 0x01, 0x00],  // HCI LE Set Scan Enable
+      [0x04, 0x0E, 0x04, 0x01, 0x0C, 0x20, 0x00],  // Command Complete
+    ]
+    for (index, record) in records.enumerated() {
+      let length = UInt32(record.count)
+      let lengthBytes = [
+        UInt8(length >> 24), UInt8(length >> 16 & 0xFF), UInt8(length >> 8 & 0xFF), UInt8(length & 0xFF),
+      ]
+      out += lengthBytes + lengthBytes + [0, 0, 0, UInt8(index == 0 ? 2 : 3)] + [0, 0, 0, 0]
+      out += [0x00, 0xE2, 0x1C, 0x14, 0x2A, 0x38, 0x10, UInt8(rng.below(256))]
+      out += record
+    }
+    return out
+  }
+
+  public func roundTrip(rng: inout SplitMix64, stats: inout FuzzStats) -> FuzzFailure? { nil }
+
+  public func check(_ input: [UInt8], stats: inout FuzzStats) -> FuzzFailure? {
+    stats.executions += 1
+    guard FileManager.default.createFile(atPath: path, contents: Data(input)) else { return nil }
+    let file: BtsnoopFile
+    do {
+      file = try BtsnoopFile(path: path)
+    } catch {
+      stats.errorCodes["not-btsnoop", default: 0] += 1
+      return nil
+    }
+    guard let linkType = BluetoothLinkType.forBtsnoopDatalink(file.datalink) else {
+      stats.errorCodes["datalink", default: 0] += 1
+      return nil
+    }
+    let decoder = BluetoothDecoder()
+    var lastFrame = 0
+    var failure: FuzzFailure?
+    let end = file.read { record in
+      if record.frame <= lastFrame, failure == nil {
+        failure = FuzzFailure(
+          target: name, kind: "order", detail: "record \(record.frame) after \(lastFrame)", input: input)
+      }
+      lastFrame = record.frame
+      decoder.decode(linkType, frame: record.frame, time: record.time, flags: record.flags, data: record.data)
+      {
+        HCIFuzzTarget.count($0, &stats)
+      }
+    }
+    if case .damaged = end { stats.errorCodes["damaged-file", default: 0] += 1 } else { stats.decoded += 1 }
+    return failure
+  }
+}
