@@ -6,7 +6,7 @@
 import PackageDescription
 
 let harnesses = [
-  "FuzzRider", "FuzzLegCtrl", "FuzzRallie", "FuzzFalconEye", "FuzzPcap", "FuzzWebSocket",
+  "FuzzRider", "FuzzLegCtrl", "FuzzRallie", "FuzzFalconEye", "FuzzPcap", "FuzzWebSocket", "FuzzHCI",
 ]
 
 let package = Package(

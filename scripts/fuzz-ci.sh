@@ -9,7 +9,7 @@ libfuzzer_seconds="${LIBFUZZER_SECONDS:-20}"
 seed="${FUZZ_SEED:-$(od -An -N4 -tu4 /dev/urandom | tr -d ' ')}"
 echo "fuzz-ci: pktbench fuzz, seed $seed, ${runner_seconds}s"
 .build/debug/pktbench fuzz --time "${runner_seconds}s" --seed "$seed" --crashes fuzz-crashes/runner
-for codec in rider legctrl rallie falconeye pcap websocket; do
+for codec in rider legctrl rallie falconeye pcap websocket hci; do
   echo "fuzz-ci: libFuzzer $codec, ${libfuzzer_seconds}s"
   scripts/libfuzzer.sh "$codec" "$libfuzzer_seconds"
 done

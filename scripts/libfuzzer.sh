@@ -6,7 +6,7 @@
 # written to fuzz-crashes/libfuzzer-<codec>/ and a reproduce line is printed.
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
-codec="${1:?usage: scripts/libfuzzer.sh rider|legctrl|rallie|falconeye|pcap|websocket SECONDS}"
+codec="${1:?usage: scripts/libfuzzer.sh rider|legctrl|rallie|falconeye|pcap|websocket|hci SECONDS}"
 seconds="${2:-60}"
 case "$codec" in
   rider) product=FuzzRider ;;
@@ -15,7 +15,8 @@ case "$codec" in
   falconeye) product=FuzzFalconEye ;;
   pcap) product=FuzzPcap ;;
   websocket) product=FuzzWebSocket ;;
-  *) echo "libfuzzer.sh: unknown target '$codec'; allowed: rider, legctrl, rallie, falconeye, pcap, websocket" >&2; exit 2 ;;
+  hci) product=FuzzHCI ;;
+  *) echo "libfuzzer.sh: unknown target '$codec'; allowed: rider, legctrl, rallie, falconeye, pcap, websocket, hci" >&2; exit 2 ;;
 esac
 "$root/scripts/bootstrap.sh"
 export SWIFT_BACKTRACE=enable=no

@@ -33,6 +33,12 @@ if [ "$codec" = pcap ]; then
   done
   exit 0
 fi
+if [ "$codec" = hci ]; then
+  # flags, then length-prefixed H4 records: LE Connection Complete, and an ATT
+  # Write Command carrying LegCtrl SET_SERVO_CH0 1500 (the HCIFuzzTarget seed).
+  printf '\x00\x16\x04\x3e\x13\x01\x00\x40\x00\x00\x00\x3c\x71\x5e\xc4\x0a\x24\x18\x00\x00\x00\xf4\x01\x00\x12\x02\x40\x00\x0d\x00\x09\x00\x04\x00\x52\x12\x00\x01\x03\x02\x00\xdc\x05' >"$out/servo-write.bin"
+  exit 0
+fi
 if [ "$codec" = websocket ]; then
   printf '\x0b\x81\x85\x37\xfa\x21\x3d\x7f\x9f\x4d\x51\x58\x81\x05Hello' >"$out/hello.bin"
   exit 0
