@@ -132,3 +132,25 @@ import Testing
     #expect(perCodec == ["rider": 42, "legctrl": 72, "rallie": 6, "falconeye": 6])
   }
 }
+
+@Suite struct ParallelDecodeTests {
+  @Test func jobsGiveTheSameOutputInTheSameOrder() throws {
+    let files = ["Captures/rider-20hz.pcap", "Captures/legctrl-udp.pcap", "Captures/rallie-udp.pcap"]
+    let serial = try Pktbench.run(["decode"] + files + ["--format", "ndjson"])
+    let parallel = try Pktbench.run(["decode"] + files + ["--format", "ndjson", "--jobs", "2"])
+    #expect(serial.status == 0)
+    #expect(parallel.stdout == serial.stdout)
+    #expect(!serial.stdout.isEmpty)
+  }
+
+  @Test func aBadFileAmongSeveralIsReportedAndTheOthersDecode() throws {
+    let result = try Pktbench.run([
+      "decode", "Captures/rallie-udp.pcap", "/nonexistent.pcap", "Captures/rider-20hz.pcap", "--stats",
+      "--jobs", "2",
+    ])
+    #expect(result.status == 1)
+    #expect(result.stderr.contains("/nonexistent.pcap"))
+    #expect(result.text.contains("rallie-udp.pcap: 12 records"))
+    #expect(result.text.contains("rider-20hz.pcap: 64 records"))
+  }
+}

@@ -58,6 +58,9 @@ struct DecodeCommand: ParsableCommand {
   @Flag(help: "Counts per codec and message, errors, bytes and time span instead of messages.")
   var stats = false
 
+  @Option(help: "Decode up to N files at once (output stays per file, in order).")
+  var jobs: Int = 1
+
   @Flag(name: .customLong("payload-hex"), help: "Add each payload as hex (\"payload\") to JSON output.")
   var payloadHex = false
 
@@ -68,6 +71,7 @@ struct DecodeCommand: ParsableCommand {
     if hex == nil && inputs.isEmpty {
       throw ValidationError("nothing to decode: give a capture file, - for stdin, or --hex BYTES")
     }
+    if jobs < 1 { throw ValidationError("--jobs must be at least 1") }
     if let codec, Codecs.named(codec) == nil {
       throw ValidationError(
         "unknown codec '\(codec)'; known: \(Codecs.names.joined(separator: ", "))")

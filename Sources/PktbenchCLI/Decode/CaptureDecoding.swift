@@ -3,38 +3,54 @@ import PacketCapture
 import PacketKit
 
 extension DecodeCommand {
-  /// Decodes capture files one after another, streaming each.
+  /// Decodes capture files, streaming each; with `--jobs N` several files
+  /// are decoded at once, their output still written whole and in order.
   func decodeCaptures(out: OutputWriter) throws {
-    let rules = try decodeAs.map { try DecodeAsRule.parse($0) }
-    let bleRules = try bleMap.map { try BLEMapRule.parse($0) }
-    let router = PayloadRouter(rules: rules, forcedCodec: codec)
-    let style = Style(
-      enabled: out.isTerminal && ProcessInfo.processInfo.environment["NO_COLOR"] == nil)
+    // Parse the routing flags once, up front, so a bad flag fails before any output.
+    _ = try decodeAs.map { try DecodeAsRule.parse($0) }
+    _ = try bleMap.map { try BLEMapRule.parse($0) }
+    let color = out.isTerminal && ProcessInfo.processInfo.environment["NO_COLOR"] == nil
     var failures: [String] = []
-    for input in inputs {
-      let sink: MessageSink
-      if stats {
-        sink = StatsSink(out: out, json: format != .text)
-      } else {
-        switch format {
-        case .text: sink = TextSink(out: out, style: style, verbose: verbose, hexDump: hexDump)
-        case .json: sink = JSONSink(out: out, asArray: true, payloadHex: payloadHex)
-        case .ndjson: sink = JSONSink(out: out, asArray: false, payloadHex: payloadHex)
+    if jobs > 1 && inputs.count > 1 {
+      failures = try ParallelDecode(command: self, jobs: jobs, color: color).run(out: out)
+    } else {
+      for input in inputs {
+        do {
+          if let failure = try decodeOne(input, out: out, color: color) { failures.append(failure) }
+        } catch let failure as CommandFailure where inputs.count > 1 {
+          failures.append(failure.message)  // one bad file among several: say so, go on
         }
-      }
-      let pipeline = CapturePipeline(router: router, rules: rules, sink: sink)
-      pipeline.bleMap = bleRules
-      let end = try read(input, into: pipeline)
-      pipeline.finish(readEnd: end)
-      sink.finish(name: input, stats: pipeline.stats)
-      if let stopped = pipeline.stats.stoppedEarly {
-        failures.append("\(input): the file is damaged; decoded up to it, stopped \(stopped)")
       }
     }
     out.flush()
     if !failures.isEmpty {
       for failure in failures.dropLast() { OutputWriter.standardError.line("pktbench: \(failure)") }
       throw CommandFailure(failures.last ?? "", status: 1)
+    }
+  }
+
+  /// Decodes one file into `out`; returns where a damaged file stopped.
+  func decodeOne(_ input: String, out: OutputWriter, color: Bool) throws -> String? {
+    let rules = try decodeAs.map { try DecodeAsRule.parse($0) }
+    let router = PayloadRouter(rules: rules, forcedCodec: codec)
+    let sink: MessageSink
+    if stats {
+      sink = StatsSink(out: out, json: format != .text)
+    } else {
+      switch format {
+      case .text:
+        sink = TextSink(out: out, style: Style(enabled: color), verbose: verbose, hexDump: hexDump)
+      case .json: sink = JSONSink(out: out, asArray: true, payloadHex: payloadHex)
+      case .ndjson: sink = JSONSink(out: out, asArray: false, payloadHex: payloadHex)
+      }
+    }
+    let pipeline = CapturePipeline(router: router, rules: rules, sink: sink)
+    pipeline.bleMap = try bleMap.map { try BLEMapRule.parse($0) }
+    let end = try read(input, into: pipeline)
+    pipeline.finish(readEnd: end)
+    sink.finish(name: input, stats: pipeline.stats)
+    return pipeline.stats.stoppedEarly.map {
+      "\(input): the file is damaged; decoded up to it, stopped \($0)"
     }
   }
 }
