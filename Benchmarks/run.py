@@ -1,0 +1,117 @@
+#!/usr/bin/env python3
+"""pktbench's benchmark suite: one command, one table.
+
+    Benchmarks/run.py [--runs 3] [--large] [--data DIR]
+
+Builds pktbench (release), writes the synthetic captures once (reused after;
+see generate.py), then times each decode mode on each capture and, where
+installed, tcpdump and tshark on the same files. Every figure is the median
+of --runs runs, with min and max beside it; peak RSS comes from
+/usr/bin/time. Ends with the fuzz runner's executions per second per target.
+"""
+import argparse
+import os
+import re
+import shutil
+import statistics
+import subprocess
+import sys
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+PKTBENCH = os.path.join(ROOT, ".build", "release", "pktbench")
+
+
+def sh(cmd, **kw):
+    return subprocess.run(cmd, check=True, **kw)
+
+
+def timed(cmd, runs):
+    """(median s, min s, max s, peak RSS MB) of `cmd` with stdout to /dev/null."""
+    walls, rss = [], []
+    for _ in range(runs):
+        start = time.monotonic()
+        proc = subprocess.run(["/usr/bin/time", "-f", "%M"] + cmd, stdout=subprocess.DEVNULL,
+                              stderr=subprocess.PIPE, text=True)
+        walls.append(time.monotonic() - start)
+        numbers = re.findall(r"^(\d+)\s*$", proc.stderr, re.M)
+        rss.append(int(numbers[-1]) / 1024 if numbers else float("nan"))
+    return statistics.median(walls), min(walls), max(walls), max(rss)
+
+
+def records(path):
+    out = subprocess.run([PKTBENCH, "decode", path, "--stats", "--format", "json"], capture_output=True,
+                         text=True).stdout
+    return int(re.search(r'"records":(\d+)', out).group(1))
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--runs", type=int, default=3)
+    parser.add_argument("--large", action="store_true", help="also the 10M-packet Rider capture")
+    parser.add_argument("--data", default=os.path.join(ROOT, "Benchmarks", ".data"))
+    parser.add_argument("--fuzz-seconds", type=int, default=10)
+    args = parser.parse_args()
+
+    if not os.path.exists("/usr/bin/time"):
+        sh(["apt-get", "install", "-y", "-qq", "time"], stdout=subprocess.DEVNULL)
+    sh([os.path.join(ROOT, "scripts", "bootstrap.sh")])
+    sh(["swift", "build", "-c", "release", "--package-path", ROOT, "--product", "pktbench"],
+       stdout=subprocess.DEVNULL)
+    os.makedirs(args.data, exist_ok=True)
+    files = [("rider", 1_000_000, "rider-1m.pcap"), ("mixed", 300, "mixed-300.pcap"),
+             ("mixed-deflate", 300, "mixed-deflate-300.pcap"), ("btsnoop", 1_000_000, "legctrl-1m.btsnoop")]
+    if args.large:
+        files.insert(1, ("rider", 10_000_000, "rider-10m.pcap"))
+    for kind, count, name in files:
+        path = os.path.join(args.data, name)
+        if not os.path.exists(path):
+            print(f"generating {name} …", file=sys.stderr)
+            sh([sys.executable, os.path.join(ROOT, "Benchmarks", "generate.py"), kind, str(count), path])
+
+    rows = []
+    tcpdump, tshark = shutil.which("tcpdump"), shutil.which("tshark")
+    for _, _, name in files:
+        path = os.path.join(args.data, name)
+        n = records(path)
+        mb = os.path.getsize(path) / 1e6
+        modes = [("pktbench --stats", [PKTBENCH, "decode", path, "--stats"]),
+                 ("pktbench summary", [PKTBENCH, "decode", path]),
+                 ("pktbench ndjson", [PKTBENCH, "decode", path, "--format", "ndjson"]),
+                 ("pktbench -V", [PKTBENCH, "decode", path, "-V"])]
+        if not name.endswith(".btsnoop") and tcpdump:
+            modes.append(("tcpdump -nn", [tcpdump, "-r", path, "-nn"]))
+        limit = []
+        if tshark:
+            # tshark is slow and large: its JSON modes run on the first 100,000 records.
+            limit = ["-c", "100000"] if n > 100_000 else []
+            modes.append(("tshark", [tshark, "-r", path]))
+            modes.append(("tshark -T fields (JSON dissector)" if "rider" in name else "tshark -T fields",
+                          [tshark, "-r", path, "-T", "fields", "-e", "frame.number", "-e", "json.value.number"] + limit))
+            modes.append(("tshark -T json", [tshark, "-r", path, "-T", "json"] + limit))
+        for label, cmd in modes:
+            median, low, high, rss = timed(cmd, args.runs)
+            counted = min(n, 100_000) if (label.startswith("tshark -T") and limit) else n
+            rows.append((name, label, counted, median, low, high, counted / median, mb * counted / n / median, rss))
+            print(f"  {name:24} {label:34} {median:7.2f} s", file=sys.stderr)
+
+    print(f"\n{'capture':24} {'tool':34} {'records':>9} {'median s':>9} {'min':>7} {'max':>7} "
+          f"{'records/s':>11} {'MB/s':>8} {'peak RSS MB':>12}  ratio")
+    for name, label, n, median, low, high, rate, mbps, rss in rows:
+        base = next((r for r in rows if r[0] == name and r[1] == "pktbench summary"), None)
+        ratio = f"{base[6] / rate:5.1f}x" if base and not label.startswith("pktbench") else ""
+        print(f"{name:24} {label:34} {n:9d} {median:9.2f} {low:7.2f} {high:7.2f} {rate:11,.0f} {mbps:8.1f} "
+              f"{rss:12.1f}  {ratio}")
+    print("(ratio: pktbench summary lines' records/s over that tool's; tshark -T modes on the first 100k records)")
+
+    fuzz = subprocess.run([PKTBENCH, "fuzz", "--time", f"{args.fuzz_seconds}s", "--seed", "1",
+                           "--crashes", os.path.join(args.data, "crashes")], capture_output=True, text=True)
+    print("\nfuzz runner (one core, seed 1):")
+    for line in fuzz.stdout.splitlines():
+        parts = line.split()
+        if parts and parts[0] != "target" and len(parts) > 3 and parts[3].isdigit():
+            print(f"  {parts[0]:10} {int(parts[3]):>10,} execs/s")
+
+
+if __name__ == "__main__":
+    main()
