@@ -31,6 +31,13 @@ extension CapturePipeline {
       if let uuid = value.characteristicUUID { extra.append(.init("uuid", .string(uuid))) }
       extra.append(.init("direction", .string(value.direction.description)))
       record.extra = extra
+      let shortUUID =
+        value.characteristicUUID.map { uuid in
+          let short = BluetoothUUID.shortForm(uuid)
+          return short == uuid ? " …\(uuid.suffix(6))" : " \(short)"
+        } ?? ""
+      record.carrierNote =
+        "[0x\(Hex.compact(bigEndian(value.attributeHandle)).uppercased())\(shortUUID) \(value.operation)]"
       value.value.withUnsafeBytes { payload in
         if sink.wantsPayload { record.payload = value.value }
         if let choice = bleCodec(value) {

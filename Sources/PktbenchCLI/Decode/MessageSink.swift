@@ -24,7 +24,8 @@ final class TextSink: MessageSink {
     self.hexDump = hexDump
   }
 
-  var wantsPayload: Bool { hexDump }
+  /// -x marks every payload; -V shows the bytes no codec claimed.
+  var wantsPayload: Bool { hexDump || verbose }
 
   func emit(_ record: DecodedRecord) {
     if firstTime == nil { firstTime = record.time }
@@ -32,6 +33,10 @@ final class TextSink: MessageSink {
       for line in TreeRenderer.lines(record, style: style) { out.line(line) }
     } else {
       out.line(SummaryRenderer.line(record, firstTime: firstTime, style: style))
+    }
+    if verbose, !hexDump, record.result == nil, record.event == nil, let payload = record.payload {
+      for line in HexDump.lines(Array(payload.prefix(256)), indent: "    ") { out.line(line) }
+      if payload.count > 256 { out.line("    … \(payload.count - 256) more bytes") }
     }
     if hexDump, let payload = record.payload {
       let fields: [DissectionNode]

@@ -20,6 +20,9 @@ struct DecodedRecord {
   var layerDiagnostics: [Diagnostic] = []
   /// Transport details worth showing (WebSocket opcode, BLE handle...).
   var extra: [FieldValue.Member] = []
+  /// A short note for the summary line about where the message travelled
+  /// (a BLE handle and ATT operation).
+  var carrierNote: String?
   /// Damage found below the codec (a broken IP header, a WebSocket
   /// protocol violation): the record is shown as damaged.
   var layerError: DecodeError?

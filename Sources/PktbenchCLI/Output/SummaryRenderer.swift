@@ -22,6 +22,7 @@ enum SummaryRenderer {
       line += destination
     }
     part(record.transport)
+    if let note = record.carrierNote { part(note) }
     switch record.result {
     case .decoded(let frame):
       part(style.codec(frame.codec))
