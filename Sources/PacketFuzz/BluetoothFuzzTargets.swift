@@ -53,15 +53,9 @@ public final class HCIFuzzTarget: FuzzTarget {
       offset = end
     }
     decoder.finish { Self.count($0, &stats) }
-    if decoder.bufferedBytes > decoder.limits.maxBufferedBytes {
-      return FuzzFailure(
-        target: name, kind: "unbounded", detail: "\(decoder.bufferedBytes) bytes buffered", input: input)
-    }
-    let elapsed = monotonicNanoseconds() &- start
-    if elapsed > 500_000_000 {
-      return FuzzFailure(target: name, kind: "slow", detail: "\(elapsed / 1_000_000) ms", input: input)
-    }
-    return nil
+    return .bounds(
+      target: name, input: input, buffered: decoder.bufferedBytes, limit: decoder.limits.maxBufferedBytes,
+      startedAt: start)
   }
 
   static func count(_ event: BluetoothEvent, _ stats: inout FuzzStats) {

@@ -37,15 +37,10 @@ public final class PcapFuzzTarget: FuzzTarget {
     }
     decoder.finish { event in Self.count(event, &stats) }
     if case .damaged = end { stats.errorCodes["damaged-file", default: 0] += 1 } else { stats.decoded += 1 }
-    if decoder.bufferedBytes > decoder.limits.maxBufferedBytesTotal {
-      return FuzzFailure(
-        target: name, kind: "unbounded", detail: "\(decoder.bufferedBytes) bytes buffered", input: input)
-    }
-    let elapsed = monotonicNanoseconds() &- start
-    if elapsed > 500_000_000 {
-      return FuzzFailure(target: name, kind: "slow", detail: "\(elapsed / 1_000_000) ms", input: input)
-    }
     return failure
+      ?? .bounds(
+        target: name, input: input, buffered: decoder.bufferedBytes,
+        limit: decoder.limits.maxBufferedBytesTotal, startedAt: start)
   }
 
   static func count(_ event: TransportEvent, _ stats: inout FuzzStats) {
@@ -107,11 +102,7 @@ public final class WebSocketFuzzTarget: FuzzTarget {
     for direction in [WebSocketDirection.clientToServer, .serverToClient] {
       stream.finish(direction: direction, frame: frame, time: Double(frame)) { Self.count($0, &stats) }
     }
-    let elapsed = monotonicNanoseconds() &- start
-    if elapsed > 500_000_000 {
-      return FuzzFailure(target: name, kind: "slow", detail: "\(elapsed / 1_000_000) ms", input: input)
-    }
-    return nil
+    return .bounds(target: name, input: input, buffered: 0, limit: 0, startedAt: start)
   }
 
   static func count(_ event: WebSocketEvent, _ stats: inout FuzzStats) {
