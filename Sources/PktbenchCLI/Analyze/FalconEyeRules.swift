@@ -31,6 +31,7 @@ final class FalconEyeRules: FlowRules, CloseExplaining {
   private var checkedTokens: Set<String> = []
   private var tokenResults: [FieldValue] = []
   private var oversized = 0
+  private var deviceId: String?
 
   init(secret: String?) {
     self.secret = secret
@@ -83,6 +84,7 @@ final class FalconEyeRules: FlowRules, CloseExplaining {
 
   func facts() -> [FieldValue.Member] {
     var out: [FieldValue.Member] = [
+      .init("device_id", deviceId.map { .string($0) } ?? .null),
       .init(
         "auth",
         .string(
@@ -147,6 +149,7 @@ final class FalconEyeRules: FlowRules, CloseExplaining {
     }
     authRequests += 1
     authRequest = now
+    if deviceId == nil { deviceId = message.string("deviceId") }
     if let token = message.string("token"), let deviceId = message.string("deviceId") {
       checkToken(token, deviceId: deviceId, message: message, now, flow: flow)
     }
