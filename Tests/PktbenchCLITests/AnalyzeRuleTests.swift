@@ -84,4 +84,38 @@ import Testing
     let early = try Self.analyse(records, end: 51)
     #expect(early.findings.isEmpty)
   }
+
+  @Test func hostileValuesDoNotTrapAnyReport() throws {
+    let payloads = [
+      #"{"left":1e308,"right":-1e308,"timestamp":1e300}"#, #"{"left":0,"right":0,"timestamp":-1e300}"#,
+      #"{"left":5,"right":5,"timestamp":0}"#,
+    ]
+    var records: [DecodedRecord] = []
+    for (index, payload) in payloads.enumerated() {
+      records.append(
+        try Self.record(
+          "rider", Array(payload.utf8), frame: index + 1, time: 1e9 + Double(index) * 4000, from: "a:1",
+          to: "b:5005"))
+    }
+    let report = try Self.analyse(records)
+    #expect(report.findings.contains { $0.rule == "rider.out-of-range" })
+    #expect(report.findings.contains { $0.rule == "rider.timestamp-backwards" })
+    #expect(!TextReport.lines(report, style: Style(enabled: false)).isEmpty)
+    #expect(!JSONReport.bytes(report).isEmpty)
+    #expect(HTMLReport.page(report).contains("<svg"))
+  }
+
+  @Test func theCaptureWideBudgetBoundsKeptFindings() {
+    let budget = FindingBudget(limit: 5)
+    var first = FindingLog(budget: budget)
+    var second = FindingLog(budget: budget)
+    for index in 0..<4 {
+      first.add(Finding("a.rule", .warning, time: Double(index), frame: index, text: ""))
+      second.add(Finding("b.rule", .warning, time: Double(index), frame: index, text: ""))
+    }
+    // Taken in turn: first, second, first, second, first; then nothing.
+    #expect(first.kept.count == 3 && second.kept.count == 2)
+    #expect(first.count(.warning) == 4 && second.count(.warning) == 4)
+    #expect(second.suppressed.first?.count == 2)
+  }
 }

@@ -6,13 +6,14 @@ import PacketKit
 final class AnalysisSink: MessageSink {
   /// Flows beyond this are counted, not analysed (a scan or a flood must
   /// not exhaust memory).
-  static let flowLimit = 2048
+  static let flowLimit = 1024
 
   private let options: AnalysisOptions
   private var flows: [FlowKey: FlowAnalyzer] = [:]
   private var order: [FlowAnalyzer] = []
   private var origin: Double?
-  private var captureFindings = FindingLog()
+  private let budget = FindingBudget()
+  private lazy var captureFindings = FindingLog(budget: budget)
   private var untracked = 0
   private var unclaimed = 0
   private(set) var report: AnalysisReport?
@@ -55,7 +56,7 @@ final class AnalysisSink: MessageSink {
     }
     let flow = FlowAnalyzer(
       id: order.count + 1, key: key, origin: origin ?? time, transport: record.transport, time: time,
-      options: options)
+      options: options, budget: budget)
     flows[key] = flow
     order.append(flow)
     flow.observe(record)

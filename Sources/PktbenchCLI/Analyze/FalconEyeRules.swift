@@ -29,6 +29,7 @@ final class FalconEyeRules: FlowRules, CloseExplaining {
   private var noted = false
   private var unauthenticatedNoted = false
   private var checkedTokens: Set<String> = []
+  private var tokenNoted = false
   private var tokenResults: [FieldValue] = []
   private var oversized = 0
   private var deviceId: String?
@@ -263,17 +264,15 @@ final class FalconEyeRules: FlowRules, CloseExplaining {
   private func checkToken(
     _ token: String, deviceId: String, message: FlowMessage, _ now: Stamp, flow: FlowAnalyzer
   ) {
-    if checkedTokens.isEmpty {
+    if !tokenNoted {
+      tokenNoted = true
       flow.report(
         Finding(
           "falconeye.token-unverifiable", .note, time: message.time, frame: message.frame,
           text: "nobody can verify this token: the server only checks that it is 16–256 characters of "
             + "base64, and the timestamp the app signed is not sent"))
     }
-    guard let secret, !checkedTokens.contains(token), checkedTokens.count < Self.tokensChecked else {
-      checkedTokens.insert(token)
-      return
-    }
+    guard let secret, !checkedTokens.contains(token), checkedTokens.count < Self.tokensChecked else { return }
     checkedTokens.insert(token)
     let envelope = message.fields.first { $0.name == "timestamp" }?.value.numericValue
     let signed = FalconEyeTokenCheck.signedString(

@@ -32,7 +32,7 @@ final class FlowAnalyzer {
   private(set) var codecWarnings: [String: Int] = [:]
   private(set) var series: [MessageSeries] = []
   private(set) var values: [ValueSeries] = []
-  private(set) var findings = FindingLog()
+  private(set) var findings: FindingLog
   private(set) var rules: [FlowRules] = []
   private var rulesFor: Set<String> = []
   /// The WebSocket upgrade request, when the capture holds it.
@@ -40,8 +40,12 @@ final class FlowAnalyzer {
   /// How the TCP connection under the flow ended, when it did.
   private(set) var ended: (frame: Int, time: Double, reason: String)?
 
-  init(id: Int, key: FlowKey, origin: Double, transport: String, time: Double, options: AnalysisOptions) {
+  init(
+    id: Int, key: FlowKey, origin: Double, transport: String, time: Double, options: AnalysisOptions,
+    budget: FindingBudget? = nil
+  ) {
     self.id = id
+    self.findings = FindingLog(budget: budget)
     self.key = key
     self.origin = origin
     self.transport = transport
@@ -82,6 +86,13 @@ final class FlowAnalyzer {
     }
     for rule in rules { rule.observe(message, flow: self) }
     layerFindings(message)
+    // A BLE link's end arrives as an event ("ble.disconnect"): it ends the
+    // flow as FIN or RST end a TCP connection.
+    if let event = record.event?.name, event.hasPrefix("ble"), event.hasSuffix("disconnect"),
+      let frame = message.frame
+    {
+      connectionEnded(frame: frame, time: message.time, reason: "disconnect")
+    }
   }
 
   func connectionEnded(frame: Int, time: Double, reason: String) {
@@ -159,7 +170,7 @@ final class FlowAnalyzer {
 
   private func layerFindings(_ message: FlowMessage) {
     if message.event == "tcp.gap" {
-      let missing = message.number("missing_bytes").map { Int($0) } ?? 0
+      let missing = message.number("missing_bytes").flatMap { Int(exactly: $0) } ?? 0
       report(
         Finding(
           "capture.tcp-gap", .warning, time: message.time, frame: message.frame,

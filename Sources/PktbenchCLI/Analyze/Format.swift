@@ -1,11 +1,20 @@
+import PacketKit
+
 /// Numbers as the reports write them for people.
 enum Format {
+  /// Fixed digits, safe for any value (timestamps in traffic are untrusted:
+  /// a Rider timestamp of 1e300 must not trap an integer conversion).
+  static func fixed(_ value: Double, digits: Int) -> String {
+    guard value.isFinite else { return "—" }
+    return abs(value) < 1e12 ? SummaryRenderer.fixed(value, digits: digits) : JSONWriter.formatNumber(value)
+  }
+
   /// "300.4 ms", "1.500 s", "12 µs".
   static func duration(_ seconds: Double) -> String {
     guard seconds.isFinite else { return "—" }
     let magnitude = abs(seconds)
-    if magnitude >= 1 { return SummaryRenderer.fixed(seconds, digits: 3) + " s" }
-    if magnitude >= 0.001 { return SummaryRenderer.fixed(seconds * 1000, digits: 1) + " ms" }
+    if magnitude >= 1 { return Format.fixed(seconds, digits: 3) + " s" }
+    if magnitude >= 0.001 { return Format.fixed(seconds * 1000, digits: 1) + " ms" }
     return String(Int((seconds * 1_000_000).rounded())) + " µs"
   }
 
@@ -13,12 +22,12 @@ enum Format {
   static func hertz(_ rate: Double) -> String {
     guard rate.isFinite else { return "—" }
     return rate >= 1
-      ? SummaryRenderer.fixed(rate, digits: 1) + " Hz" : SummaryRenderer.fixed(rate, digits: 2) + "/s"
+      ? Format.fixed(rate, digits: 1) + " Hz" : Format.fixed(rate, digits: 2) + "/s"
   }
 
   /// "+10.019 s": a time relative to the start of the capture.
   static func offset(_ time: Double, from origin: Double) -> String {
-    "+" + SummaryRenderer.fixed(time - origin, digits: 3) + " s"
+    "+" + Format.fixed(time - origin, digits: 3) + " s"
   }
 
   /// "16,429 bytes".

@@ -151,7 +151,8 @@ enum HTMLCharts {
     let timeline = series.timeline
     guard !timeline.counts.isEmpty else { return [] }
     let rate = series.activeRate ?? series.meanRate ?? 1
-    let wanted = min(max(timeline.width, 5 / max(rate, 1e-6)), max(span / 24, timeline.width))
+    // About ten messages a step, and at least a dozen steps across the series.
+    let wanted = min(max(timeline.width, 10 / max(rate, 1e-6)), max(span / 12, timeline.width))
     let merge = max(1, Int((wanted / timeline.width).rounded()))
     var out: [(Double, Double, Double)] = []
     var index = 0
@@ -211,8 +212,9 @@ enum HTMLCharts {
     svg +=
       "<line class=\"axis\" x1=\"10\" y1=\"\(n(plotBottom))\" x2=\"\(n(w - 10))\" y2=\"\(n(plotBottom))\"/>"
     svg += "<text class=\"axis-label\" x=\"10\" y=\"\(n(h - 8))\">\(show(histogram.lower, unit))</text>"
+    let more = histogram.overflow > 0 ? " and \(histogram.overflow) above" : ""
     svg += "<text class=\"axis-label\" x=\"\(n(w - 10))\" y=\"\(n(h - 8))\" text-anchor=\"end\">"
-    svg += "\(show(histogram.upper, unit))</text></svg>"
+    svg += "\(show(histogram.upper, unit))\(more)</text></svg>"
     return svg
   }
 
@@ -231,11 +233,13 @@ enum HTMLCharts {
 
   static func trimmed(_ value: Double, step: Double) -> String {
     let digits = step >= 1 ? 0 : min(6, Int((-log10(step)).rounded(.up)))
-    return digits == 0 ? String(Int(value.rounded())) : SummaryRenderer.fixed(value, digits: digits)
+    return digits == 0
+      ? (Int(exactly: value.rounded()).map(String.init) ?? Format.fixed(value, digits: 0))
+      : Format.fixed(value, digits: digits)
   }
 
   /// A coordinate with one decimal.
   static func n(_ value: Double) -> String {
-    value.isFinite ? SummaryRenderer.fixed(value, digits: 1) : "0"
+    value.isFinite ? Format.fixed(value, digits: 1) : "0"
   }
 }

@@ -2,7 +2,7 @@
 /// with the exact count, sum, minimum and maximum. Percentiles come from
 /// the sample; they are exact until the stream outgrows the capacity.
 struct Reservoir {
-  static let defaultCapacity = 4096
+  static let defaultCapacity = 2048
 
   let capacity: Int
   private(set) var samples: [Double] = []
