@@ -10,10 +10,13 @@ public struct Pktbench: ParsableCommand {
         pktbench decode capture.pcap          decode a capture (pcap, pcapng)
         pktbench decode --hex '01 03 02 00 DC 05'
         pktbench craft servo --us 1500 | nc -u 127.0.0.1 9000
+        pktbench analyze capture.pcap         health report: rates, gaps, safety findings
         pktbench codecs                       list codecs, messages and fields
       """,
     version: "0.1.0",
-    subcommands: [CodecsCommand.self, CraftCommand.self, DecodeCommand.self, FuzzCommand.self]
+    subcommands: [
+      AnalyzeCommand.self, CodecsCommand.self, CraftCommand.self, DecodeCommand.self, FuzzCommand.self,
+    ]
   )
 
   public init() {}

@@ -72,7 +72,7 @@ final class CapturePipeline {
         .warning("tcp-gap", "\(missingBytes) bytes missing from the stream; delivery resumes after them")
       ]
       deliver(record)
-    case .streamClosed(let connection, let frame, let time, _):
+    case .streamClosed(let connection, let frame, let time, let reason):
       if var stream = websockets[connection] {
         for direction in [WebSocketDirection.clientToServer, .serverToClient] {
           stream.finish(direction: direction, frame: frame, time: time) { event in
@@ -80,6 +80,9 @@ final class CapturePipeline {
           }
         }
       }
+      sink.streamClosed(
+        client: connection.client.description, server: connection.server.description, frame: frame,
+        time: time, reason: reason)
       websockets[connection] = nil
       plainStreams.remove(connection)
     case .undecoded(_, _, let reason):

@@ -7,6 +7,13 @@ protocol MessageSink: AnyObject {
   func finish(name: String, stats: CaptureStats)
   /// Whether the sink needs the payload bytes kept (hex views).
   var wantsPayload: Bool { get }
+  /// A TCP connection ended ("fin", "rst", "end of capture"...), after its
+  /// last records; only the analysis cares, to tell closes from drops.
+  func streamClosed(client: String, server: String, frame: Int, time: Double, reason: String)
+}
+
+extension MessageSink {
+  func streamClosed(client: String, server: String, frame: Int, time: Double, reason: String) {}
 }
 
 /// Summary lines, `-V` trees, `-x` hex dumps.

@@ -1,0 +1,62 @@
+/// The finished analysis of one capture, as every report format reads it.
+struct AnalysisReport {
+  var file: String
+  var records: Int
+  var firstTime: Double?
+  var lastTime: Double?
+  var stoppedEarly: String?
+  var flows: [FlowAnalyzer]
+  /// Findings about the capture itself (damage), not a flow.
+  var captureFindings: FindingLog
+  var unclaimedPayloads: Int
+  /// Records of flows beyond AnalysisSink.flowLimit.
+  var untrackedRecords: Int
+
+  init(
+    file: String, stats: CaptureStats, flows: [FlowAnalyzer], captureFindings: FindingLog,
+    unclaimedPayloads: Int, untrackedRecords: Int
+  ) {
+    self.file = file
+    self.records = stats.records
+    self.firstTime = stats.firstTime
+    self.lastTime = stats.lastTime
+    self.stoppedEarly = stats.stoppedEarly
+    self.flows = flows
+    self.captureFindings = captureFindings
+    self.unclaimedPayloads = unclaimedPayloads
+    self.untrackedRecords = untrackedRecords
+  }
+
+  /// Where relative times count from: the capture's first record.
+  var origin: Double { firstTime ?? flows.map(\.firstTime).min() ?? 0 }
+
+  var duration: Double { max(0, (lastTime ?? origin) - origin) }
+
+  /// Every kept finding, capture-level ones first, then by time.
+  var findings: [Finding] {
+    let all = captureFindings.kept + flows.flatMap(\.findings.kept)
+    return all.enumerated().sorted { lhs, rhs in
+      if lhs.element.time != rhs.element.time { return lhs.element.time < rhs.element.time }
+      return lhs.offset < rhs.offset
+    }.map(\.element)
+  }
+
+  /// Findings per severity, suppressed ones included.
+  func count(_ severity: Finding.Severity) -> Int {
+    captureFindings.count(severity) + flows.reduce(0) { $0 + $1.findings.count(severity) }
+  }
+
+  var verdict: String {
+    count(.error) > 0 ? "error" : count(.warning) > 0 ? "warning" : "ok"
+  }
+
+  func flow(_ id: Int?) -> FlowAnalyzer? {
+    guard let id else { return nil }
+    return flows.first { $0.id == id }
+  }
+
+  /// Whether findings at or above `severity` were found (for `--fail-on`).
+  func fails(at severity: Finding.Severity) -> Bool {
+    [Finding.Severity.error, .warning, .note].contains { $0 >= severity && count($0) > 0 }
+  }
+}

@@ -1,0 +1,25 @@
+/// The silence between two consecutive messages of a series.
+struct Gap {
+  var seconds: Double
+  var fromFrame: Int?
+  var toFrame: Int?
+  var fromTime: Double
+  var toTime: Double
+}
+
+/// The `limit` longest gaps of a series, longest first.
+struct LongestGaps {
+  let limit: Int
+  private(set) var gaps: [Gap] = []
+
+  init(limit: Int = 5) {
+    self.limit = limit
+  }
+
+  mutating func offer(_ gap: Gap) {
+    if gaps.count >= limit, let shortest = gaps.last, shortest.seconds >= gap.seconds { return }
+    let index = gaps.firstIndex { $0.seconds < gap.seconds } ?? gaps.endIndex
+    gaps.insert(gap, at: index)
+    if gaps.count > limit { gaps.removeLast() }
+  }
+}

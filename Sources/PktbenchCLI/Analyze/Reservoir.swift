@@ -1,0 +1,50 @@
+/// A bounded, uniform sample of a stream of values (Vitter's algorithm R),
+/// with the exact count, sum, minimum and maximum. Percentiles come from
+/// the sample; they are exact until the stream outgrows the capacity.
+struct Reservoir {
+  static let defaultCapacity = 2048
+
+  let capacity: Int
+  private(set) var samples: [Double] = []
+  private(set) var count = 0
+  private(set) var sum = 0.0
+  private(set) var minimum = Double.infinity
+  private(set) var maximum = -Double.infinity
+  /// A fixed seed: the same capture gives the same report.
+  private var state: UInt64 = 0x9E37_79B9_7F4A_7C15
+
+  init(capacity: Int = Reservoir.defaultCapacity) {
+    self.capacity = max(1, capacity)
+  }
+
+  mutating func add(_ value: Double) {
+    guard value.isFinite else { return }
+    count += 1
+    sum += value
+    minimum = min(minimum, value)
+    maximum = max(maximum, value)
+    if samples.count < capacity {
+      samples.append(value)
+      return
+    }
+    let slot = Int(truncatingIfNeeded: nextRandom() % UInt64(count))
+    if slot < capacity { samples[slot] = value }
+  }
+
+  /// Whether the percentiles are estimates (the stream outgrew the sample).
+  var isSampled: Bool { count > samples.count }
+
+  var mean: Double? { count > 0 ? sum / Double(count) : nil }
+
+  /// p50, p90, p99 and the exact maximum, nil when empty.
+  var percentiles: Percentiles? { Percentiles(self) }
+
+  private mutating func nextRandom() -> UInt64 {
+    // SplitMix64: small, fast and good enough to pick reservoir slots.
+    state &+= 0x9E37_79B9_7F4A_7C15
+    var z = state
+    z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+    z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+    return z ^ (z >> 31)
+  }
+}

@@ -1,0 +1,23 @@
+/// A distribution a flow reports beside its message rates: a latency
+/// (Rallie command → response, FalconEye authRequest → authResponse), a
+/// one-way delay or a size.
+final class ValueSeries {
+  enum Unit: String {
+    case seconds, bytes
+  }
+
+  /// Machine name, e.g. `response_latency`.
+  let name: String
+  /// What it measures, for a person: "command → response".
+  let text: String
+  let unit: Unit
+  private(set) var values = Reservoir()
+
+  init(name: String, text: String, unit: Unit = .seconds) {
+    self.name = name
+    self.text = text
+    self.unit = unit
+  }
+
+  func add(_ value: Double) { values.add(value) }
+}

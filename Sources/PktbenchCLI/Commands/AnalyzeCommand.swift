@@ -1,0 +1,129 @@
+import ArgumentParser
+import CodecRegistry
+import Foundation
+import PacketCapture
+import PacketKit
+
+/// `pktbench analyze`: a health report of a capture, per flow, against the
+/// protocols' timing and safety rules.
+struct AnalyzeCommand: ParsableCommand {
+  static let configuration = CommandConfiguration(
+    commandName: "analyze",
+    abstract: "Health report of a capture: rates, gaps, latencies and safety findings per flow.",
+    discussion: """
+      Per flow (UDP pair, TCP/WebSocket connection, BLE connection): message rates against
+      the protocol's (Rider 20 Hz, LegCtrl servo 50 Hz and telemetry 10 Hz, Rallie a command
+      every 2–9 s, FalconEye 30 fps), inter-arrival percentiles and the longest gaps, then the
+      safety rules (Rider watchdog silences, LegCtrl deadman gaps and FAULTs, Rallie responses
+      and check variants, FalconEye auth, frames and security), every WebSocket close with its
+      likely cause, and a verdict per flow.
+
+      Examples:
+        pktbench analyze field-session.pcapng
+        pktbench analyze capture.pcap --format json | jq '.findings[] | select(.severity=="error")'
+        pktbench analyze capture.pcap --html report.html
+        pktbench analyze capture.pcap --fail-on warning     # for CI
+
+      Exit status: 0 when the report was made, 1 when --fail-on found findings that
+      severe, 2 when the input cannot be read.
+      """)
+
+  enum Format: String, ExpressibleByArgument, CaseIterable {
+    case text, json
+  }
+
+  enum FailOn: String, ExpressibleByArgument, CaseIterable {
+    case error, warning, note, never
+
+    var severity: Finding.Severity? {
+      switch self {
+      case .error: .error
+      case .warning: .warning
+      case .note: .note
+      case .never: nil
+      }
+    }
+  }
+
+  @Argument(help: "Capture file (pcap, pcapng), or - for stdin.")
+  var input: String
+
+  @Option(help: "Report on stdout: text or json.")
+  var format: Format = .text
+
+  @Option(name: .customLong("html"), help: "Also write a self-contained HTML report with plots to this file.")
+  var htmlPath: String?
+
+  @Option(
+    name: .customLong("fail-on"),
+    help: "Exit 1 when findings this severe or worse are found: error, warning, note or never.")
+  var failOn: FailOn = .never
+
+  @Option(help: "BPF filter, same syntax as tcpdump.")
+  var filter: String?
+
+  @Option(
+    name: .customLong("decode-as"),
+    help: "Route a port to a codec: udp:9000=legctrl, tcp:8080=falconeye (repeatable).")
+  var decodeAs: [String] = []
+
+  @Option(help: "Decode every payload with this codec (rider, legctrl, rallie, falconeye).")
+  var codec: String?
+
+  @Option(help: "FalconEye shared secret: check auth tokens against it (HMAC of \"deviceId:timestamp\").")
+  var secret: String?
+
+  func validate() throws {
+    if let codec, Codecs.named(codec) == nil {
+      throw ValidationError("unknown codec '\(codec)'; known: \(Codecs.names.joined(separator: ", "))")
+    }
+  }
+
+  func run() throws {
+    let report = try analyze()
+    let out = OutputWriter()
+    switch format {
+    case .text:
+      let style = Style(enabled: out.isTerminal && ProcessInfo.processInfo.environment["NO_COLOR"] == nil)
+      for line in TextReport.lines(report, style: style) { out.line(line) }
+    case .json:
+      out.bytes(JSONReport.bytes(report))
+      out.line()
+    }
+    out.flush()
+    if let htmlPath {
+      let page = HTMLReport.page(report)
+      guard FileManager.default.createFile(atPath: htmlPath, contents: Data(page.utf8)) else {
+        throw CommandFailure("--html: cannot write \(htmlPath)", status: 2)
+      }
+      if format == .text { OutputWriter.standardError.line("pktbench: wrote \(htmlPath)") }
+    }
+    if let stopped = report.stoppedEarly {
+      OutputWriter.standardError.line(
+        "pktbench: \(input): the file is damaged; analysed up to it, stopped \(stopped)")
+    }
+    if let severity = failOn.severity, report.fails(at: severity) {
+      throw ExitCode(1)
+    }
+  }
+
+  /// Reads the capture through the same pipeline as `decode`, into the analysis.
+  func analyze() throws -> AnalysisReport {
+    let rules = try decodeAs.map { try DecodeAsRule.parse($0) }
+    let router = PayloadRouter(rules: rules, forcedCodec: codec)
+    let reader: PcapFileReader
+    do {
+      reader = try PcapFileReader(path: input)
+      if let filter { try reader.setFilter(filter) }
+    } catch {
+      throw CommandFailure("\(input): \(error.text)", status: 2)
+    }
+    let sink = AnalysisSink(options: AnalysisOptions(secret: secret))
+    let pipeline = CapturePipeline(router: router, rules: rules, sink: sink)
+    let end = reader.read { pipeline.process($0) }
+    pipeline.finish(readEnd: end)
+    sink.finish(name: input, stats: pipeline.stats)
+    guard let report = sink.report else { throw CommandFailure("\(input): no report was made", status: 2) }
+    return report
+  }
+}

@@ -1,0 +1,205 @@
+import Foundation
+import Testing
+
+/// `pktbench analyze` on the shipped captures: every expectation comes from
+/// how the capture was made (Captures/expected/*.json, the real capture's
+/// README and expected json), not from pktbench's own output.
+@Suite struct AnalyzeShippedCaptureTests {
+  @Test func legctrlDeadmanGapAtTheFixturesFrames() throws {
+    let fixture = try Analyze.fixture("Captures/expected/legctrl-udp.json")
+    let messages = try #require(fixture["messages"] as? [[String: Any]])
+    let commands: Set<String> = ["arm", "disarm", "set_servo_ch0", "ping"]
+    let trip = try #require(
+      messages.first {
+        let fields = $0["fields"] as? [String: Any]
+        return fields?["state"] as? String == "FAULT" && fields?["error_code"] as? String == "DEADMAN_TIMEOUT"
+      })
+    let tripFrame = try #require(trip["frame"] as? Int)
+    let before = try #require(
+      messages.last {
+        commands.contains($0["message"] as? String ?? "") && ($0["frame"] as? Int ?? 0) < tripFrame
+      })
+    let after = try #require(
+      messages.first {
+        commands.contains($0["message"] as? String ?? "") && ($0["frame"] as? Int ?? 0) > tripFrame
+      })
+
+    let report = try Analyze.run("Captures/legctrl-udp.pcap")
+    #expect(report.status == 0)
+    let gaps = report.findings("legctrl.deadman-gap")
+    #expect(gaps.count == 1)
+    let gap = try #require(gaps.first)
+    #expect(gap["severity"] as? String == "error")
+    #expect(gap["frame"] as? Int == before["frame"] as? Int)
+    #expect(abs((gap["time"] as? Double ?? 0) - (before["time"] as? Double ?? -1)) < 2e-6)
+    let details = Analyze.details(gap)
+    #expect(details["fault_frame"] as? Int == tripFrame)
+    #expect(details["next_command_frame"] as? Int == after["frame"] as? Int)
+    #expect(details["fault_late"] as? Bool == false)
+    let tripDelay = (trip["time"] as? Double ?? 0) - (before["time"] as? Double ?? 0)
+    #expect(abs((details["fault_after_s"] as? Double ?? 0) - tripDelay) < 2e-6)
+    // Nothing else in this capture is wrong.
+    #expect(report.serious.count == 1, "\(report.serious)")
+  }
+
+  @Test func riderAtTwentyHertzIsClean() throws {
+    let fixture = try Analyze.fixture("Captures/expected/rider-20hz.json")
+    let messages = try #require(fixture["messages"] as? [[String: Any]])
+    let times = messages.compactMap { $0["time"] as? Double }
+    let expectedRate = Double(times.count - 1) / ((times.last ?? 0) - (times.first ?? 0))
+
+    let report = try Analyze.run("Captures/rider-20hz.pcap")
+    #expect(report.status == 0)
+    #expect(report.serious.isEmpty, "\(report.serious)")
+    #expect(report.json["verdict"] as? String == "ok")
+    let flow = try #require(report.flows.first)
+    let series = try #require(
+      (flow["series"] as? [[String: Any]])?.first { $0["name"] as? String == "commands" })
+    #expect(series["count"] as? Int == messages.count)
+    let rate = try #require(series["rate_hz"] as? Double)
+    #expect(abs(rate - 20) < 0.5)
+    #expect(abs((series["mean_rate_hz"] as? Double ?? 0) - expectedRate) < 1e-6 * expectedRate)
+    #expect(series["rate_verdict"] as? String == "ok")
+  }
+
+  @Test func rallieResponsesMatchedWithLatencyAndVariants() throws {
+    let fixture = try Analyze.fixture("Captures/expected/rallie-udp.json")
+    let messages = try #require(fixture["messages"] as? [[String: Any]])
+    var want: [(command: Int, response: Int, code: String, latency: Double, variant: String)] = []
+    var variants: [String: [String: Int]] = ["app": [:], "machine": [:]]
+    var pending: [String: Any]?
+    for message in messages {
+      let fields = message["fields"] as? [String: Any] ?? [:]
+      let variant = fields["check_variant"] as? String ?? "?"
+      if message["message"] as? String == "command" {
+        pending = message
+        variants["app", default: [:]][variant, default: 0] += 1
+      } else if let command = pending {
+        variants["machine", default: [:]][variant, default: 0] += 1
+        let commandFields = command["fields"] as? [String: Any] ?? [:]
+        want.append(
+          (
+            command["frame"] as? Int ?? 0, message["frame"] as? Int ?? 0, fields["code"] as? String ?? "",
+            (message["time"] as? Double ?? 0) - (command["time"] as? Double ?? 0),
+            commandFields["check_variant"] as? String ?? ""
+          ))
+        pending = nil
+      }
+    }
+
+    let report = try Analyze.run("Captures/rallie-udp.pcap")
+    let flow = try #require(report.flows.first)
+    let facts = try #require(flow["facts"] as? [String: Any])
+    let exchanges = try #require(facts["exchanges"] as? [[String: Any]])
+    #expect(exchanges.count == want.count)
+    for (got, expected) in zip(exchanges, want) {
+      #expect(got["command_frame"] as? Int == expected.command)
+      #expect(got["response_frame"] as? Int == expected.response)
+      #expect(got["code"] as? String == expected.code)
+      #expect(got["variant"] as? String == expected.variant)
+      #expect(abs((got["latency_s"] as? Double ?? -1) - expected.latency) < 2e-6)
+    }
+    let checkVariants = try #require(facts["check_variants"] as? [String: [String: Int]])
+    #expect(checkVariants == variants)
+    // The one rejected command is a warning; nothing else is wrong.
+    let rejected = try #require(want.first { $0.code == "rejected" })
+    let findings = report.serious
+    #expect(findings.count == 1, "\(findings)")
+    #expect(findings.first?["rule"] as? String == "rallie.rejected")
+    #expect(findings.first?["frames"] as? [Int] == [rejected.command, rejected.response])
+  }
+
+  @Test func falconEyeSessionHasOnlyNotes() throws {
+    for capture in ["Captures/falconeye-ws.pcap", "Captures/falconeye-ws-deflate.pcap"] {
+      let report = try Analyze.run(capture)
+      #expect(report.serious.isEmpty, "\(capture): \(report.serious)")
+      // Its close was 1000 from the client, answered by the server (fixture events).
+      let close = try #require(report.findings("ws.close").first)
+      #expect(Analyze.details(close)["code"] as? Int == 1000)
+      #expect(Analyze.details(close)["by"] as? String == "client")
+      #expect(report.findings("falconeye.plain-ws").count == 1)
+    }
+  }
+
+  @Test func fieldSessionFindsTheDeadmanAndTheRiderThatStoppedSending() throws {
+    let fixture = try Analyze.fixture("Captures/expected/field-session.json")
+    let messages = try #require(fixture["messages"] as? [[String: Any]])
+    let rider = messages.filter { $0["codec"] as? String == "rider" }
+    let lastRider = try #require(rider.last)
+    let report = try Analyze.run("Captures/field-session.pcapng")
+    #expect(report.flows.count == 4)
+    // The app's last command (frame per fixture) left the robot moving and
+    // the capture ran on for more than the watchdog's 1.0 s.
+    let ended = try #require(report.findings("rider.ended-moving").first)
+    #expect(ended["frame"] as? Int == lastRider["frame"] as? Int)
+    #expect(report.findings("legctrl.deadman-gap").count == 1)
+    #expect(report.findings("rider.watchdog-gap").isEmpty)
+  }
+
+  @Test func realServerEarlyAuthDroppedThenClosed1008() throws {
+    guard Analyze.hasRealCapture else { return }
+    let expected = try Analyze.fixture(Analyze.realExpected)
+    let messages = try #require(expected["messages"] as? [[String: Any]])
+    let early = try #require(
+      messages.first { $0["connection"] as? String == "early" && $0["message"] as? String == "authRequest" })
+    let deviceId = try #require((early["fields"] as? [String: Any])?["deviceId"] as? String)
+
+    let report = try Analyze.run(Analyze.realCapture)
+    let flow = try #require(report.flow(withFact: "device_id", equal: deviceId))
+    let findings = report.findings(inFlow: flow)
+    let close = try #require(findings.first { $0["rule"] as? String == "ws.close" })
+    #expect(close["severity"] as? String == "error")
+    let details = Analyze.details(close)
+    #expect(details["code"] as? Int == 1008)
+    #expect(details["by"] as? String == "server")
+    #expect(details["authenticated"] as? Bool == false)
+    let request = try #require(details["auth_request_frame"] as? Int)
+    #expect((close["frames"] as? [Int] ?? []).contains(request))
+    #expect((close["text"] as? String ?? "").contains("authRequest at frame \(request)"))
+    // README: the server closes the unauthenticated socket 10 s later.
+    #expect(abs((details["after_handshake_s"] as? Double ?? 0) - 10) < 0.1)
+    let unanswered = try #require(findings.first { $0["rule"] as? String == "falconeye.auth-unanswered" })
+    #expect(unanswered["frame"] as? Int == request)
+    // tshark agrees that frame is a masked (client) text message.
+    if let tshark = Pktbench.which("tshark") {
+      let shark = try Pktbench.runProgram(
+        tshark,
+        [
+          "-r", Analyze.realCapture, "-d", "tcp.port==8000,http", "-Y", "frame.number==\(request)", "-T",
+          "fields",
+          "-e", "websocket.opcode", "-e", "websocket.mask",
+        ])
+      #expect(shark.text.trimmingCharacters(in: .whitespacesAndNewlines) == "1\t1", "\(shark.text)")
+    }
+  }
+
+  @Test func realServerBigCameraFrameClosed1009() throws {
+    guard Analyze.hasRealCapture else { return }
+    let expected = try Analyze.fixture(Analyze.realExpected)
+    let messages = try #require(expected["messages"] as? [[String: Any]])
+    let frames = messages.filter {
+      $0["connection"] as? String == "big-frame" && $0["message"] as? String == "cameraFrame"
+    }
+    let big = try #require(frames.last?["envelope_bytes"] as? Int)
+    let passed = try #require(frames.first?["envelope_bytes"] as? Int)
+    let auth = try #require(
+      messages.first {
+        $0["connection"] as? String == "big-frame" && $0["message"] as? String == "authRequest"
+      })
+    let deviceId = try #require((auth["fields"] as? [String: Any])?["deviceId"] as? String)
+
+    let report = try Analyze.run(Analyze.realCapture)
+    let flow = try #require(report.flow(withFact: "device_id", equal: deviceId))
+    let close = try #require(report.findings(inFlow: flow).first { $0["rule"] as? String == "ws.close" })
+    let details = Analyze.details(close)
+    #expect(close["severity"] as? String == "error")
+    #expect(details["code"] as? Int == 1009)
+    #expect(details["by"] as? String == "server")
+    #expect(details["message_bytes"] as? Int == big)
+    #expect(details["largest_passed_bytes"] as? Int == passed)
+    let text = close["text"] as? String ?? ""
+    #expect(text.contains("16,429 bytes") && text.contains("frame limit") && text.contains("16 KiB"))
+    let messageFrame = try #require(details["message_frame"] as? Int)
+    #expect((close["frames"] as? [Int] ?? []).contains(messageFrame))
+  }
+}
