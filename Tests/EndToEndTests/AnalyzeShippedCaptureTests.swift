@@ -5,8 +5,15 @@ import Testing
 /// how the capture was made (Captures/expected/*.json, the real capture's
 /// README and expected json), not from pktbench's own output.
 @Suite struct AnalyzeShippedCaptureTests {
-  @Test func legctrlDeadmanGapAtTheFixturesFrames() throws {
-    let fixture = try Analyze.fixture("Captures/expected/legctrl-udp.json")
+  /// The same LegCtrl session shape carried over UDP and over BLE (btsnoop
+  /// and an HCI pcapng): the deadman gap is found at the fixture's frames.
+  @Test(arguments: [
+    ("Captures/expected/legctrl-udp.json", "Captures/legctrl-udp.pcap"),
+    ("Captures/ble/expected/legctrl-session.json", "Captures/ble/legctrl-session.btsnoop"),
+    ("Captures/ble/expected/legctrl-session-pcapng.json", "Captures/ble/legctrl-session.pcapng"),
+  ])
+  func legctrlDeadmanGapAtTheFixturesFrames(fixturePath: String, capture: String) throws {
+    let fixture = try Analyze.fixture(fixturePath)
     let messages = try #require(fixture["messages"] as? [[String: Any]])
     let commands: Set<String> = ["arm", "disarm", "set_servo_ch0", "ping"]
     let trip = try #require(
@@ -24,7 +31,7 @@ import Testing
         commands.contains($0["message"] as? String ?? "") && ($0["frame"] as? Int ?? 0) > tripFrame
       })
 
-    let report = try Analyze.run("Captures/legctrl-udp.pcap")
+    let report = try Analyze.run(capture)
     #expect(report.status == 0)
     let gaps = report.findings("legctrl.deadman-gap")
     #expect(gaps.count == 1)

@@ -45,7 +45,7 @@ struct AnalyzeCommand: ParsableCommand {
     }
   }
 
-  @Argument(help: "Capture file (pcap, pcapng), or - for stdin.")
+  @Argument(help: "Capture file (pcap, pcapng, btsnoop), or - for stdin.")
   var input: String
 
   @Option(help: "Report on stdout: text or json.")
@@ -66,6 +66,11 @@ struct AnalyzeCommand: ParsableCommand {
     name: .customLong("decode-as"),
     help: "Route a port to a codec: udp:9000=legctrl, tcp:8080=falconeye (repeatable).")
   var decodeAs: [String] = []
+
+  @Option(
+    name: .customLong("ble-map"),
+    help: "Route a BLE ATT handle to a codec: 0x0012=legctrl, or 0x0040:0x0012=legctrl (repeatable).")
+  var bleMap: [String] = []
 
   @Option(help: "Decode every payload with this codec (rider, legctrl, rallie, falconeye).")
   var codec: String?
@@ -111,16 +116,10 @@ struct AnalyzeCommand: ParsableCommand {
   func analyze() throws -> AnalysisReport {
     let rules = try decodeAs.map { try DecodeAsRule.parse($0) }
     let router = PayloadRouter(rules: rules, forcedCodec: codec)
-    let reader: PcapFileReader
-    do {
-      reader = try PcapFileReader(path: input)
-      if let filter { try reader.setFilter(filter) }
-    } catch {
-      throw CommandFailure("\(input): \(error.text)", status: 2)
-    }
     let sink = AnalysisSink(options: AnalysisOptions(secret: secret))
     let pipeline = CapturePipeline(router: router, rules: rules, sink: sink)
-    let end = reader.read { pipeline.process($0) }
+    pipeline.bleMap = try bleMap.map { try BLEMapRule.parse($0) }
+    let end = try CaptureInput(path: input, filter: filter, unreadableStatus: 2).read(into: pipeline)
     pipeline.finish(readEnd: end)
     sink.finish(name: input, stats: pipeline.stats)
     guard let report = sink.report else { throw CommandFailure("\(input): no report was made", status: 2) }

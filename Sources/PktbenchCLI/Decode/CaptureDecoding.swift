@@ -56,53 +56,7 @@ extension DecodeCommand {
 }
 
 extension DecodeCommand {
-  /// Reads one input into the pipeline: btsnoop logs with pktbench's own
-  /// reader (libpcap does not read them), everything else through libpcap.
   func read(_ input: String, into pipeline: CapturePipeline) throws -> ReadEnd {
-    if input != "-", CaptureKind.isBtsnoop(path: input) {
-      let file: BtsnoopFile
-      do {
-        file = try BtsnoopFile(path: input)
-      } catch {
-        throw CommandFailure("\(input): \(error.text)", status: 1)
-      }
-      if filter != nil {
-        throw CommandFailure("\(input): --filter (BPF) applies to pcap and pcapng files, not btsnoop logs")
-      }
-      guard let linkType = BluetoothLinkType.forBtsnoopDatalink(file.datalink) else {
-        throw CommandFailure(
-          "\(input): btsnoop datalink \(file.datalink) is not decoded; supported: 1001, 1002, 2001", status: 1
-        )
-      }
-      let end = file.read { record in
-        pipeline.processBluetooth(
-          linkType, frame: record.frame, time: record.time, flags: record.flags, data: record.data)
-      }
-      switch end {
-      case .endOfFile: return .endOfFile
-      case .damaged(let afterFrame, let byteOffset, let reason):
-        return .damaged(afterFrame: afterFrame, byteOffset: byteOffset, reason: reason)
-      }
-    }
-    let reader: PcapFileReader
-    do {
-      reader = try PcapFileReader(path: input)
-      if let filter { try reader.setFilter(filter) }
-    } catch {
-      // libpcap's messages often name the file already.
-      let text = error.text.contains(input) ? error.text : "\(input): \(error.text)"
-      throw CommandFailure(text, status: 1)
-    }
-    return reader.read { pipeline.process($0) }
-  }
-}
-
-/// What kind of capture a file is, by its first bytes.
-enum CaptureKind {
-  static func isBtsnoop(path: String) -> Bool {
-    guard let handle = FileHandle(forReadingAtPath: path) else { return false }
-    defer { try? handle.close() }
-    let magic = (try? handle.read(upToCount: 8)) ?? Data()
-    return magic == Data("btsnoop\0".utf8)
+    try CaptureInput(path: input, filter: filter, unreadableStatus: 1).read(into: pipeline)
   }
 }

@@ -57,7 +57,12 @@ extension CapturePipeline {
       }
       deliver(record)
     case .connection(let change):
-      var record = bleRecord(change.connectionHandle, .unknown, frame: change.frame, time: change.time)
+      // Named from the capturing host's side, so the event joins its connection's flow.
+      var role = bleRoles[change.connectionHandle] ?? .unknown
+      if case .opened(let localRole, _, _) = change.change { role = localRole }
+      let direction: BluetoothDirection =
+        role == .central ? .centralToPeripheral : role == .peripheral ? .peripheralToCentral : .unknown
+      var record = bleRecord(change.connectionHandle, direction, frame: change.frame, time: change.time)
       switch change.change {
       case .opened(let role, let peer, _):
         var fields: [FieldValue.Member] = [.init("role", .string(role.description))]
