@@ -13,7 +13,9 @@ public struct Pktbench: ParsableCommand {
         pktbench codecs                       list codecs, messages and fields
       """,
     version: "0.1.0",
-    subcommands: [CodecsCommand.self, CraftCommand.self, DecodeCommand.self, FuzzCommand.self]
+    subcommands: [
+      CodecsCommand.self, CraftCommand.self, DecodeCommand.self, FuzzCommand.self, ListenCommand.self,
+    ]
   )
 
   public init() {}
