@@ -15,7 +15,7 @@ public struct Pktbench: ParsableCommand {
     version: "0.1.0",
     subcommands: [
       CodecsCommand.self, CraftCommand.self, DecodeCommand.self, FuzzCommand.self, ListenCommand.self,
-      SendCommand.self,
+      SendCommand.self, CaptureCommand.self, ReplayCommand.self,
     ]
   )
 
