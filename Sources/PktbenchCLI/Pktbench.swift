@@ -11,6 +11,8 @@ public struct Pktbench: ParsableCommand {
         pktbench decode --hex '01 03 02 00 DC 05'
         pktbench craft servo --us 1500 | nc -u 127.0.0.1 9000
         pktbench codecs                       list codecs, messages and fields
+        pktbench listen udp:5005              decode live traffic (also ws:8000, capture -i lo)
+        pktbench send udp://127.0.0.1:9000 servo --us 1500 --rate 50hz --count 500
       """,
     version: "0.1.0",
     subcommands: [

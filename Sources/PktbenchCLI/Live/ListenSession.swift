@@ -40,8 +40,9 @@ final class ListenSession {
     decoding = LiveDecoding(
       router: PayloadRouter(rules: configuration.rules, forcedCodec: configuration.codec),
       keepPayload: sink?.wantsPayload ?? false)
+    // Stop on the next loop turn, so a --respond reply to the last message still goes out.
     recorder.onLimitReached = { [unowned self] in
-      self.stop("--count \(configuration.countLimit ?? 0)")
+      self.loop.assumeIsolated().execute { self.stop("--count \(configuration.countLimit ?? 0)") }
     }
   }
 

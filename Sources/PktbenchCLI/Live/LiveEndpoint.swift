@@ -118,7 +118,7 @@ enum HostPort {
     } else {
       host = text
     }
-    guard let portText else {
+    guard let portText, !portText.isEmpty else {
       guard let defaultPort else { throw CommandFailure("'\(whole)': no port given") }
       return (host, defaultPort)
     }
