@@ -129,3 +129,61 @@ extension LiveTests {
     }
   }
 }
+
+/// `send ws://` against an independent server (Python's websockets, which
+/// refuses unmasked client frames with 1002): the upgrade succeeds, every
+/// message arrives, the server's ping is answered, the close is 1000.
+extension LiveTests {
+  @Suite struct PythonServer {
+    static let server = """
+      import asyncio, json, sys
+      from websockets.asyncio.server import serve
+      result = {"messages": []}
+      async def main():
+          done = asyncio.Event()
+          async def handler(ws):
+              result["path"] = ws.request.path
+              try:
+                  waiter = await ws.ping(b"pktbench?")
+                  await asyncio.wait_for(waiter, 5)
+                  result["pong"] = True
+              except Exception as error:
+                  result["pong"] = repr(error)
+              try:
+                  async for message in ws:
+                      result["messages"].append(json.loads(message)["type"])
+              except Exception as error:
+                  result["error"] = repr(error)
+              result["close_code"] = ws.close_code
+              done.set()
+          async with serve(handler, "127.0.0.1", 0) as server:
+              print(server.sockets[0].getsockname()[1], flush=True)
+              await asyncio.wait_for(done.wait(), 20)
+      asyncio.run(main())
+      print(json.dumps(result), flush=True)
+      """
+
+    @Test(
+      .enabled(if: Live.hasPythonWebsockets, "needs python3 websockets (scripts/bootstrap.sh --test-tools)"))
+    func sendMasksAnswersPingsAndClosesWith1000() throws {
+      let python = try #require(Pktbench.which("python3"))
+      let server = try LiveProcess(["-c", Self.server], program: python)
+      #expect(server.waitForLines(1))
+      let port = server.stdout.split(separator: "\n").first.map(String.init) ?? ""
+      let sender = try Pktbench.run([
+        "send", "ws://127.0.0.1:\(port)/ws/connect/PY", "auth", "--secret", "S", "then", "heartbeat",
+        "--count", "3", "--rate", "10hz",
+      ])
+      #expect(server.finish() == 0, "\(server.stderr)")
+      #expect(sender.status == 0, "\(sender.stderr)")
+      let line = server.stdout.split(separator: "\n").last.map(String.init) ?? ""
+      let result = (try? JSONSerialization.jsonObject(with: Data(line.utf8))) as? [String: Any] ?? [:]
+      #expect(result["path"] as? String == "/ws/connect/PY")
+      #expect(result["messages"] as? [String] == ["authRequest", "heartbeat", "heartbeat", "heartbeat"])
+      #expect(result["pong"] as? Bool == true)
+      #expect(result["close_code"] as? Int == 1000)
+      #expect(result["error"] == nil)
+      #expect(sender.text.contains("ws.ping"))
+    }
+  }
+}
