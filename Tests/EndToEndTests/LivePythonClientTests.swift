@@ -180,7 +180,7 @@ extension LiveTests {
       let result = (try? JSONSerialization.jsonObject(with: Data(line.utf8))) as? [String: Any] ?? [:]
       #expect(result["path"] as? String == "/ws/connect/PY")
       #expect(result["messages"] as? [String] == ["authRequest", "heartbeat", "heartbeat", "heartbeat"])
-      #expect(result["pong"] as? Bool == true)
+      #expect(result["pong"] as? Bool == true, "\(result)")
       #expect(result["close_code"] as? Int == 1000)
       #expect(result["error"] == nil)
       #expect(sender.text.contains("ws.ping"))

@@ -37,7 +37,9 @@ enum WebSocketClient {
               }
             })
           let operations = channel.pipeline.syncOperations
+          // A server may send its first frame in the same segment as the 101: keep those bytes.
           try operations.addHTTPClientHandlers(
+            leftOverBytesStrategy: .forwardBytes,
             withClientUpgrade: (upgraders: [upgrader], completionHandler: { _ in }))
           try operations.addHandler(
             UpgradeRequestHandler(session: session.value, target: target), name: requestHandlerName)
