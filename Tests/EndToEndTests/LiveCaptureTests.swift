@@ -56,6 +56,24 @@ extension LiveTests {
       #expect(decodedRecords.map { $0["frame"] as? Int } == records.map { $0["frame"] as? Int })
     }
 
+    @Test(.enabled(if: canCaptureOnLoopback, "needs root and a 'lo' interface"))
+    func sigintStopsTheCaptureWithItsSummary() throws {
+      let file = Live.temporaryPath(".pcapng")
+      defer { try? FileManager.default.removeItem(atPath: file) }
+      let capture = try LiveProcess([
+        "capture", "-i", "lo", "--filter", "udp port 9", "-w", file, "--stats", "-q",
+      ])
+      #expect(capture.waitForStderr("capturing on lo"))
+      capture.signal(SIGINT)
+      #expect(capture.finish(timeout: 10) == 0)
+      #expect(capture.stdout.contains("stopped by SIGINT"))
+      // An empty capture is still a valid pcapng file: its headers are written at once.
+      if let tshark = Pktbench.which("tshark") {
+        let read = try Pktbench.runProgram(tshark, ["-r", file])
+        #expect(read.status == 0, "\(read.stderr)")
+      }
+    }
+
     @Test(.enabled(if: Live.isRoot, "needs root to reach pcap_activate"))
     func unknownInterfaceListsTheOnesThatExist() throws {
       let result = try Pktbench.run(["capture", "-i", "nosuchif0"])

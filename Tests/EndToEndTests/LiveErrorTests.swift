@@ -47,6 +47,29 @@ extension LiveTests {
       #expect(first.finish() == 0)
     }
 
+    static var unprivilegedPortStart: Int {
+      let text = try? String(contentsOfFile: "/proc/sys/net/ipv4/ip_unprivileged_port_start", encoding: .utf8)
+      return Int(text?.trimmingCharacters(in: .whitespacesAndNewlines) ?? "") ?? 1024
+    }
+
+    /// As nobody (setpriv, from root), a port below 1024 is refused: one line
+    /// that says why. Skipped where the sysctl lets anyone bind low ports.
+    @Test(
+      .enabled(
+        if: Live.isRoot && Pktbench.which("setpriv") != nil && unprivilegedPortStart > 80,
+        "needs root, setpriv and privileged low ports"))
+    func lowPortWithoutPrivilegeIsOneLine() throws {
+      let result = try Pktbench.runProgram(
+        Pktbench.which("setpriv") ?? "setpriv",
+        [
+          "--reuid=65534", "--regid=65534", "--clear-groups", Pktbench.binary.path, "listen",
+          "udp:127.0.0.1:80",
+        ])
+      #expect(result.status != 0)
+      #expect(result.stderr.split(separator: "\n").count == 1)
+      #expect(result.stderr.contains("permission denied"))
+    }
+
     @Test func webSocketToAClosedPortIsRefused() throws {
       // Find a port nothing listens on: bind a listener, stop it, use its port.
       let (listener, port) = try Live.startListener { port in ["listen", "ws:127.0.0.1:\(port)", "-q"] }

@@ -117,5 +117,33 @@ extension LiveTests {
       #expect((pong.map(Live.fields)?["payload"] as? [String: Any])?["pong"] as? Bool == true)
       #expect(sender.stderr.contains("sent 7 messages"))
     }
+
+    /// --session-ttl: the responder closes an authenticated session with
+    /// 1008 when it expires; the sender says so in one line and fails.
+    @Test func sessionExpiryClosesWith1008() throws {
+      let (listener, port) = try Live.startListener { port in
+        [
+          "listen", "ws:127.0.0.1:\(port)", "--respond", "--session-ttl", "500ms", "--format", "ndjson",
+          "--duration", "20s",
+        ]
+      }
+      let sender = try Pktbench.run([
+        "send", "ws://127.0.0.1:\(port)/ws/connect/TTL", "auth", "--secret", "S", "then", "heartbeat",
+        "--rate", "10hz", "--duration", "5s", "-q",
+      ])
+      listener.signal(SIGINT)
+      #expect(listener.finish() == 0)
+      #expect(sender.status == 1)
+      #expect(sender.stderr.split(separator: "\n").count == 1)
+      #expect(sender.stderr.contains("1008"))
+      let closes = listener.jsonLines.filter { $0["message"] as? String == "ws.close" }
+      #expect(
+        closes.contains {
+          Live.fields($0)["code"] as? Int == 1008 && Live.fields($0)["reason"] as? String == "session expired"
+        })
+      // It stopped early: far fewer than the 50 heartbeats of 5 s.
+      let heartbeats = Live.received(listener.jsonLines).filter { $0["message"] as? String == "heartbeat" }
+      #expect(heartbeats.count < 30)
+    }
   }
 }
