@@ -73,7 +73,7 @@ struct ListenCommand: ParsableCommand {
     let rules = try decodeAs.map { try DecodeAsRule.parse($0) }
     var configuration = ListenConfiguration(
       address: address, codec: codec, rules: rules, output: output.settings, countLimit: limits.count,
-      responder: nil, maxMessageBytes: maxMessage)
+      responder: nil)
     if respond {
       configuration.responder = FalconEyeResponder.Configuration(
         secret: secret, authTimeoutSeconds: authTimeout.seconds, sessionSeconds: sessionTTL.seconds)

@@ -90,7 +90,7 @@ struct ReplayCommand: ParsableCommand {
     let signals = StopSignals { stop.stop($0) }
     let replayer = Replayer(
       configuration: .init(
-        path: input, filter: filter, target: target, speed: pace, countLimit: count, output: output.settings,
+        path: input, target: target, speed: pace, countLimit: count, output: output.settings,
         codec: codec, rules: rules),
       channel: channel, errors: errors, stop: stop)
     let status = replayer.run(reader: reader)

@@ -10,8 +10,6 @@ struct ListenConfiguration: Sendable {
   var countLimit: Int?
   /// `--respond`: answer like the Aerie server (ws only).
   var responder: FalconEyeResponder.Configuration?
-  /// Largest WebSocket message accepted (frames and reassembled messages).
-  var maxMessageBytes: Int
 }
 
 /// One `listen` run. Lives on its event loop (the group has one thread):

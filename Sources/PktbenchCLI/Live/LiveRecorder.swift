@@ -29,6 +29,10 @@ final class LiveRecorder: MessageSink {
 
   var wantsPayload: Bool { inner?.wantsPayload ?? false }
 
+  /// No per-message output (`-q`): callers may skip building records that
+  /// only the output would show.
+  var isSilent: Bool { inner == nil }
+
   /// The next 1-based record number of this run (live records have no file position).
   func nextFrame() -> Int {
     sequence += 1

@@ -18,7 +18,6 @@ import PacketKit
 final class Replayer {
   struct Configuration {
     var path: String
-    var filter: String?
     var target: TargetURL
     /// nil: as fast as possible.
     var speed: Double?

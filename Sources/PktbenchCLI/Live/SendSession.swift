@@ -166,6 +166,8 @@ final class SendSession {
   }
 
   private func log(_ bytes: [UInt8], step: SendStep, transport: SendTransport, lateness: TimeAmount) {
+    // With -q nothing shows what was sent (the report counts it): skip decoding it again.
+    guard !recorder.isSilent else { return }
     var record = DecodedRecord(
       frame: recorder.nextFrame(), time: LiveClock.now(), transport: transport.transportName,
       source: transport.localEndpoint, destination: transport.remoteEndpoint, payloadLength: bytes.count)
