@@ -99,10 +99,14 @@ extension LiveTests {
       // pktbench's own token is HMAC(secret, "deviceId:timestamp") for the envelope's timestamp.
       let codes = (auth?["diagnostics"] as? [[String: Any]])?.compactMap { $0["code"] as? String } ?? []
       #expect(codes.contains("token-matches-secret"))
-      for frame in heard where frame["message"] as? String == "cameraFrame" {
+      let frames = heard.filter { $0["message"] as? String == "cameraFrame" }
+      for frame in frames {
         #expect(frame["error"] is NSNull)
         #expect(frame["transport"] as? String == "websocket")
       }
+      // Without --frame-id the frames are numbered, as the app numbers them.
+      let frameIds = frames.map { (Live.fields($0)["payload"] as? [String: Any])?["frameId"] as? String }
+      #expect(frameIds == ["f-0001", "f-0002", "f-0003", "f-0004", "f-0005"])
 
       // What the sender heard back: an authResponse with a session id, and a pong.
       let replies = sender.text.split(separator: "\n").compactMap {

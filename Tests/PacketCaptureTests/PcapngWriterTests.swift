@@ -140,6 +140,26 @@ import Testing
       ])
   }
 
+  @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/capinfos"), "needs capinfos"))
+  func capinfosSeesNanosecondsEthernetAndThreePackets() throws {
+    let path = try Self.writeSample()
+    defer { try? FileManager.default.removeItem(atPath: path) }
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: "/usr/bin/capinfos")
+    process.arguments = ["-M", path]
+    let out = Pipe()
+    process.standardOutput = out
+    process.standardError = Pipe()
+    try process.run()
+    let text = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+    process.waitUntilExit()
+    #expect(process.terminationStatus == 0)
+    #expect(text.contains("pcapng"))
+    #expect(text.contains("nanoseconds (9)"))
+    #expect(text.contains("Ethernet"))
+    #expect(text.range(of: #"Number of packets:\s+3\b"#, options: .regularExpression) != nil)
+  }
+
   @Test func anUnwritablePathIsOneLine() {
     #expect(throws: CaptureError.self) {
       _ = try PcapngWriter(path: "/nonexistent-dir/x.pcapng", linkType: 1, snapshotLength: 65_535)

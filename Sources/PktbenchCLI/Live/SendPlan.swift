@@ -15,6 +15,17 @@ struct SendStep: Sendable {
   var periodNanoseconds: UInt64?
   var count: Int?
   var durationNanoseconds: UInt64?
+  /// A camera frame without --frame-id gets f-0001, f-0002, … as the app numbers its frames.
+  var numbersFrames = false
+
+  /// The values for message number `index` (0-based) of the step.
+  func values(forMessage index: Int) -> CraftValues {
+    guard numbersFrames else { return values }
+    var numbered = values
+    let number = String(index + 1)
+    numbered["frameId"] = .string("f-" + String(repeating: "0", count: max(0, 4 - number.count)) + number)
+    return numbered
+  }
 
   /// Whether message number `sent` (0-based) would be past the step's end.
   func isFinished(afterSending sent: Int) -> Bool {
@@ -130,9 +141,12 @@ enum SendPlan {
     var period: UInt64?
     if let rate { period = try periodNanoseconds(rate) }
     if period == nil, count != nil || duration != nil { period = defaultPeriodNanoseconds }
+    let numbersFrames =
+      schema.field(named: "frameId") != nil
+      && !fieldArguments.contains { $0 == "--frame-id" || $0.hasPrefix("--frame-id=") }
     let step = SendStep(
       codec: codec, schema: schema, values: values, periodNanoseconds: period, count: count,
-      durationNanoseconds: duration?.nanoseconds)
+      durationNanoseconds: duration?.nanoseconds, numbersFrames: numbersFrames)
     // Craft once now, so a missing field is one clear line before any socket opens.
     _ = try bytes(for: step)
     return step
@@ -163,9 +177,9 @@ enum SendPlan {
   }
 
   /// Crafts the step's message now (timestamps that default to now are fresh).
-  static func bytes(for step: SendStep) throws(CommandFailure) -> [UInt8] {
+  static func bytes(for step: SendStep, message index: Int = 0) throws(CommandFailure) -> [UInt8] {
     do {
-      return try step.codec.craft(step.schema.name, values: step.values)
+      return try step.codec.craft(step.schema.name, values: step.values(forMessage: index))
     } catch {
       if error.code == "missing-field", !error.text.contains("--"), let name = error.field,
         let field = step.schema.field(named: name)

@@ -134,7 +134,7 @@ final class SendSession {
     let due = stepStart + .nanoseconds(Int64((step.periodNanoseconds ?? 0) * UInt64(sentInStep)))
     let bytes: [UInt8]
     do {
-      bytes = try SendPlan.bytes(for: step)
+      bytes = try SendPlan.bytes(for: step, message: sentInStep)
     } catch {
       return stop("error", failure: error.message)
     }
