@@ -87,6 +87,9 @@ struct ListenCommand: ParsableCommand {
     let session = try loop.submit {
       NIOLoopBound(ListenSession(configuration: settings, loop: loop, done: done), eventLoop: loop)
     }.wait()
+    let signals = StopSignals { name in
+      loop.execute { session.value.stop(name) }
+    }
 
     let channels: [Channel]
     do {
@@ -109,9 +112,6 @@ struct ListenCommand: ParsableCommand {
     if address.kind == .ws { note = " (path /ws/connect/<deviceId>)" + note }
     OutputWriter.standardError.line("pktbench: listening on \(address.kind.rawValue) \(bound)\(note)")
 
-    let signals = StopSignals { name in
-      loop.execute { session.value.stop(name) }
-    }
     if let duration = limits.duration {
       loop.scheduleTask(in: .nanoseconds(Int64(duration.nanoseconds))) {
         session.value.stop("--duration \(DurationText.of(duration.seconds))")

@@ -71,6 +71,10 @@ struct SendCommand: ParsableCommand {
     let session = try loop.submit {
       NIOLoopBound(SendSession(configuration: configuration, loop: loop, done: done), eventLoop: loop)
     }.wait()
+    // From here on Ctrl-C stops cleanly, even while connecting.
+    let signals = StopSignals { name in
+      loop.execute { session.value.stop(name) }
+    }
     do {
       switch target.scheme {
       case .udp:
@@ -84,9 +88,6 @@ struct SendCommand: ParsableCommand {
     } catch {
       done.fail(error)
       throw error
-    }
-    let signals = StopSignals { name in
-      loop.execute { session.value.stop(name) }
     }
     let status = try done.futureResult.wait()
     withExtendedLifetime(signals) {}
