@@ -12,6 +12,7 @@ let package = Package(
   dependencies: [
     .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
     .package(url: "https://github.com/apple/swift-crypto", from: "3.12.0"),
+    .package(url: "https://github.com/apple/swift-nio", from: "2.80.0"),
   ],
   targets: [
     // The core: codec contract, schemas, dissection, diagnostics, JSON, checksums. No I/O.
@@ -49,6 +50,11 @@ let package = Package(
       dependencies: [
         "PacketKit", "CodecRegistry", "PacketCapture", "PacketFuzz",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
+        // Live sockets: `listen`, `send`, `replay` (UDP, WebSocket server and client).
+        .product(name: "NIOCore", package: "swift-nio"),
+        .product(name: "NIOPosix", package: "swift-nio"),
+        .product(name: "NIOHTTP1", package: "swift-nio"),
+        .product(name: "NIOWebSocket", package: "swift-nio"),
       ]
     ),
     .executableTarget(name: "pktbench", dependencies: ["PktbenchCLI"]),

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs what pktbench needs on a fresh Debian machine with the Swift
 # toolchain: libpcap and zlib headers (build), and tcpdump/tshark (tests
-# compare against them). Quiet and quick when everything is present.
+# compare against them), and with --test-tools Python's websockets (live
+# tests). Quiet and quick when everything is present.
 set -euo pipefail
 
 need=()
@@ -20,4 +21,14 @@ if [ ${#need[@]} -gt 0 ]; then
   export DEBIAN_FRONTEND=noninteractive
   $SUDO apt-get update -qq >/dev/null
   $SUDO apt-get install -y -qq --no-install-recommends "${need[@]}" >/dev/null
+fi
+
+# The live tests drive `listen ws` with Python's own WebSocket client.
+if [ "${1:-}" = "--test-tools" ] && command -v python3 >/dev/null 2>&1; then
+  if ! python3 -c "import websockets.asyncio.client" >/dev/null 2>&1; then
+    echo "bootstrap: installing python3 websockets" >&2
+    python3 -m pip install --quiet "websockets>=13" >/dev/null 2>&1 \
+      || python3 -m pip install --quiet --break-system-packages "websockets>=13" >/dev/null \
+      || echo "bootstrap: could not install websockets; its live tests will be skipped" >&2
+  fi
 fi

@@ -12,10 +12,13 @@ public struct Pktbench: ParsableCommand {
         pktbench craft servo --us 1500 | nc -u 127.0.0.1 9000
         pktbench analyze capture.pcap         health report: rates, gaps, safety findings
         pktbench codecs                       list codecs, messages and fields
+        pktbench listen udp:5005              decode live traffic (also ws:8000, capture -i lo)
+        pktbench send udp://127.0.0.1:9000 servo --us 1500 --rate 50hz --count 500
       """,
     version: "0.1.0",
     subcommands: [
-      AnalyzeCommand.self, CodecsCommand.self, CraftCommand.self, DecodeCommand.self, FuzzCommand.self,
+      AnalyzeCommand.self, CaptureCommand.self, CodecsCommand.self, CraftCommand.self, DecodeCommand.self,
+      FuzzCommand.self, ListenCommand.self, ReplayCommand.self, SendCommand.self,
     ]
   )
 

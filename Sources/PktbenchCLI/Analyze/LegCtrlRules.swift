@@ -119,7 +119,7 @@ final class LegCtrlRules: FlowRules {
     flow.report(
       Finding(
         "legctrl.pulse-out-of-range", .warning, time: message.time, frame: message.frame,
-        text: "set_servo_ch0 pulse_us \(JSONNumber.text(pulse)) µs is outside 500–2500 µs: "
+        text: "set_servo_ch0 pulse_us \(JSONWriter.formatNumber(pulse)) µs is outside 500–2500 µs: "
           + "the firmware clamps it to \(clamp) µs",
         details: [.init("pulse_us", .number(pulse))]))
   }

@@ -130,7 +130,7 @@ final class RallieRules: FlowRules {
     ]
     let outOfRange = ranges.compactMap { name, limit in
       message.number(name).flatMap {
-        $0 > limit ? "\(name) \(JSONNumber.text($0)) > \(JSONNumber.text(limit))" : nil
+        $0 > limit ? "\(name) \(JSONWriter.formatNumber($0)) > \(JSONWriter.formatNumber(limit))" : nil
       }
     }
     let now = Command(frame: message.frame, time: message.time, variant: variant, outOfRange: outOfRange)

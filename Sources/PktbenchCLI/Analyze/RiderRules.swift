@@ -38,7 +38,7 @@ final class RiderRules: FlowRules {
       frame: message.frame, time: message.time,
       moving: named.contains { $0.name != "direction" && $0.value != 0 }
         && message.string("command") != "stop",
-      values: named.map { "\($0.name) \(JSONNumber.text($0.value))" }.joined(separator: ", "))
+      values: named.map { "\($0.name) \(JSONWriter.formatNumber($0.value))" }.joined(separator: ", "))
     if let last, message.time - last.time > Self.watchdogSeconds {
       silence(from: last, to: command, flow: flow)
     }
@@ -110,7 +110,7 @@ final class RiderRules: FlowRules {
     let beyond = named.filter { abs($0.value) > Self.limit }
     guard !beyond.isEmpty else { return }
     outOfRange += 1
-    let list = beyond.map { "\($0.name) \(JSONNumber.text($0.value))" }.joined(separator: ", ")
+    let list = beyond.map { "\($0.name) \(JSONWriter.formatNumber($0.value))" }.joined(separator: ", ")
     flow.report(
       Finding(
         "rider.out-of-range", .warning, time: message.time, frame: message.frame,
@@ -124,7 +124,8 @@ final class RiderRules: FlowRules {
         Finding(
           "rider.timestamp-backwards", .warning, time: message.time, frame: message.frame,
           related: [previous.frame],
-          text: "timestamp \(JSONNumber.text(timestamp)) is \(Format.duration(previous.value - timestamp)) "
+          text:
+            "timestamp \(JSONWriter.formatNumber(timestamp)) is \(Format.duration(previous.value - timestamp)) "
             + "earlier than the previous command's (frame \(previous.frame.map(String.init) ?? "?")): "
             + "the app's clock stepped back or commands were reordered",
           details: [
@@ -152,9 +153,4 @@ final class RiderRules: FlowRules {
     let names = kind == "move" ? ["speed", "direction"] : ["left", "right"]
     return names.compactMap { name in message.number(name).map { (name, $0) } }
   }
-}
-
-/// Numbers as JSON writes them: 50, 70.02.
-enum JSONNumber {
-  static func text(_ value: Double) -> String { JSONWriter.formatNumber(value) }
 }

@@ -1,0 +1,169 @@
+import ArgumentParser
+import CodecRegistry
+import PacketCapture
+
+/// `pktbench capture -i IFACE [--filter BPF] [-w FILE.pcapng]`: libpcap live
+/// capture, decoded as `decode` decodes a file.
+struct CaptureCommand: ParsableCommand {
+  static let configuration = CommandConfiguration(
+    commandName: "capture",
+    abstract: "Capture live traffic with libpcap and decode it as it arrives; optionally record pcapng.",
+    discussion: """
+      Needs the privilege to capture: run as root, or once:
+        sudo setcap cap_net_raw,cap_net_admin=eip $(which pktbench)
+      Frame numbers are those of the -w file. --count counts decoded application messages.
+      Examples:
+        pktbench capture -i lo --filter 'udp port 5005'
+        pktbench capture -i any -w field.pcapng           # record while decoding (or add -q)
+        pktbench capture -D                               # list interfaces
+      """)
+
+  @Option(name: [.customShort("i"), .customLong("interface")], help: "Interface to capture on (any: all).")
+  var interface = "any"
+
+  @Option(help: "BPF filter, tcpdump syntax, applied in the kernel.")
+  var filter: String?
+
+  @Option(
+    name: [.customShort("w"), .customLong("write")],
+    help: "Also write every packet to this pcapng file (- for stdout).")
+  var write: String?
+
+  @Option(name: [.customShort("s"), .customLong("snaplen")], help: "Bytes kept of each packet.")
+  var snaplen: Int32 = 262_144
+
+  @Flag(help: "Put the interface in promiscuous mode.")
+  var promiscuous = false
+
+  @Flag(name: [.customShort("D"), .customLong("list-interfaces")], help: "List the interfaces and exit.")
+  var listInterfaces = false
+
+  @Option(help: "Decode payloads with this codec (rider, legctrl, rallie, falconeye).")
+  var codec: String?
+
+  @Option(name: .customLong("decode-as"), help: "Route a port to a codec: udp:9000=legctrl (repeatable).")
+  var decodeAs: [String] = []
+
+  @OptionGroup var limits: LiveLimitOptions
+  @OptionGroup var output: LiveOutputOptions
+
+  func validate() throws {
+    if let codec, Codecs.named(codec) == nil {
+      throw ValidationError("unknown codec '\(codec)'; known: \(Codecs.names.joined(separator: ", "))")
+    }
+    if snaplen < 64 { throw ValidationError("--snaplen must be at least 64") }
+  }
+
+  func run() throws {
+    if listInterfaces {
+      let out = OutputWriter()
+      do {
+        for interface in try CaptureInterface.all() {
+          var notes: [String] = []
+          if interface.isLoopback { notes.append("loopback") }
+          if !interface.isUp { notes.append("down") }
+          if let description = interface.description { notes.append(description) }
+          out.line(interface.name + (notes.isEmpty ? "" : "  (\(notes.joined(separator: ", ")))"))
+        }
+      } catch {
+        throw CommandFailure(error.text, status: 1)
+      }
+      out.flush()
+      return
+    }
+    let rules = try decodeAs.map { try DecodeAsRule.parse($0) }
+    let capture: LiveCapture
+    do {
+      capture = try LiveCapture(interface: interface, snapshotLength: snaplen, promiscuous: promiscuous)
+      if let filter { try capture.setFilter(filter) }
+    } catch {
+      throw CommandFailure(error.text, status: error.kind == .badFilter ? 2 : 1)
+    }
+    var writer: PcapngWriter?
+    if let write {
+      do {
+        writer = try PcapngWriter(
+          path: write, linkType: capture.linkType, snapshotLength: Int(capture.snapshotLength),
+          interfaceName: interface)
+      } catch {
+        throw CommandFailure(error.text, status: 1)
+      }
+    }
+    var settings = output.settings
+    // The pcapng stream owns stdout.
+    if write == "-" { settings.quiet = true }
+    let out = OutputWriter(descriptor: write == "-" ? 2 : 1)
+    let sink = settings.makeSink(out: out)
+    let recorder = LiveRecorder(inner: sink, out: out, countLimit: limits.count)
+    let pipeline = CapturePipeline(
+      router: PayloadRouter(rules: rules, forcedCodec: codec), rules: rules, sink: recorder)
+    let stop = StopFlag()
+    recorder.onLimitReached = { stop.stop("--count \(limits.count ?? 0)") }
+    let signals = StopSignals { stop.stop($0) }
+
+    var said = "pktbench: capturing on \(interface) (\(LinkType.name(capture.linkType)))"
+    if let filter { said += ", filter '\(filter)'" }
+    if let write { said += ", writing \(write == "-" ? "pcapng to stdout" : write)" }
+    if let warning = capture.activationWarning { said += "; libpcap: \(warning)" }
+    OutputWriter.standardError.line(said)
+
+    let started = LiveClock.monotonicNanoseconds()
+    let deadline = limits.duration.map { started + $0.nanoseconds }
+    var failure: String?
+    while !stop.isSet {
+      do {
+        try capture.poll(timeoutMilliseconds: 100) { record, nanoseconds in
+          guard !stop.isSet, failure == nil else { return }
+          if let writer {
+            do throws(CaptureError) {
+              try writer.write(
+                timeNanoseconds: nanoseconds, data: record.data, originalLength: record.originalLength)
+            } catch {
+              failure = error.text
+            }
+          }
+          pipeline.process(record)
+        }
+        try writer?.flush()
+      } catch let error as LiveCaptureError {
+        failure = error.text
+      } catch let error as CaptureError {
+        failure = error.text
+      }
+      if let failure {
+        stop.stop("an error")
+        OutputWriter.standardError.line("pktbench: \(failure)")
+      }
+      if let deadline, LiveClock.monotonicNanoseconds() >= deadline {
+        stop.stop("--duration \(DurationText.of(limits.duration?.seconds ?? 0))")
+      }
+    }
+    withExtendedLifetime(signals) {}
+    pipeline.finish(readEnd: .endOfFile)
+    if let writer {
+      do {
+        try writer.close()
+      } catch {
+        failure = failure ?? error.text
+        OutputWriter.standardError.line("pktbench: \(error.text)")
+      }
+    }
+    recorder.finish(name: interface)
+    if settings.stats {
+      let elapsed = Double(LiveClock.monotonicNanoseconds() - started) / 1e9
+      var summary = LiveSummary(
+        name: "capture \(interface)", stopReason: stop.reason ?? "end", elapsedSeconds: elapsed,
+        recorder: recorder)
+      summary.notes.append("packets captured: \(capture.packetsDelivered)")
+      if let statistics = capture.statistics {
+        summary.notes.append(
+          "kernel: \(statistics.received) received, \(statistics.dropped) dropped, "
+            + "\(statistics.interfaceDropped) dropped by the interface")
+      }
+      if let writer { summary.notes.append("written: \(writer.packetsWritten) packets to \(writer.path)") }
+      summary.write(options: settings, out: out)
+    }
+    out.flush()
+    if failure != nil { throw ExitCode(1) }
+  }
+}

@@ -1,0 +1,113 @@
+import ArgumentParser
+import CodecRegistry
+import NIOCore
+import NIOPosix
+import PacketCapture
+
+/// `pktbench replay capture.pcap --to udp://HOST:PORT [--speed 2x] [--filter BPF]`.
+struct ReplayCommand: ParsableCommand {
+  static let configuration = CommandConfiguration(
+    commandName: "replay",
+    abstract: "Send the UDP payloads of a capture to a destination, with the capture's timing.",
+    discussion: """
+      Every UDP datagram of the capture (after --filter) is sent, payload only, to --to, at the
+      capture's pace divided by --speed (2x is twice as fast; max sends back to back). Each one is
+      printed as decode prints it, with its capture time and endpoints; at the end a report gives
+      the count, duration, mean rate and the largest lateness.
+      Examples:
+        pktbench replay Captures/rider-20hz.pcap --to udp://127.0.0.1:5005
+        pktbench replay field.pcapng --to udp://127.0.0.1:9000 --speed 10x --filter 'udp port 9000'
+      """)
+
+  @Argument(help: "Capture file (pcap, pcapng).")
+  var input: String
+
+  @Option(help: "Destination: udp://HOST:PORT.")
+  var to: String
+
+  @Option(help: "Pace: 1x (the capture's), 2x, 0.5x, or max.")
+  var speed = "1x"
+
+  @Option(help: "BPF filter, same syntax as tcpdump.")
+  var filter: String?
+
+  @Option(help: "Stop after this many datagrams.")
+  var count: Int?
+
+  @Option(help: "Decode payloads with this codec (rider, legctrl, rallie, falconeye).")
+  var codec: String?
+
+  @Option(name: .customLong("decode-as"), help: "Route a port to a codec: udp:9000=legctrl (repeatable).")
+  var decodeAs: [String] = []
+
+  @OptionGroup var output: LiveOutputOptions
+
+  func validate() throws {
+    if let count, count < 1 { throw ValidationError("--count must be at least 1") }
+    if let codec, Codecs.named(codec) == nil {
+      throw ValidationError("unknown codec '\(codec)'; known: \(Codecs.names.joined(separator: ", "))")
+    }
+  }
+
+  func run() throws {
+    let target = try TargetURL.parse(to)
+    guard target.scheme == .udp else {
+      throw CommandFailure("replay sends UDP payloads: --to must be udp://HOST:PORT, not \(target.display)")
+    }
+    let pace = try Self.parseSpeed(speed)
+    let rules = try decodeAs.map { try DecodeAsRule.parse($0) }
+    let reader: PcapFileReader
+    do {
+      reader = try PcapFileReader(path: input)
+      if let filter { try reader.setFilter(filter) }
+    } catch {
+      throw CommandFailure("\(input): \(error.text)", status: 1)
+    }
+    let address: SocketAddress
+    do {
+      address = try SocketAddress.makeAddressResolvingHost(target.host, port: target.port)
+    } catch {
+      throw CommandFailure("\(target.display): cannot resolve host '\(target.host)'", status: 1)
+    }
+    let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+    defer { try? group.syncShutdownGracefully() }
+    let errors = ReplayErrors()
+    let display = target.display
+    let channel: Channel
+    do {
+      channel = try DatagramBootstrap(group: group)
+        .channelInitializer { channel in
+          channel.eventLoop.makeCompletedFuture {
+            try channel.pipeline.syncOperations.addHandler(
+              ReplayErrorHandler(errors: errors, target: display))
+          }
+        }
+        .connect(to: address).wait()
+    } catch {
+      throw CommandFailure(SocketFailure.connect(error, what: target.display), status: 1)
+    }
+    let stop = StopFlag()
+    let signals = StopSignals { stop.stop($0) }
+    let replayer = Replayer(
+      configuration: .init(
+        path: input, target: target, speed: pace, countLimit: count, output: output.settings,
+        codec: codec, rules: rules),
+      channel: channel, errors: errors, stop: stop)
+    let status = replayer.run(reader: reader)
+    // Let the last datagrams leave (and an ICMP refusal come back) before closing.
+    try? channel.close().wait()
+    withExtendedLifetime(signals) {}
+    if status != 0 { throw ExitCode(status) }
+  }
+
+  /// "2x", "2", "0.5x" → 2, 2, 0.5; "max" → nil (no waiting).
+  static func parseSpeed(_ text: String) throws(CommandFailure) -> Double? {
+    let lower = text.lowercased()
+    if lower == "max" || lower == "0" { return nil }
+    let number = lower.hasSuffix("x") ? String(lower.dropLast()) : lower
+    guard let speed = Double(number), speed.isFinite, speed > 0, speed <= 1e6 else {
+      throw CommandFailure("--speed '\(text)': expected a factor such as 1x, 2x, 0.5x, or max")
+    }
+    return speed
+  }
+}

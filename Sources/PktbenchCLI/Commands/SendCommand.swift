@@ -1,0 +1,96 @@
+import ArgumentParser
+import NIOCore
+import NIOPosix
+
+/// `pktbench send URL MESSAGE [fields] [--rate R] [--count N] [--duration D] [then ...]`.
+struct SendCommand: ParsableCommand {
+  static let configuration = CommandConfiguration(
+    commandName: "send",
+    abstract: "Send crafted messages over UDP or WebSocket at a steady rate, step by step.",
+    discussion: """
+      The message after the URL is named and filled in as for 'craft' (see 'pktbench codecs').
+      Each step paces itself: --rate 20hz (or 20/s, or a period: 50ms), --count N, --duration 5s;
+      a step with neither --rate, --count nor --duration sends one message; --count or --duration
+      without --rate sends at 1 Hz; --rate alone sends until Ctrl-C. 'then' starts the next step.
+      Message k of a step leaves at start + k·period on the monotonic clock, so the rate does not
+      drift. Each message sent (and each reply) is printed as decode prints it; at the end a
+      report gives the count, duration, mean rate and the largest lateness.
+      ws:// performs the HTTP upgrade, masks its frames, answers pings and closes with 1000; a
+      FalconEye message without --device-id takes the URL's last path segment.
+      Examples:
+        pktbench send udp://127.0.0.1:5005 drive --left 40 --right 40 --rate 20hz --duration 5s
+        pktbench send udp://10.0.0.7:9000 servo --us 1500 --rate 50hz --count 500
+        pktbench send ws://127.0.0.1:8000/ws/connect/D auth --secret S then frame --jpeg a.jpg --rate 30hz --count 90
+      """)
+
+  @Argument(help: "udp://HOST:PORT or ws://HOST:PORT/PATH.")
+  var target: String
+
+  @Argument(
+    parsing: .allUnrecognized,
+    help: "MESSAGE [--field value ...] [--rate R] [--count N] [--duration D] [then MESSAGE ...]")
+  var steps: [String] = []
+
+  @Flag(help: "Send out-of-range values anyway, for testing devices.")
+  var force = false
+
+  @Flag(name: .customLong("bad-check"), help: "Write a wrong check byte (codecs that have one).")
+  var badCheck = false
+
+  @Option(help: "After the last message, keep listening for replies this long (udp).")
+  var linger = DurationArgument(seconds: 0)
+
+  @Option(name: .customLong("connect-timeout"), help: "ws: give up connecting after this long.")
+  var connectTimeout = DurationArgument(seconds: 5)
+
+  @Option(name: .customLong("max-message"), help: "ws: largest message accepted from the server, in bytes.")
+  var maxMessage = 16 << 20
+
+  @OptionGroup var output: LiveOutputOptions
+
+  func validate() throws {
+    if connectTimeout.seconds <= 0 { throw ValidationError("--connect-timeout must be more than 0") }
+    if maxMessage < 1024 || maxMessage > Int(UInt32.max) {
+      throw ValidationError("--max-message must be 1024…\(UInt32.max) bytes")
+    }
+  }
+
+  func run() throws {
+    let target = try TargetURL.parse(self.target)
+    let plan = try SendPlan.parse(
+      steps, force: force, badCheck: badCheck, deviceId: target.scheme == .ws ? target.lastPathComponent : nil
+    )
+    let configuration = SendConfiguration(
+      target: target, steps: plan, output: output.settings,
+      lingerNanoseconds: target.scheme == .udp ? linger.nanoseconds : 0)
+
+    let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+    defer { try? group.syncShutdownGracefully() }
+    let loop = group.next()
+    let done = loop.makePromise(of: Int32.self)
+    let session = try loop.submit {
+      NIOLoopBound(SendSession(configuration: configuration, loop: loop, done: done), eventLoop: loop)
+    }.wait()
+    // From here on Ctrl-C stops cleanly, even while connecting.
+    let signals = StopSignals { name in
+      loop.execute { session.value.stop(name) }
+    }
+    do {
+      switch target.scheme {
+      case .udp:
+        try UDPSender.connect(group: group, target: target, session: session)
+      case .ws:
+        try loop.submit { session.value.expectTransport(within: connectTimeout.seconds + 5) }.wait()
+        try WebSocketClient.connect(
+          group: group, target: target, session: session,
+          connectTimeout: .nanoseconds(Int64(connectTimeout.nanoseconds)), maxMessageBytes: maxMessage)
+      }
+    } catch {
+      done.fail(error)
+      throw error
+    }
+    let status = try done.futureResult.wait()
+    withExtendedLifetime(signals) {}
+    if status != 0 { throw ExitCode(status) }
+  }
+}

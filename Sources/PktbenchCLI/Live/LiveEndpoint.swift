@@ -1,0 +1,134 @@
+/// What `listen` binds: `udp:5005`, `udp:[::]:9000`, `udp:127.0.0.1:5005`,
+/// `ws:8000`. Without an address it listens on every address, IPv4 and IPv6.
+struct ListenAddress: Equatable, Sendable {
+  enum Kind: String, Sendable {
+    case udp, ws
+  }
+
+  var kind: Kind
+  /// nil: all addresses (0.0.0.0 and ::).
+  var host: String?
+  var port: Int
+
+  static let usage =
+    "expected udp:PORT, udp:ADDRESS:PORT, udp:[IPv6]:PORT or ws:PORT (e.g. udp:5005, ws:8000)"
+
+  static func parse(_ text: String) throws(CommandFailure) -> ListenAddress {
+    guard let colon = text.firstIndex(of: ":") else {
+      throw CommandFailure("'\(text)': \(usage)")
+    }
+    let scheme = text[..<colon].lowercased()
+    guard let kind = Kind(rawValue: scheme) else {
+      throw CommandFailure("'\(text)': '\(scheme)' is not udp or ws; \(usage)")
+    }
+    var rest = String(text[text.index(after: colon)...])
+    if rest.hasPrefix("//") { rest.removeFirst(2) }
+    let (host, port) = try HostPort.split(rest, whole: text, defaultPort: nil)
+    return ListenAddress(kind: kind, host: host, port: port)
+  }
+
+  var display: String {
+    guard let host else { return "\(kind.rawValue):\(port)" }
+    return "\(kind.rawValue):\(HostPort.join(host, port))"
+  }
+}
+
+/// Where `send` and `replay` go: `udp://HOST:PORT` or
+/// `ws://HOST:PORT/PATH` (FalconEye's path is /ws/connect/<deviceId>).
+struct TargetURL: Equatable, Sendable {
+  enum Scheme: String, Sendable {
+    case udp, ws
+  }
+
+  var scheme: Scheme
+  var host: String
+  var port: Int
+  /// The request path for ws (at least "/"); empty for udp.
+  var path: String
+
+  static let usage = "expected udp://HOST:PORT or ws://HOST:PORT/PATH (e.g. udp://127.0.0.1:5005)"
+
+  static func parse(_ text: String) throws(CommandFailure) -> TargetURL {
+    guard let separator = text.range(of: "://") else {
+      throw CommandFailure("'\(text)': \(usage)")
+    }
+    let schemeText = text[..<separator.lowerBound].lowercased()
+    guard let scheme = Scheme(rawValue: schemeText) else {
+      throw CommandFailure("'\(text)': scheme '\(schemeText)' is not udp or ws; \(usage)")
+    }
+    var authority = String(text[separator.upperBound...])
+    var path = ""
+    if let slash = authority.firstIndex(of: "/") {
+      path = String(authority[slash...])
+      authority = String(authority[..<slash])
+    }
+    if scheme == .udp, !path.isEmpty, path != "/" {
+      throw CommandFailure("'\(text)': a udp destination has no path; \(usage)")
+    }
+    let (host, port) = try HostPort.split(authority, whole: text, defaultPort: scheme == .ws ? 80 : nil)
+    guard let host, !host.isEmpty else {
+      throw CommandFailure("'\(text)': no host; \(usage)")
+    }
+    if scheme == .ws {
+      if path.isEmpty { path = "/" }
+      guard path.allSatisfy({ $0.isASCII && !$0.isWhitespace }) else {
+        throw CommandFailure("'\(text)': the path must be printable ASCII without spaces")
+      }
+    } else {
+      path = ""
+    }
+    return TargetURL(scheme: scheme, host: host, port: port, path: path)
+  }
+
+  var display: String { "\(scheme.rawValue)://\(HostPort.join(host, port))\(path)" }
+
+  /// The last path segment, e.g. the device id in /ws/connect/<deviceId>.
+  var lastPathComponent: String? {
+    path.split(separator: "/").last.map(String.init)
+  }
+}
+
+/// `HOST:PORT`, `[V6]:PORT` or `PORT`.
+enum HostPort {
+  static func split(_ text: String, whole: String, defaultPort: Int?) throws(CommandFailure)
+    -> (host: String?, port: Int)
+  {
+    var host: String?
+    var portText: Substring?
+    if text.hasPrefix("[") {
+      guard let close = text.firstIndex(of: "]") else {
+        throw CommandFailure("'\(whole)': an IPv6 address needs a closing ']'")
+      }
+      host = String(text[text.index(after: text.startIndex)..<close])
+      let after = text[text.index(after: close)...]
+      if after.hasPrefix(":") {
+        portText = after.dropFirst()
+      } else if !after.isEmpty {
+        throw CommandFailure("'\(whole)': expected ':PORT' after the IPv6 address")
+      }
+    } else if let colon = text.lastIndex(of: ":") {
+      let head = text[..<colon]
+      guard !head.contains(":") else {
+        throw CommandFailure("'\(whole)': write an IPv6 address in brackets, e.g. [::1]:5005")
+      }
+      host = head.isEmpty ? nil : String(head)
+      portText = text[text.index(after: colon)...]
+    } else if text.allSatisfy(\.isNumber) {
+      portText = Substring(text)
+    } else {
+      host = text
+    }
+    guard let portText, !portText.isEmpty else {
+      guard let defaultPort else { throw CommandFailure("'\(whole)': no port given") }
+      return (host, defaultPort)
+    }
+    guard let port = Int(portText), (1...65535).contains(port) else {
+      throw CommandFailure("'\(whole)': port '\(portText)' is not 1…65535")
+    }
+    return (host, port)
+  }
+
+  static func join(_ host: String, _ port: Int) -> String {
+    host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)"
+  }
+}

@@ -1,0 +1,194 @@
+import NIOCore
+import PacketKit
+
+/// How `send` reaches its destination: a connected UDP socket or a
+/// WebSocket client connection. Used on the event loop only.
+protocol SendTransport: AnyObject {
+  var transportName: String { get }
+  var localEndpoint: String? { get }
+  var remoteEndpoint: String? { get }
+  var carrier: PayloadRouter.Carrier { get }
+  func send(_ bytes: [UInt8])
+  /// Ends the conversation (a WebSocket close handshake), then calls `done`.
+  func close(_ done: @escaping () -> Void)
+}
+
+/// What `send` was asked to do, as a plain value for the event loop.
+struct SendConfiguration: Sendable {
+  var target: TargetURL
+  var steps: [SendStep]
+  var output: LiveOutputSettings
+  /// How long to keep listening for replies after the last message.
+  var lingerNanoseconds: UInt64
+}
+
+/// One `send` run, on its event loop: sends step by step on a drift-free
+/// schedule (message k of a step at start + k·period on the monotonic
+/// clock, never "sleep a period after each send"), logs each message sent
+/// and each reply, and reports count, duration, mean rate and lateness.
+final class SendSession {
+  let configuration: SendConfiguration
+  let loop: EventLoop
+  let recorder: LiveRecorder
+  let decoding: LiveDecoding
+  private let out: OutputWriter
+  private let done: EventLoopPromise<Int32>
+  private var transport: SendTransport?
+  private var stepIndex = 0
+  private var sentInStep = 0
+  private var stepStart = NIODeadline.now()
+  private var nextTask: Scheduled<Void>?
+  private(set) var report: SendReport
+  private var stopReason: String?
+  private var finished = false
+  private var failure: String?
+
+  init(configuration: SendConfiguration, loop: EventLoop, done: EventLoopPromise<Int32>) {
+    self.configuration = configuration
+    self.loop = loop
+    self.done = done
+    out = OutputWriter()
+    let sink = configuration.output.makeSink(out: out)
+    recorder = LiveRecorder(inner: sink, out: out, countLimit: nil)
+    decoding = LiveDecoding(
+      router: PayloadRouter(rules: [], forcedCodec: nil), keepPayload: sink?.wantsPayload ?? false)
+    report = SendReport(target: configuration.target.display, steps: configuration.steps.map(\.label))
+  }
+
+  /// The transport is ready: start the first step.
+  func start(_ transport: SendTransport) {
+    guard self.transport == nil, stopReason == nil else { return }
+    self.transport = transport
+    startStep(at: NIODeadline.now())
+  }
+
+  /// Gives up when no transport is ready by then (a server that accepts the
+  /// connection but never answers the WebSocket upgrade).
+  func expectTransport(within seconds: Double) {
+    loop.assumeIsolated().scheduleTask(in: .nanoseconds(Int64(seconds * 1e9))) {
+      guard self.transport == nil else { return }
+      self.stop(
+        "an error",
+        failure: "\(self.configuration.target.display): no answer to the WebSocket upgrade within "
+          + "\(DurationText.of(seconds))")
+    }
+  }
+
+  /// Stops sending (Ctrl-C, or the peer went away) and closes.
+  func stop(_ reason: String, failure: String? = nil) {
+    if let failure, self.failure == nil {
+      self.failure = failure
+      OutputWriter.standardError.line("pktbench: \(failure)")
+    }
+    guard stopReason == nil else { return }
+    stopReason = reason
+    nextTask?.cancel()
+    nextTask = nil
+    guard let transport else { return finish() }
+    transport.close { self.finish() }
+  }
+
+  /// A problem worth a line in the report that makes the exit status 1,
+  /// though sending went on.
+  func noteFailure(_ text: String) {
+    report.notes.append(text)
+    if failure == nil { failure = text }
+  }
+
+  /// A message from the peer (a WebSocket reply, a UDP datagram back).
+  func received(_ bytes: [UInt8], extra: [FieldValue.Member] = []) {
+    guard let transport else { return }
+    var record = DecodedRecord(
+      frame: recorder.nextFrame(), time: LiveClock.now(), transport: transport.transportName,
+      source: transport.remoteEndpoint, destination: transport.localEndpoint, payloadLength: bytes.count)
+    record.sourcePort = UInt16(clamping: configuration.target.port)
+    record.extra = extra + [.init("direction", .string("received"))]
+    decoding.decode(bytes, carrier: transport.carrier, into: &record)
+    report.received += 1
+    recorder.emit(record, counts: true)
+  }
+
+  /// A transport event worth a line (ws.close, ws.ping), as decode shows it.
+  func event(_ name: String, _ fields: [FieldValue.Member], fromPeer: Bool, diagnostics: [Diagnostic] = []) {
+    var record = DecodedRecord(
+      frame: recorder.nextFrame(), time: LiveClock.now(), transport: transport?.transportName ?? "websocket",
+      source: fromPeer ? transport?.remoteEndpoint : transport?.localEndpoint,
+      destination: fromPeer ? transport?.localEndpoint : transport?.remoteEndpoint, payloadLength: 0)
+    record.event = (name, fields)
+    record.layerDiagnostics = diagnostics
+    recorder.emit(record, counts: false)
+  }
+
+  // MARK: Schedule
+
+  private func startStep(at start: NIODeadline) {
+    guard stepIndex < configuration.steps.count else { return allSent() }
+    stepStart = start
+    sentInStep = 0
+    fire()
+  }
+
+  private func fire() {
+    guard stopReason == nil, let transport else { return }
+    let step = configuration.steps[stepIndex]
+    let due = stepStart + .nanoseconds(Int64((step.periodNanoseconds ?? 0) * UInt64(sentInStep)))
+    let bytes: [UInt8]
+    do {
+      bytes = try SendPlan.bytes(for: step, message: sentInStep)
+    } catch {
+      return stop("error", failure: error.message)
+    }
+    let now = NIODeadline.now()
+    let lateness = now > due ? now - due : .nanoseconds(0)
+    transport.send(bytes)
+    report.sent(step: stepIndex, at: now.uptimeNanoseconds, latenessNanoseconds: lateness.nanoseconds)
+    log(bytes, step: step, transport: transport, lateness: lateness)
+    sentInStep += 1
+    let next = stepStart + .nanoseconds(Int64((step.periodNanoseconds ?? 0) * UInt64(sentInStep)))
+    if step.isFinished(afterSending: sentInStep) {
+      stepIndex += 1
+      // The next step keeps the cadence: it starts one period after this one's last message.
+      if step.periodNanoseconds == nil {
+        startStep(at: NIODeadline.now())
+      } else {
+        nextTask = loop.assumeIsolated().scheduleTask(deadline: next) { self.startStep(at: next) }
+      }
+      return
+    }
+    nextTask = loop.assumeIsolated().scheduleTask(deadline: next) { self.fire() }
+  }
+
+  private func allSent() {
+    guard configuration.lingerNanoseconds > 0 else { return stop("the last step") }
+    nextTask = loop.assumeIsolated().scheduleTask(in: .nanoseconds(Int64(configuration.lingerNanoseconds))) {
+      self.stop("the last step")
+    }
+  }
+
+  private func log(_ bytes: [UInt8], step: SendStep, transport: SendTransport, lateness: TimeAmount) {
+    // With -q nothing shows what was sent (the report counts it): skip decoding it again.
+    guard !recorder.isSilent else { return }
+    var record = DecodedRecord(
+      frame: recorder.nextFrame(), time: LiveClock.now(), transport: transport.transportName,
+      source: transport.localEndpoint, destination: transport.remoteEndpoint, payloadLength: bytes.count)
+    record.destinationPort = UInt16(clamping: configuration.target.port)
+    if decoding.keepPayload { record.payload = bytes }
+    record.result = step.codec.decodeFrame(bytes)
+    record.extra = [
+      .init("direction", .string("sent")),
+      .init("lateness_ms", .number((Double(lateness.nanoseconds) / 1e3).rounded() / 1e3)),
+    ]
+    recorder.emit(record, counts: false)
+  }
+
+  private func finish() {
+    guard !finished else { return }
+    finished = true
+    recorder.finish(name: configuration.target.display)
+    report.stopReason = stopReason ?? "the last step"
+    // A run that failed before sending anything has said why in one line already.
+    if report.total > 0 || failure == nil { report.write(options: configuration.output, out: out) }
+    out.flush()
+    done.succeed(failure == nil ? 0 : 1)
+  }
+}

@@ -1,0 +1,149 @@
+import NIOCore
+import NIOHTTP1
+import NIOPosix
+import NIOWebSocket
+import PacketKit
+
+/// The WebSocket server of `listen ws:PORT`: HTTP/1.1 upgrade on
+/// /ws/connect/<deviceId> (the Aerie server's only endpoint), then one
+/// `WebSocketConnectionHandler` per socket. permessage-deflate is declined:
+/// the response simply carries no Sec-WebSocket-Extensions, which RFC 7692
+/// §5 says leaves the connection uncompressed.
+enum WebSocketListener {
+  static let pathPrefix = "/ws/connect/"
+
+  static func bind(
+    group: EventLoopGroup, address: ListenAddress, session: NIOLoopBound<ListenSession>,
+    maxMessageBytes: Int
+  ) throws(CommandFailure) -> [Channel] {
+    try ListenerBinding.bind(address) { socketAddress, ipv6Only in
+      var bootstrap = ServerBootstrap(group: group)
+        .serverChannelOption(.backlog, value: 64)
+        .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
+        .childChannelOption(.tcpOption(.tcp_nodelay), value: 1)
+        .childChannelInitializer { channel in
+          channel.eventLoop.makeCompletedFuture {
+            let upgrader = NIOWebSocketServerUpgrader(
+              maxFrameSize: maxMessageBytes, automaticErrorHandling: true,
+              shouldUpgrade: { channel, head in
+                channel.eventLoop.makeSucceededFuture(session.value.shouldUpgrade(channel, head))
+              },
+              upgradePipelineHandler: { channel, head in
+                channel.eventLoop.makeCompletedFuture {
+                  let operations = channel.pipeline.syncOperations
+                  // The upgrade removes NIO's HTTP handlers; the refusal handler is ours to remove.
+                  let refusal = try operations.context(name: HTTPRefusalHandler.name)
+                  operations.removeHandler(context: refusal, promise: nil)
+                  try operations.addHandler(
+                    NIOWebSocketFrameAggregator(
+                      minNonFinalFragmentSize: 0, maxAccumulatedFrameCount: 4096,
+                      maxAccumulatedFrameSize: maxMessageBytes))
+                  try operations.addHandler(
+                    WebSocketConnectionHandler(session: session.value, channel: channel, request: head))
+                }
+              })
+            let operations = channel.pipeline.syncOperations
+            try operations.configureHTTPServerPipeline(
+              withServerUpgrade: (upgraders: [upgrader], completionHandler: { _ in }))
+            try operations.addHandler(
+              HTTPRefusalHandler(session: session.value), name: HTTPRefusalHandler.name)
+          }
+        }
+      if ipv6Only {
+        bootstrap = bootstrap.serverChannelOption(
+          ChannelOptions.Types.SocketOption(level: .ipv6, name: .ipv6_v6only), value: 1)
+      }
+      return try bootstrap.bind(to: socketAddress).wait()
+    }
+  }
+}
+
+extension ListenSession {
+  /// The upgrade decision: only /ws/connect/<deviceId>. The handshake is
+  /// logged as `decode` shows it (ws.handshake with the offered extensions).
+  func shouldUpgrade(_ channel: Channel, _ head: HTTPRequestHead) -> HTTPHeaders? {
+    guard !isStopping else { return nil }
+    let path = head.uri
+    var record = DecodedRecord(
+      frame: recorder.nextFrame(), time: LiveClock.now(), transport: "websocket",
+      source: EndpointText.of(channel.remoteAddress), destination: EndpointText.of(channel.localAddress),
+      payloadLength: 0)
+    var fields: [FieldValue.Member] = [.init("path", .string(path))]
+    let deviceId = Self.deviceId(inPath: path)
+    if let deviceId { fields.append(.init("deviceId", .string(deviceId))) }
+    let extensions = head.headers["Sec-WebSocket-Extensions"].joined(separator: ", ")
+    if !extensions.isEmpty { fields.append(.init("extensions", .string(extensions))) }
+    record.event = ("ws.handshake", fields)
+    if deviceId == nil {
+      record.layerDiagnostics = [
+        .warning(
+          "ws-unknown-path",
+          "the Aerie server only upgrades \(WebSocketListener.pathPrefix)<deviceId>; refused")
+      ]
+    }
+    recorder.emit(record, counts: false)
+    return deviceId == nil ? nil : HTTPHeaders()
+  }
+
+  static func deviceId(inPath path: String) -> String? {
+    let bare = path.split(separator: "?", maxSplits: 1).first.map(String.init) ?? path
+    guard bare.hasPrefix(WebSocketListener.pathPrefix) else { return nil }
+    let id = bare.dropFirst(WebSocketListener.pathPrefix.count)
+    guard !id.isEmpty, !id.contains("/") else { return nil }
+    return String(id)
+  }
+}
+
+/// Answers every HTTP request that was not upgraded: 404 for another path,
+/// 426 for a plain request on the endpoint; then closes. One line in the log.
+final class HTTPRefusalHandler: ChannelInboundHandler, RemovableChannelHandler {
+  static let name = "pktbench.http-refusal"
+  typealias InboundIn = HTTPServerRequestPart
+  typealias OutboundOut = HTTPServerResponsePart
+
+  private let session: ListenSession
+  private var head: HTTPRequestHead?
+
+  init(session: ListenSession) {
+    self.session = session
+  }
+
+  func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+    switch Self.unwrapInboundIn(data) {
+    case .head(let head): self.head = head
+    case .body: break
+    case .end:
+      let path = head?.uri ?? "?"
+      let onEndpoint = ListenSession.deviceId(inPath: path) != nil
+      let status: HTTPResponseStatus = onEndpoint ? .upgradeRequired : .notFound
+      let text =
+        onEndpoint
+        ? "pktbench: \(path) is a WebSocket endpoint; connect with a WebSocket client\n"
+        : "pktbench: no such endpoint; the WebSocket endpoint is \(WebSocketListener.pathPrefix)<deviceId>\n"
+      var headers = HTTPHeaders()
+      headers.add(name: "Content-Type", value: "text/plain; charset=utf-8")
+      headers.add(name: "Content-Length", value: String(text.utf8.count))
+      headers.add(name: "Connection", value: "close")
+      if onEndpoint { headers.add(name: "Upgrade", value: "websocket") }
+      context.write(
+        Self.wrapOutboundOut(.head(HTTPResponseHead(version: .http1_1, status: status, headers: headers))),
+        promise: nil)
+      context.write(
+        Self.wrapOutboundOut(.body(.byteBuffer(context.channel.allocator.buffer(string: text)))), promise: nil
+      )
+      let channel = context.channel
+      context.writeAndFlush(Self.wrapOutboundOut(.end(nil))).whenComplete { _ in
+        channel.close(promise: nil)
+      }
+      var record = DecodedRecord(
+        frame: session.recorder.nextFrame(), time: LiveClock.now(), transport: "tcp",
+        source: EndpointText.of(channel.localAddress), destination: EndpointText.of(channel.remoteAddress),
+        payloadLength: 0)
+      record.event = (
+        "http.refused",
+        [.init("path", .string(path)), .init("status", .integer(Int64(status.code)))]
+      )
+      session.recorder.emit(record, counts: false)
+    }
+  }
+}
