@@ -134,9 +134,17 @@ struct FuzzCommand: ParsableCommand {
     while let relative = enumerator?.nextObject() as? String {
       let path = "\(corpus)/\(relative)"
       guard let data = FileManager.default.contents(atPath: path), data.count <= 4 << 20 else { continue }
+      let bytes = [UInt8](data)
+      // A capture seeds the parser target with the whole file and each codec
+      // with the payloads it decoded from it: mutations of real traffic.
+      if let parser = CorpusCapture.parserTarget(bytes) {
+        result[parser, default: []].append(bytes)
+        for (codec, payloads) in CorpusCapture.payloads(path) { result[codec, default: []] += payloads }
+        continue
+      }
       let file = URL(fileURLWithPath: relative).lastPathComponent.lowercased()
       let key = names.first { file.hasPrefix($0) } ?? "*"
-      result[key, default: []].append([UInt8](data))
+      result[key, default: []].append(bytes)
     }
     return result
   }
@@ -174,5 +182,44 @@ enum FuzzSummary {
       "\(report.failures.isEmpty ? "no failures" : "\(report.failures.count) failure(s)") in "
         + String(format: "%.1f", report.elapsedSeconds) + " s")
     return out
+  }
+}
+
+/// Real traffic for `fuzz --corpus`: captures are decoded through the same
+/// pipeline as `decode`, and each codec's payloads kept (a few hundred each).
+enum CorpusCapture {
+  static func parserTarget(_ bytes: [UInt8]) -> String? {
+    guard bytes.count >= 8 else { return nil }
+    if bytes.starts(with: Array("btsnoop\0".utf8)) { return "btsnoop" }
+    let magic = bytes.prefix(4)
+    let pcapMagics: [[UInt8]] = [
+      [0xD4, 0xC3, 0xB2, 0xA1], [0xA1, 0xB2, 0xC3, 0xD4], [0x4D, 0x3C, 0xB2, 0xA1], [0xA1, 0xB2, 0x3C, 0x4D],
+      [0x0A, 0x0D, 0x0D, 0x0A],
+    ]
+    return pcapMagics.contains(Array(magic)) ? "pcap" : nil
+  }
+
+  final class Collector: MessageSink {
+    var payloads: [String: [[UInt8]]] = [:]
+    var wantsPayload: Bool { true }
+    func emit(_ record: DecodedRecord) {
+      guard let codec = record.codecName, let payload = record.payload,
+        payloads[codec, default: []].count < 256
+      else { return }
+      payloads[codec, default: []].append(payload)
+    }
+    func finish(name: String, stats: CaptureStats) {}
+  }
+
+  static func payloads(_ path: String) -> [String: [[UInt8]]] {
+    let collector = Collector()
+    let pipeline = CapturePipeline(
+      router: PayloadRouter(rules: [], forcedCodec: nil), rules: [], sink: collector)
+    guard let end = try? CaptureInput(path: path, filter: nil, unreadableStatus: 1).read(into: pipeline)
+    else {
+      return [:]
+    }
+    pipeline.finish(readEnd: end)
+    return collector.payloads
   }
 }

@@ -1,0 +1,56 @@
+import Foundation
+import Testing
+
+/// `pktbench fuzz` through the binary: bounded runs, seeds, corpora, replays.
+@Suite struct FuzzEndToEndTests {
+  @Test func boundedRunPrintsTheSeedAndASummaryTable() throws {
+    let result = try Pktbench.run([
+      "fuzz", "--codec", "rallie", "--codec", "legctrl", "--iterations", "3000", "--seed", "42",
+      "--crashes", NSTemporaryDirectory() + "pktbench-e2e-crashes",
+    ])
+    #expect(result.status == 0, "\(result.text)\(result.stderr)")
+    #expect(result.stderr.contains("seed 42"))
+    #expect(result.text.contains("rallie"))
+    #expect(result.text.contains("legctrl"))
+    #expect(result.text.contains("no failures"))
+  }
+
+  @Test func sameSeedSameTable() throws {
+    func table() throws -> [String] {
+      let result = try Pktbench.run(["fuzz", "--codec", "rider", "--iterations", "2000", "--seed", "7"])
+      // Drop the rate column and the timing line: they measure the machine.
+      return result.text.split(separator: "\n").filter { $0.hasPrefix("rider") }.map {
+        $0.split(separator: " ", omittingEmptySubsequences: true).enumerated().filter { $0.offset != 3 }
+          .map(\.element).joined(separator: " ")
+      }
+    }
+    let first = try table()
+    #expect(!first.isEmpty)
+    #expect(try table() == first)
+  }
+
+  @Test func corpusOfCapturesSeedsTheCodecsAndTheParser() throws {
+    let result = try Pktbench.run([
+      "fuzz", "--corpus", "Captures", "--codec", "rallie", "--codec", "pcap", "--iterations", "1500",
+      "--seed", "3",
+    ])
+    #expect(result.status == 0, "\(result.text)\(result.stderr)")
+    #expect(result.text.contains("pcap"))
+  }
+
+  @Test func reproduceReplaysASavedInput() throws {
+    let path = Pktbench.root.appendingPathComponent(
+      "Tests/PacketFuzzTests/Regressions/regression-legctrl-truncated-servo.bin")
+    let result = try Pktbench.run(["fuzz", "--reproduce", path.path])
+    #expect(result.status == 0)
+    #expect(result.text.contains("legctrl"))
+    #expect(result.text.contains("every invariant holds"))
+  }
+
+  @Test func unknownTargetListsTheKnownOnes() throws {
+    let result = try Pktbench.run(["fuzz", "--codec", "zigbee"])
+    #expect(result.status != 0)
+    #expect(result.stderr.contains("rallie"))
+    #expect(result.stderr.contains("pcap"))
+  }
+}
