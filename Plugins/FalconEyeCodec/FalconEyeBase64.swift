@@ -22,6 +22,64 @@ enum FalconEyeBase64 {
   }()
 
   static func decode(_ text: [UInt8]) throws(Failure) -> [UInt8] {
+    // Fast path: one pass over whole groups into a buffer of the exact size.
+    // Anything unusual (a bad character, misplaced padding, a bad length)
+    // goes to the careful pass, which names the first offending character.
+    if let decoded = fastDecode(text) { return decoded }
+    return try carefulDecode(text)
+  }
+
+  private static func fastDecode(_ text: [UInt8]) -> [UInt8]? {
+    guard text.count % 4 == 0 else { return nil }
+    if text.isEmpty { return [] }
+    let table = Self.table
+    let equals = UInt8(ascii: "=")
+    let padding = text[text.count - 1] == equals ? (text[text.count - 2] == equals ? 2 : 1) : 0
+    let count = text.count / 4 * 3 - padding
+    var failed = false
+    let out = [UInt8](unsafeUninitializedCapacity: count) { buffer, initialized in
+      text.withUnsafeBufferPointer { input in
+        table.withUnsafeBufferPointer { table in
+          let whole = padding == 0 ? input.count : input.count - 4
+          var read = 0
+          var written = 0
+          while read < whole {
+            let a = table[Int(input[read])]
+            let b = table[Int(input[read + 1])]
+            let c = table[Int(input[read + 2])]
+            let d = table[Int(input[read + 3])]
+            if (a | b | c | d) & 0xC0 != 0 {  // 0xFF marks a non-alphabet byte, '=' included
+              failed = true
+              return
+            }
+            let group = UInt32(a) << 18 | UInt32(b) << 12 | UInt32(c) << 6 | UInt32(d)
+            buffer[written] = UInt8(truncatingIfNeeded: group >> 16)
+            buffer[written + 1] = UInt8(truncatingIfNeeded: group >> 8)
+            buffer[written + 2] = UInt8(truncatingIfNeeded: group)
+            read += 4
+            written += 3
+          }
+          if padding > 0 {
+            let a = table[Int(input[read])]
+            let b = table[Int(input[read + 1])]
+            let c = padding == 2 ? 0 : table[Int(input[read + 2])]
+            if (a | b | c) & 0xC0 != 0 {
+              failed = true
+              return
+            }
+            let group = UInt32(a) << 18 | UInt32(b) << 12 | UInt32(c) << 6
+            buffer[written] = UInt8(truncatingIfNeeded: group >> 16)
+            if padding == 1 { buffer[written + 1] = UInt8(truncatingIfNeeded: group >> 8) }
+          }
+        }
+      }
+      initialized = failed ? 0 : count
+    }
+    return failed ? nil : out
+  }
+
+  private static func carefulDecode(_ text: [UInt8]) throws(Failure) -> [UInt8] {
+    let table = Self.table
     // Characters first, so "!!!notbase64" reports its '!' rather than a length.
     var padding = 0
     for (index, char) in text.enumerated() {

@@ -1,3 +1,4 @@
+import Foundation
 import PacketKit
 
 /// Maps byte ranges of the inner JSON (the base64-decoded `payload`) back to
@@ -33,14 +34,11 @@ struct FalconEyeWireMap: Sendable {
     let close = max(open, string.range.upperBound - 1)
     self.start = open
     self.end = close
+    // memchr, not a byte loop: the payload of a camera frame is ~400 KB.
     var hasEscape = false
-    var index = open
-    while index < close, index < bytes.count {
-      if bytes[index] == UInt8(ascii: "\\") {
-        hasEscape = true
-        break
-      }
-      index += 1
+    let limit = min(close, bytes.count)
+    if open < limit, let base = bytes.baseAddress {
+      hasEscape = memchr(base + open, Int32(UInt8(ascii: "\\")), limit - open) != nil
     }
     self.escapedOffsets = hasEscape ? Self.characterOffsets(bytes, open, close) : nil
   }

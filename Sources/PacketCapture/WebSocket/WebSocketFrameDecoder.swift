@@ -327,11 +327,26 @@ struct WebSocketFrameDecoder: Sendable {
       target.append(contentsOf: bytes)
       return
     }
-    var index = payloadDone
-    target.reserveCapacity(target.count + bytes.count)
-    for byte in bytes {
-      target.append(byte ^ header.maskByte(index))
-      index &+= 1
+    // Unmask eight bytes at a time: camera frames are hundreds of KB.
+    let start = target.count
+    target.append(contentsOf: bytes)
+    let phase = payloadDone & 3
+    var key: UInt64 = 0
+    for lane in 0..<8 {  // the key as it applies from `start` on, in memory order
+      key |= UInt64(header.maskByte(phase + lane)) << (8 * UInt64(lane))
+    }
+    target.withUnsafeMutableBytes { buffer in
+      var index = start
+      let end = buffer.count
+      while index + 8 <= end {
+        let word = buffer.loadUnaligned(fromByteOffset: index, as: UInt64.self)
+        buffer.storeBytes(of: word ^ UInt64(littleEndian: key), toByteOffset: index, as: UInt64.self)
+        index += 8
+      }
+      while index < end {
+        buffer[index] ^= header.maskByte(phase + index - start)
+        index += 1
+      }
     }
   }
 

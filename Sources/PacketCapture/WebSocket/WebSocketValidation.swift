@@ -7,6 +7,14 @@ enum WebSocketValidation {
     let count = bytes.count
     var index = 0
     while index < count {
+      // ASCII runs eight bytes at a time: JSON text messages are mostly ASCII.
+      if index + 8 <= count {
+        let word = bytes.withUnsafeBytes { $0.loadUnaligned(fromByteOffset: index, as: UInt64.self) }
+        if word & 0x8080_8080_8080_8080 == 0 {
+          index += 8
+          continue
+        }
+      }
       let lead = bytes[index]
       if lead < 0x80 {
         index += 1

@@ -226,8 +226,15 @@ public struct JSONParser {
   private mutating func parseString() throws(DecodeError) -> String {
     let open = index
     index += 1
-    // Fast path: no escapes.
+    // Fast path: no escapes. Eight bytes at a time while none of them is a
+    // quote, a backslash, a control byte or non-ASCII (base64 payloads of
+    // camera frames are hundreds of KB of exactly that).
     var scan = index
+    while scan + 8 <= bytes.count {
+      let word = bytes.loadUnaligned(fromByteOffset: scan, as: UInt64.self)
+      if Self.needsAttention(word) { break }
+      scan += 8
+    }
     while scan < bytes.count {
       let c = bytes[scan]
       if c == UInt8(ascii: "\"") || c == UInt8(ascii: "\\") || c < 0x20 || c >= 0x80 { break }
@@ -374,6 +381,20 @@ public struct JSONParser {
   // MARK: - Helpers
 
   private func peek() -> UInt8? { index < bytes.count ? bytes[index] : nil }
+
+  /// Whether any byte of `word` is a quote, a backslash, below 0x20 or
+  /// above 0x7F (the classic has-zero-byte bit tricks).
+  @inline(__always)
+  private static func needsAttention(_ word: UInt64) -> Bool {
+    let ones: UInt64 = 0x0101_0101_0101_0101
+    let high: UInt64 = 0x8080_8080_8080_8080
+    let below20 = (word &- ones &* 0x20) & ~word & high
+    let quote = word ^ (ones &* 0x22)
+    let backslash = word ^ (ones &* 0x5C)
+    let hasQuote = (quote &- ones) & ~quote & high
+    let hasBackslash = (backslash &- ones) & ~backslash & high
+    return (below20 | hasQuote | hasBackslash | (word & high)) != 0
+  }
 
   private mutating func skipWhitespace() {
     while let c = peek(),
