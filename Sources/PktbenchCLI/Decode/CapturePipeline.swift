@@ -199,16 +199,9 @@ final class CapturePipeline {
       case .pong(let data):
         record.event = ("ws.pong", [.init("bytes", .integer(Int64(data.count))), .init("by", .string(by))])
       case .close(let code, let reason):
-        var fields: [FieldValue.Member] = [.init("by", .string(by))]
-        fields.append(.init("code", code.map { .integer(Int64($0)) } ?? .null))
-        if let code { fields.append(.init("meaning", .string(WebSocketCloseCode.meaning(code)))) }
-        fields.append(.init("reason", .string(reason)))
-        record.event = ("ws.close", fields)
-        if let code, code != 1000, code != 1001 {
-          record.layerDiagnostics = [
-            .warning("ws-close-\(code)", "\(by) closed with \(code) (\(WebSocketCloseCode.meaning(code)))")
-          ]
-        }
+        let close = WebSocketCloseCode.event(code: code, reason: reason, by: by)
+        record.event = ("ws.close", close.fields)
+        record.layerDiagnostics = close.diagnostics
       }
       deliver(record)
     case .error(let direction, let frame, let time, let code, let text):
@@ -256,23 +249,5 @@ final class CapturePipeline {
 
   private func wsDirection(_ direction: StreamDirection) -> WebSocketDirection {
     direction == .clientToServer ? .clientToServer : .serverToClient
-  }
-}
-
-/// RFC 6455 §7.4.1 close codes, as a person reads them.
-enum WebSocketCloseCode {
-  static func meaning(_ code: UInt16) -> String {
-    switch code {
-    case 1000: "normal closure"
-    case 1001: "going away"
-    case 1002: "protocol error"
-    case 1003: "unsupported data"
-    case 1007: "invalid payload data"
-    case 1008: "policy violation"
-    case 1009: "message too big"
-    case 1010: "mandatory extension missing"
-    case 1011: "internal server error"
-    default: code >= 4000 ? "application-defined" : "unassigned"
-    }
   }
 }

@@ -3,7 +3,7 @@ import PacketKit
 /// The `--stats` summary of a live run: why and when it stopped, the
 /// counters `decode --stats` shows (with rates measured over the run), and
 /// per source the message rate and the gaps between arrivals.
-struct LiveSummary {
+struct LiveSummary: LiveReport {
   var name: String
   var stopReason: String
   var elapsedSeconds: Double
@@ -70,19 +70,6 @@ struct LiveSummary {
     json.bytes += stats.json(name: name)
     json.raw("}")
     return json.bytes
-  }
-
-  /// Writes the summary where `options` says.
-  func write(options: LiveOutputSettings, out: OutputWriter) {
-    if options.summaryAsJSON {
-      out.bytes(json())
-      out.line()
-      out.flush()
-      return
-    }
-    let target = options.summaryGoesToStandardError ? OutputWriter.standardError : out
-    for line in lines() { target.line(line) }
-    target.flush()
   }
 
   static func ms(_ seconds: Double) -> String {

@@ -3,7 +3,7 @@ import PacketKit
 /// What `send` says at the end: per step and in all, how many messages
 /// went out, over how long, the mean rate and interval, and how late the
 /// latest one left compared with its schedule.
-struct SendReport {
+struct SendReport: LiveReport {
   struct Step {
     var label: String
     var count = 0
@@ -111,19 +111,6 @@ struct SendReport {
             })),
       ]))
     return json.bytes
-  }
-
-  /// The report goes where a live summary goes (see `LiveOutputSettings`).
-  func write(options: LiveOutputSettings, out: OutputWriter) {
-    if options.summaryAsJSON {
-      out.bytes(json())
-      out.line()
-      out.flush()
-      return
-    }
-    let target = options.summaryGoesToStandardError ? OutputWriter.standardError : out
-    for line in lines() { target.line(line) }
-    target.flush()
   }
 
   static func ms(_ nanoseconds: UInt64) -> String {

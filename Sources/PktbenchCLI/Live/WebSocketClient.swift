@@ -225,17 +225,7 @@ final class WebSocketClientHandler: ChannelInboundHandler, SendTransport {
   }
 
   private func logClose(code: UInt16?, reason: String, byServer: Bool) {
-    var fields: [FieldValue.Member] = [.init("by", .string(byServer ? "server" : "client"))]
-    fields.append(.init("code", code.map { .integer(Int64($0)) } ?? .null))
-    if let code { fields.append(.init("meaning", .string(WebSocketCloseCode.meaning(code)))) }
-    fields.append(.init("reason", .string(reason)))
-    var diagnostics: [Diagnostic] = []
-    if let code, code != 1000, code != 1001 {
-      diagnostics.append(
-        .warning(
-          "ws-close-\(code)",
-          "\(byServer ? "server" : "client") closed with \(code) (\(WebSocketCloseCode.meaning(code)))"))
-    }
-    session.event("ws.close", fields, fromPeer: byServer, diagnostics: diagnostics)
+    let close = WebSocketCloseCode.event(code: code, reason: reason, by: byServer ? "server" : "client")
+    session.event("ws.close", close.fields, fromPeer: byServer, diagnostics: close.diagnostics)
   }
 }

@@ -213,17 +213,7 @@ final class WebSocketConnectionHandler: ChannelInboundHandler {
   }
 
   private func logClose(code: UInt16?, reason: String, byClient: Bool) {
-    var fields: [FieldValue.Member] = [.init("by", .string(byClient ? "client" : "server"))]
-    fields.append(.init("code", code.map { .integer(Int64($0)) } ?? .null))
-    if let code { fields.append(.init("meaning", .string(WebSocketCloseCode.meaning(code)))) }
-    fields.append(.init("reason", .string(reason)))
-    var diagnostics: [Diagnostic] = []
-    if let code, code != 1000, code != 1001 {
-      diagnostics.append(
-        .warning(
-          "ws-close-\(code)",
-          "\(byClient ? "client" : "server") closed with \(code) (\(WebSocketCloseCode.meaning(code)))"))
-    }
-    logEvent("ws.close", fields, fromClient: byClient, diagnostics: diagnostics)
+    let close = WebSocketCloseCode.event(code: code, reason: reason, by: byClient ? "client" : "server")
+    logEvent("ws.close", close.fields, fromClient: byClient, diagnostics: close.diagnostics)
   }
 }
