@@ -1,6 +1,6 @@
 /// A decoded or crafted value, independent of any codec. Enumerations keep
 /// both their protocol name (`ARMED`) and the raw number on the wire.
-public indirect enum FieldValue: Sendable, Hashable {
+public enum FieldValue: Sendable, Hashable {
   case integer(Int64)
   case unsigned(UInt64)
   case number(Double)

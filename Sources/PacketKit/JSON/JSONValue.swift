@@ -4,7 +4,7 @@
 /// they accept things these protocols must reject (lone surrogates, very deep
 /// nesting), so pktbench parses JSON itself.
 public struct JSONValue: Sendable, Hashable {
-  public indirect enum Kind: Sendable, Hashable {
+  public enum Kind: Sendable, Hashable {
     case object([JSONMember])
     case array([JSONValue])
     case string(String)
