@@ -18,6 +18,26 @@ public enum Codecs {
   /// large value; hot paths must not rebuild it per packet).
   public static let names: [String] = all.map(\.info.name)
 
+  /// Lower-case characteristic UUID → index in `all`, computed once: the
+  /// BLE path looks one up for every ATT value.
+  public static let gattCharacteristics: [String: Int] = {
+    var map: [String: Int] = [:]
+    for (index, codec) in all.enumerated() {
+      for uuid in codec.info.gattCharacteristics where map[uuid] == nil { map[uuid] = index }
+    }
+    return map
+  }()
+
+  /// The codec whose GATT characteristic this is, if any.
+  public static func forCharacteristic(_ uuid: String) -> (any FrameCodec)? {
+    gattCharacteristics[uuid.lowercased()].map { all[$0] }
+  }
+
+  /// Every message's craft name (or name), for "unknown message" errors.
+  public static var craftNames: [String] {
+    all.flatMap { codec in codec.info.messages.map { $0.craftNames.first ?? $0.name } }
+  }
+
   public static func named(_ name: String) -> (any FrameCodec)? {
     if let index = names.firstIndex(of: name) { return all[index] }
     let wanted = name.lowercased()

@@ -93,10 +93,8 @@ extension CapturePipeline {
     for rule in bleMap where rule.handle == handle && rule.connection == nil {
       if let codec = Codecs.named(rule.codec) { return .init(codec: codec, reason: "--ble-map") }
     }
-    if let uuid = value.characteristicUUID?.lowercased(),
-      let index = Codecs.all.firstIndex(where: { $0.info.gattCharacteristics.contains(uuid) })
-    {
-      return .init(codec: Codecs.all[index], reason: "gatt \(uuid.prefix(8))…")
+    if let uuid = value.characteristicUUID, let codec = Codecs.forCharacteristic(uuid) {
+      return .init(codec: codec, reason: "gatt \(uuid.lowercased().prefix(8))…")
     }
     return value.value.withUnsafeBytes { payload in
       let best = Codecs.bestProbe(payload)
