@@ -23,12 +23,18 @@ final class TextSink: MessageSink {
   private let verbose: Bool
   private let hexDump: Bool
   private var firstTime: Double?
+  /// The one-line view; live commands lead it with arrival time and gap.
+  private let summaryLine: ((DecodedRecord, _ firstTime: Double?, Style) -> String)?
 
-  init(out: OutputWriter, style: Style, verbose: Bool, hexDump: Bool) {
+  init(
+    out: OutputWriter, style: Style, verbose: Bool, hexDump: Bool,
+    summaryLine: ((DecodedRecord, _ firstTime: Double?, Style) -> String)? = nil
+  ) {
     self.out = out
     self.style = style
     self.verbose = verbose
     self.hexDump = hexDump
+    self.summaryLine = summaryLine
   }
 
   /// -x marks every payload; -V shows the bytes no codec claimed.
@@ -39,7 +45,9 @@ final class TextSink: MessageSink {
     if verbose {
       for line in TreeRenderer.lines(record, style: style) { out.line(line) }
     } else {
-      out.line(SummaryRenderer.line(record, firstTime: firstTime, style: style))
+      out.line(
+        summaryLine?(record, firstTime, style)
+          ?? SummaryRenderer.line(record, firstTime: firstTime, style: style))
     }
     if verbose, !hexDump, record.result == nil, record.event == nil, let payload = record.payload {
       for line in HexDump.lines(Array(payload.prefix(256)), indent: "    ") { out.line(line) }

@@ -44,7 +44,7 @@ struct LiveOutputSettings: Sendable {
     case .text:
       let style = Style(
         enabled: out.isTerminal && ProcessInfo.processInfo.environment["NO_COLOR"] == nil)
-      return LiveTextSink(out: out, style: style, verbose: verbose, hexDump: hexDump)
+      return LiveTextSink.make(out: out, style: style, verbose: verbose, hexDump: hexDump)
     case .json: return JSONSink(out: out, asArray: true, payloadHex: payloadHex)
     case .ndjson: return JSONSink(out: out, asArray: false, payloadHex: payloadHex)
     }

@@ -3,36 +3,12 @@ import PacketKit
 /// The text view of live traffic: `decode`'s summary line, led by the
 /// record number, the wall-clock arrival time and the gap since the
 /// previous message from the same source. `-V` and `-x` are `decode`'s.
-final class LiveTextSink: MessageSink {
-  private let out: OutputWriter
-  private let style: Style
-  private let verbose: Bool
-  private let hexDump: Bool
-
-  init(out: OutputWriter, style: Style, verbose: Bool, hexDump: Bool) {
-    self.out = out
-    self.style = style
-    self.verbose = verbose
-    self.hexDump = hexDump
-  }
-
-  var wantsPayload: Bool { hexDump }
-
-  func emit(_ record: DecodedRecord) {
-    if verbose {
-      for line in TreeRenderer.lines(record, style: style) { out.line(line) }
-    } else {
-      out.line(Self.line(record, style: style))
+enum LiveTextSink {
+  static func make(out: OutputWriter, style: Style, verbose: Bool, hexDump: Bool) -> TextSink {
+    TextSink(out: out, style: style, verbose: verbose, hexDump: hexDump) { record, _, style in
+      line(record, style: style)
     }
-    if hexDump, let payload = record.payload {
-      let fields: [DissectionNode]
-      if case .decoded(let frame) = record.result { fields = frame.fields } else { fields = [] }
-      for line in HexDump.markedLines(payload, fields: fields, indent: "        ") { out.line(line) }
-    }
-    if verbose || hexDump { out.line() }
   }
-
-  func finish(name: String, stats: CaptureStats) {}
 
   /// `     3  14:03:22.123456   +50.012 ms  127.0.0.1:40000 → 127.0.0.1:5005  udp  rider drive ...`
   static func line(_ record: DecodedRecord, style: Style) -> String {
