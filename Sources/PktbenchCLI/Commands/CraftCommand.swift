@@ -37,20 +37,9 @@ struct CraftCommand: ParsableCommand {
   var fieldArguments: [String] = []
 
   func run() throws {
-    guard let (codec, schema) = Codecs.message(forCraftName: message) else {
-      let known = Codecs.all.flatMap { codec in
-        codec.info.messages.map { $0.craftNames.first ?? $0.name }
-      }
-      throw CommandFailure(
-        "unknown message '\(message)'; known: \(known.joined(separator: ", "))")
-    }
-    let values: CraftValues
-    do {
-      values = try CraftArguments(schema: schema, codecName: codec.info.name)
-        .parse(fieldArguments, force: force, badCheck: badCheck)
-    } catch let failure as CraftArguments.Failure {
-      throw CommandFailure(failure.description)
-    }
+    let (codec, schema) = try CraftArguments.resolve(message)
+    let values = try CraftArguments(schema: schema, codecName: codec.info.name)
+      .values(fieldArguments, force: force, badCheck: badCheck)
     let bytes: [UInt8]
     do {
       bytes = try codec.craft(schema.name, values: values)

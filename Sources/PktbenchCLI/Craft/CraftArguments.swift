@@ -1,3 +1,4 @@
+import CodecRegistry
 import Foundation
 import PacketKit
 
@@ -11,6 +12,31 @@ struct CraftArguments {
 
   let schema: MessageSchema
   let codecName: String
+
+  /// The codec and message kind a craft name stands for, or one line
+  /// listing the known ones (`craft` and every `send` step).
+  static func resolve(_ name: String) throws(CommandFailure) -> (codec: any FrameCodec, schema: MessageSchema)
+  {
+    guard let found = Codecs.message(forCraftName: name) else {
+      let known = Codecs.craftNames.joined(separator: ", ")
+      throw CommandFailure(
+        name.hasPrefix("-")
+          ? "expected a message name before '\(name)'; known: \(known)"
+          : "unknown message '\(name)'; known: \(known)")
+    }
+    return found
+  }
+
+  /// `parse`, with a failure as the command's one line.
+  func values(_ tokens: [String], force: Bool, badCheck: Bool) throws(CommandFailure) -> CraftValues {
+    do {
+      return try parse(tokens, force: force, badCheck: badCheck)
+    } catch let failure as Failure {
+      throw CommandFailure(failure.description)
+    } catch {
+      throw CommandFailure("\(error)")
+    }
+  }
 
   /// The values given, with defaults applied; file fields are loaded.
   func parse(_ tokens: [String], force: Bool, badCheck: Bool) throws -> CraftValues {

@@ -82,13 +82,7 @@ enum SendPlan {
   static func step(
     _ name: String, _ arguments: [String], force: Bool, badCheck: Bool, deviceId: String?
   ) throws(CommandFailure) -> SendStep {
-    guard let (codec, schema) = Codecs.message(forCraftName: name) else {
-      let known = Codecs.all.flatMap { codec in codec.info.messages.map { $0.craftNames.first ?? $0.name } }
-      throw CommandFailure(
-        name.hasPrefix("-")
-          ? "expected a message name before '\(name)'; known: \(known.joined(separator: ", "))"
-          : "unknown message '\(name)'; known: \(known.joined(separator: ", "))")
-    }
+    let (codec, schema) = try CraftArguments.resolve(name)
     var fieldArguments: [String] = []
     var rate: String?
     var count: Int?
@@ -129,15 +123,8 @@ enum SendPlan {
     {
       fieldArguments += ["--device-id", deviceId]
     }
-    let values: CraftValues
-    do {
-      values = try CraftArguments(schema: schema, codecName: codec.info.name)
-        .parse(fieldArguments, force: force, badCheck: badCheck)
-    } catch let failure as CraftArguments.Failure {
-      throw CommandFailure(failure.description)
-    } catch {
-      throw CommandFailure("\(error)")
-    }
+    let values = try CraftArguments(schema: schema, codecName: codec.info.name)
+      .values(fieldArguments, force: force, badCheck: badCheck)
     var period: UInt64?
     if let rate { period = try periodNanoseconds(rate) }
     if period == nil, count != nil || duration != nil { period = defaultPeriodNanoseconds }
