@@ -54,9 +54,11 @@ public struct Pktbench: ParsableCommand {
 }
 
 /// A failure a command reports in one line, with its exit status.
-public struct CommandFailure: Error {
+public struct CommandFailure: Error, CustomStringConvertible {
   public var message: String
   public var status: Int32
+
+  public var description: String { message }
 
   public init(_ message: String, status: Int32 = 2) {
     self.message = message

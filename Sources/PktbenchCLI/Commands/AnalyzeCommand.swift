@@ -62,27 +62,15 @@ struct AnalyzeCommand: ParsableCommand {
   @Option(help: "BPF filter, same syntax as tcpdump.")
   var filter: String?
 
-  @Option(
-    name: .customLong("decode-as"),
-    help: "Route a port to a codec: udp:9000=legctrl, tcp:8080=falconeye (repeatable).")
-  var decodeAs: [String] = []
+  @OptionGroup var routing: RoutingOptions
 
   @Option(
     name: .customLong("ble-map"),
     help: "Route a BLE ATT handle to a codec: 0x0012=legctrl, or 0x0040:0x0012=legctrl (repeatable).")
   var bleMap: [String] = []
 
-  @Option(help: "Decode every payload with this codec (rider, legctrl, rallie, falconeye).")
-  var codec: String?
-
   @Option(help: "FalconEye shared secret: check auth tokens against it (HMAC of \"deviceId:timestamp\").")
   var secret: String?
-
-  func validate() throws {
-    if let codec, Codecs.named(codec) == nil {
-      throw ValidationError("unknown codec '\(codec)'; known: \(Codecs.names.joined(separator: ", "))")
-    }
-  }
 
   func run() throws {
     let report = try analyze()
@@ -114,8 +102,8 @@ struct AnalyzeCommand: ParsableCommand {
 
   /// Reads the capture through the same pipeline as `decode`, into the analysis.
   func analyze() throws -> AnalysisReport {
-    let rules = try decodeAs.map { try DecodeAsRule.parse($0) }
-    let router = PayloadRouter(rules: rules, forcedCodec: codec)
+    let rules = try routing.rules()
+    let router = try routing.router()
     let sink = AnalysisSink(options: AnalysisOptions(secret: secret))
     let pipeline = CapturePipeline(router: router, rules: rules, sink: sink)
     pipeline.bleMap = try bleMap.map { try BLEMapRule.parse($0) }

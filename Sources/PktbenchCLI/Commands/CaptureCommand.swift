@@ -38,19 +38,11 @@ struct CaptureCommand: ParsableCommand {
   @Flag(name: [.customShort("D"), .customLong("list-interfaces")], help: "List the interfaces and exit.")
   var listInterfaces = false
 
-  @Option(help: "Decode payloads with this codec (rider, legctrl, rallie, falconeye).")
-  var codec: String?
-
-  @Option(name: .customLong("decode-as"), help: "Route a port to a codec: udp:9000=legctrl (repeatable).")
-  var decodeAs: [String] = []
-
+  @OptionGroup var routing: RoutingOptions
   @OptionGroup var limits: LiveLimitOptions
   @OptionGroup var output: LiveOutputOptions
 
   func validate() throws {
-    if let codec, Codecs.named(codec) == nil {
-      throw ValidationError("unknown codec '\(codec)'; known: \(Codecs.names.joined(separator: ", "))")
-    }
     if snaplen < 64 { throw ValidationError("--snaplen must be at least 64") }
   }
 
@@ -71,7 +63,7 @@ struct CaptureCommand: ParsableCommand {
       out.flush()
       return
     }
-    let rules = try decodeAs.map { try DecodeAsRule.parse($0) }
+    let rules = try routing.rules()
     let capture: LiveCapture
     do {
       capture = try LiveCapture(interface: interface, snapshotLength: snaplen, promiscuous: promiscuous)
@@ -96,7 +88,7 @@ struct CaptureCommand: ParsableCommand {
     let sink = settings.makeSink(out: out)
     let recorder = LiveRecorder(inner: sink, out: out, countLimit: limits.count)
     let pipeline = CapturePipeline(
-      router: PayloadRouter(rules: rules, forcedCodec: codec), rules: rules, sink: recorder)
+      router: try routing.router(), rules: rules, sink: recorder)
     let stop = StopFlag()
     recorder.onLimitReached = { stop.stop("--count \(limits.count ?? 0)") }
     let signals = StopSignals { stop.stop($0) }

@@ -28,8 +28,7 @@ struct DecodeCommand: ParsableCommand {
   @Option(help: "Payload bytes as hex, decoded as one message.")
   var hex: String?
 
-  @Option(help: "Decode payloads with this codec (rider, legctrl, rallie, falconeye).")
-  var codec: String?
+  @OptionGroup var routing: RoutingOptions
 
   @Option(help: "Output: text, json or ndjson.")
   var format: Format = .text
@@ -42,11 +41,6 @@ struct DecodeCommand: ParsableCommand {
 
   @Option(help: "BPF filter, same syntax as tcpdump.")
   var filter: String?
-
-  @Option(
-    name: .customLong("decode-as"),
-    help: "Route a port to a codec: udp:9000=legctrl, tcp:8080=falconeye (repeatable).")
-  var decodeAs: [String] = []
 
   @Option(
     name: .customLong("ble-map"),
@@ -72,10 +66,6 @@ struct DecodeCommand: ParsableCommand {
       throw ValidationError("nothing to decode: give a capture file, - for stdin, or --hex BYTES")
     }
     if jobs < 1 { throw ValidationError("--jobs must be at least 1") }
-    if let codec, Codecs.named(codec) == nil {
-      throw ValidationError(
-        "unknown codec '\(codec)'; known: \(Codecs.names.joined(separator: ", "))")
-    }
   }
 
   func run() throws {
@@ -91,7 +81,7 @@ struct DecodeCommand: ParsableCommand {
       try decodePayload(bytes, out: out)
       return
     }
-    if inputs == ["-"], codec != nil {
+    if inputs == ["-"], routing.codec != nil {
       let bytes = [UInt8](FileHandle.standardInput.readDataToEndOfFile())
       try decodePayload(bytes, out: out)
       return
@@ -102,7 +92,7 @@ struct DecodeCommand: ParsableCommand {
   /// One payload: tree (default), JSON, and -x hex marks.
   private func decodePayload(_ bytes: [UInt8], out: OutputWriter) throws {
     var record = DecodedRecord(transport: "raw", payload: bytes, payloadLength: bytes.count)
-    if let name = codec, let chosen = Codecs.named(name) {
+    if let name = routing.codec, let chosen = Codecs.named(name) {
       record.result = chosen.decodeFrame(bytes)
     } else {
       let choice = bytes.withUnsafeBytes { ProbeChoice($0) }

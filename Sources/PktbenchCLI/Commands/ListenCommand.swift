@@ -26,14 +26,7 @@ struct ListenCommand: ParsableCommand {
   @Argument(help: "udp:PORT, ws:PORT, or with an address: udp:127.0.0.1:5005, udp:[::]:9000.")
   var address: String
 
-  @Option(help: "Decode every payload with this codec (rider, legctrl, rallie, falconeye).")
-  var codec: String?
-
-  @Option(
-    name: .customLong("decode-as"),
-    help: "Route a port to a codec: udp:9000=legctrl (repeatable).")
-  var decodeAs: [String] = []
-
+  @OptionGroup var routing: RoutingOptions
   @Flag(help: "ws only: answer like the Aerie server (authResponse, heartbeat pong, auth timeout).")
   var respond = false
 
@@ -55,9 +48,6 @@ struct ListenCommand: ParsableCommand {
   @OptionGroup var output: LiveOutputOptions
 
   func validate() throws {
-    if let codec, Codecs.named(codec) == nil {
-      throw ValidationError("unknown codec '\(codec)'; known: \(Codecs.names.joined(separator: ", "))")
-    }
     if authTimeout.seconds <= 0 { throw ValidationError("--auth-timeout must be more than 0") }
     if sessionTTL.seconds <= 0 { throw ValidationError("--session-ttl must be more than 0") }
     if maxMessage < 1024 || maxMessage > Int(UInt32.max) {
@@ -71,9 +61,9 @@ struct ListenCommand: ParsableCommand {
       throw CommandFailure("--respond and --secret are for ws listeners (e.g. ws:8000)")
     }
     if secret != nil && !respond { throw CommandFailure("--secret needs --respond") }
-    let rules = try decodeAs.map { try DecodeAsRule.parse($0) }
+    let rules = try routing.rules()
     var configuration = ListenConfiguration(
-      address: address, codec: codec, rules: rules, output: output.settings, countLimit: limits.count,
+      address: address, codec: routing.codec, rules: rules, output: output.settings, countLimit: limits.count,
       responder: nil)
     if respond {
       configuration.responder = FalconEyeResponder.Configuration(

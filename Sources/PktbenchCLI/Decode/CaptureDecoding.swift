@@ -7,7 +7,6 @@ extension DecodeCommand {
   /// are decoded at once, their output still written whole and in order.
   func decodeCaptures(out: OutputWriter) throws {
     // Parse the routing flags once, up front, so a bad flag fails before any output.
-    _ = try decodeAs.map { try DecodeAsRule.parse($0) }
     _ = try bleMap.map { try BLEMapRule.parse($0) }
     let color = out.isTerminal && ProcessInfo.processInfo.environment["NO_COLOR"] == nil
     var failures: [String] = []
@@ -31,8 +30,8 @@ extension DecodeCommand {
 
   /// Decodes one file into `out`; returns where a damaged file stopped.
   func decodeOne(_ input: String, out: OutputWriter, color: Bool) throws -> String? {
-    let rules = try decodeAs.map { try DecodeAsRule.parse($0) }
-    let router = PayloadRouter(rules: rules, forcedCodec: codec)
+    let rules = try routing.rules()
+    let router = try routing.router()
     let sink: MessageSink
     if stats {
       sink = StatsSink(out: out, json: format != .text)
