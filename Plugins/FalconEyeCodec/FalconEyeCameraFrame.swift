@@ -119,9 +119,9 @@ extension FalconEyeCameraFrame: FalconEyeInner {
   private static func imageSummary(
     _ imageData: String, _ reader: inout FalconEyeReader, _ json: JSONValue
   ) -> String {
-    let bytes: [UInt8]
+    let image: FalconEyeImage
     do throws(FalconEyeBase64.Failure) {
-      bytes = try FalconEyeBase64.decode(imageData)
+      image = try FalconEyeBase64.image(imageData)
     } catch {
       reader.warn(
         "not-jpeg",
@@ -129,7 +129,6 @@ extension FalconEyeCameraFrame: FalconEyeInner {
         json)
       return "not base64 (\(imageData.utf8.count) characters)"
     }
-    let image = FalconEyeImage(bytes)
     if !image.isJPEG {
       reader.warn(
         "not-jpeg",

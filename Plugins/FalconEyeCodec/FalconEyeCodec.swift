@@ -10,6 +10,8 @@ public struct FalconEyeCodec: FrameCodec {
 
   public var info: CodecInfo { FalconEyeSchema.info }
 
+  public var name: String { "falconeye" }
+
   public func kind(of message: FalconEyeMessage) -> String { message.kind.rawValue }
 
   // MARK: Decode

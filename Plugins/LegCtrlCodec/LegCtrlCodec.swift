@@ -8,6 +8,8 @@ public struct LegCtrlCodec: FrameCodec {
 
   public var info: CodecInfo { LegCtrlSchema.info }
 
+  public var name: String { "legctrl" }
+
   static let headerLength = 4
   static let maxPayloadLength = 8
 
@@ -263,6 +265,31 @@ public struct LegCtrlCodec: FrameCodec {
     if !values.force { try schema.validate(.integer(value)) }
     guard (0...65535).contains(value) else {
       throw .outOfRange(schema.name, String(value), allowed: "0…65535 (u16 on the wire)", unit: schema.unit)
+    }
+  }
+
+  // MARK: Counting
+
+  /// A frame `decode` reads without a diagnostic: version 1, reserved 0,
+  /// the payload length its type needs, values in range. Indices follow
+  /// `info.messages`: arm, disarm, set_servo_ch0, ping, telemetry.
+  public func cleanKind(_ bytes: UnsafeRawBufferPointer) -> Int? {
+    guard bytes.count >= Self.headerLength, bytes[0] == 1, bytes[3] == 0,
+      bytes.count == Self.headerLength + Int(bytes[2])
+    else { return nil }
+    switch (bytes[1], bytes.count) {
+    case (LegCtrlMsgType.arm, 4): return 0
+    case (LegCtrlMsgType.disarm, 4): return 1
+    case (LegCtrlMsgType.setServoCh0, 6):
+      let pulse = UInt16(bytes[4]) | UInt16(bytes[5]) << 8
+      return (500...2500).contains(pulse) ? 2 : nil
+    case (LegCtrlMsgType.ping, 4): return 3
+    case (LegCtrlMsgType.telemetry, 12):
+      guard bytes[4] <= 2, bytes[5] <= 4 || bytes[5] == 0xFF, bytes[10] == 0, bytes[11] == 0 else {
+        return nil
+      }
+      return 4
+    default: return nil
     }
   }
 

@@ -9,6 +9,8 @@ public struct RallieCodec: FrameCodec {
 
   public var info: CodecInfo { RallieSchema.info }
 
+  public var name: String { "rallie" }
+
   public func kind(of message: RallieMessage) -> String {
     switch message.body {
     case .command: "command"

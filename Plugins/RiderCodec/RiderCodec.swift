@@ -9,6 +9,8 @@ public struct RiderCodec: FrameCodec {
 
   public var info: CodecInfo { RiderSchema.info }
 
+  public var name: String { "rider" }
+
   /// A datagram is at most 64 KiB; a command object is flat and small.
   static let jsonLimits = JSONParser.Limits(maxBytes: 65_536, maxDepth: 32, maxElements: 4096)
 
@@ -23,6 +25,23 @@ public struct RiderCodec: FrameCodec {
   // MARK: Decode
 
   public func decode(_ bytes: UnsafeRawBufferPointer) throws(DecodeError) -> Decoded<RiderMessage> {
+    if let clean = RiderCleanCommand.scan(bytes) { return clean.decoded() }
+    return try decodeGeneral(bytes)
+  }
+
+  /// Indices in `info.messages`.
+  private static let driveIndex = 0
+  private static let moveIndex = 2
+
+  public func cleanKind(_ bytes: UnsafeRawBufferPointer) -> Int? {
+    guard let isMove = RiderCleanCommand.variant(bytes) else { return nil }
+    return isMove ? Self.moveIndex : Self.driveIndex
+  }
+
+  /// Every datagram, clean or not, through the JSON tree (or the legacy
+  /// text reader), with every diagnostic. `decode` takes a shortcut for
+  /// clean commands; tests check the two agree.
+  func decodeGeneral(_ bytes: UnsafeRawBufferPointer) throws(DecodeError) -> Decoded<RiderMessage> {
     var oversize: [Diagnostic] = []
     if bytes.count > RiderSchema.robotReadLimit {
       oversize.append(

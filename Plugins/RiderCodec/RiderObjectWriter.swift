@@ -1,7 +1,7 @@
 import PacketKit
 
 /// Builds a flat JSON object with JSONWriter, refusing what JSON cannot say.
-struct RiderObjectWriter {
+struct RiderObjectWriter: ~Copyable {
   private var writer = JSONWriter(capacity: 96)
   private var keys: Set<String> = []
 

@@ -39,10 +39,17 @@ public enum Codecs {
   }
 
   public static func named(_ name: String) -> (any FrameCodec)? {
-    if let index = names.firstIndex(of: name) { return all[index] }
-    let wanted = name.lowercased()
-    return names.firstIndex(of: wanted).map { all[$0] }
+    index(named: name).map { all[$0] }
   }
+
+  /// The index in `all` of the codec called `name` (any case).
+  public static func index(named name: String) -> Int? {
+    names.firstIndex(of: name) ?? names.firstIndex(of: name.lowercased())
+  }
+
+  /// Per codec, its message names in `info.messages` order, computed once:
+  /// `cleanKind` answers with an index into these.
+  public static let messageNames: [[String]] = all.map { $0.info.messages.map(\.name) }
 
   /// The best probe score for a payload: the codec's index in `all` and its
   /// score, without allocating. Ties go to the earlier codec.

@@ -8,11 +8,17 @@ public final class CodecFuzzTarget<Codec: FrameCodec>: FuzzTarget {
   /// One input may take at most this long to decode.
   public var timeBoundNanoseconds: UInt64 = 250_000_000
 
-  public init(_ codec: Codec) { self.codec = codec }
+  /// `codec.info.messages`' names, once (info is a large value).
+  private let messageNames: [String]
 
-  public var name: String { codec.info.name }
+  public init(_ codec: Codec) {
+    self.codec = codec
+    messageNames = codec.info.messages.map(\.name)
+  }
 
-  public var isJSON: Bool { ["rider", "falconeye"].contains(codec.info.name) }
+  public var name: String { codec.name }
+
+  public var isJSON: Bool { ["rider", "falconeye"].contains(codec.name) }
 
   public func seed(rng: inout SplitMix64) -> [UInt8]? {
     var stats = FuzzStats()
@@ -76,13 +82,30 @@ public final class CodecFuzzTarget<Codec: FrameCodec>: FuzzTarget {
     stats.executions += 1
     let start = monotonicNanoseconds()
     let result: Decoded<Codec.Message>
+    let clean = input.withUnsafeBytes { codec.cleanKind($0) }
     do {
       result = try codec.decode(input)
     } catch {
       stats.errorCodes[error.code, default: 0] += 1
+      if let clean {
+        return failure(
+          "clean-kind", "cleanKind says \(clean) but decode fails: [\(error.code)] \(error.text)", input)
+      }
       return slow(start, input)
     }
     if let slow = slow(start, input) { return slow }
+    // `decode --stats` counts by cleanKind alone: it must name the kind decode
+    // finds, and only for inputs without a single diagnostic.
+    if let clean {
+      guard clean >= 0, clean < messageNames.count, messageNames[clean] == result.messageName,
+        result.diagnostics.isEmpty
+      else {
+        return failure(
+          "clean-kind",
+          "cleanKind says \(clean) but decode gives \(result.messageName) with "
+            + "\(result.diagnostics.map(\.code)) ", input)
+      }
+    }
     stats.decoded += 1
     stats.messageKinds.insert(result.messageName)
     if stats.fields.count < 4096 {  // unknown JSON keys are named by the input: bound the set

@@ -215,6 +215,9 @@ public struct JSONParser {
       }
       while let c = peek(), isDigit(c) { index += 1 }
     }
+    if let value = JSONNumber.fastValue(bytes, from: start, to: index) {
+      return JSONValue(.number(value, isInteger: isInteger), range: start..<index)
+    }
     let text = String(decoding: UnsafeRawBufferPointer(rebasing: bytes[start..<index]), as: UTF8.self)
     guard let value = Double(text), value.isFinite else {
       throw error("bad-number", "number \(text) at offset \(start) is not a finite double")

@@ -1,30 +1,219 @@
-/// Writes JSON text into a byte buffer: canonical encodings of the JSON
-/// protocols and pktbench's own JSON output.
-public struct JSONWriter: Sendable {
-  public var bytes: [UInt8] = []
+/// Writes JSON text (and the rest of pktbench's output) into a byte buffer:
+/// canonical encodings of the JSON protocols and pktbench's own output.
+///
+/// The buffer is owned outright (the type cannot be copied), so an append
+/// is a capacity check and a copy: no uniqueness check, no generic sequence
+/// machinery. Output code appends a few bytes at a time, millions of times.
+public struct JSONWriter: ~Copyable {
+  private var base: UnsafeMutablePointer<UInt8>
+  private var capacity: Int
+  /// Bytes written so far.
+  public private(set) var count = 0
 
   public init(capacity: Int = 256) {
-    bytes.reserveCapacity(capacity)
+    self.capacity = max(capacity, 16)
+    base = .allocate(capacity: self.capacity)
   }
 
+  deinit { base.deallocate() }
+
+  /// The text written, copied out.
+  public var bytes: [UInt8] { [UInt8](UnsafeBufferPointer(start: base, count: count)) }
+
+  public var text: String { String(decoding: UnsafeBufferPointer(start: base, count: count), as: UTF8.self) }
+
+  public func withUnsafeBytes<R, E: Error>(_ body: (UnsafeRawBufferPointer) throws(E) -> R) throws(E) -> R {
+    try body(UnsafeRawBufferPointer(start: base, count: count))
+  }
+
+  /// Forgets what was written, keeping the memory.
+  public mutating func removeAll() { count = 0 }
+
+  @inline(__always)
+  private mutating func reserve(_ needed: Int) {
+    if capacity - count < needed { grow(needed) }
+  }
+
+  @inline(never)
+  private mutating func grow(_ needed: Int) {
+    var newCapacity = capacity * 2
+    while newCapacity - count < needed { newCapacity *= 2 }
+    let grown = UnsafeMutablePointer<UInt8>.allocate(capacity: newCapacity)
+    grown.update(from: base, count: count)
+    base.deallocate()
+    base = grown
+    capacity = newCapacity
+  }
+
+  @inline(__always)
+  public mutating func append(_ byte: UInt8) {
+    reserve(1)
+    base[count] = byte
+    count += 1
+  }
+
+  public mutating func append(bytes: UnsafeRawBufferPointer) {
+    guard let source = bytes.baseAddress, !bytes.isEmpty else { return }
+    reserve(bytes.count)
+    UnsafeMutableRawPointer(base + count).copyMemory(from: source, byteCount: bytes.count)
+    count += bytes.count
+  }
+
+  public mutating func append(contentsOf bytes: [UInt8]) {
+    bytes.withUnsafeBytes { append(bytes: $0) }
+  }
+
+  /// A String's UTF-8 bytes, in one copy.
+  public mutating func append(utf8 text: String) {
+    var text = text
+    text.withUTF8 { append(bytes: UnsafeRawBufferPointer($0)) }
+  }
+
+  /// `count` copies of `byte` inserted at `index` (right-aligning a column).
+  public mutating func insert(_ byte: UInt8, count padding: Int, at index: Int) {
+    guard padding > 0, index >= 0, index <= count else { return }
+    reserve(padding)
+    (base + index + padding).update(from: base + index, count: count - index)
+    (base + index).update(repeating: byte, count: padding)
+    count += padding
+  }
+
+  @inline(__always)
   public mutating func raw(_ text: StaticString) {
-    bytes.append(contentsOf: UnsafeBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount))
+    let length = text.utf8CodeUnitCount
+    reserve(length)
+    (base + count).update(from: text.utf8Start, count: length)
+    count += length
   }
 
-  public mutating func raw(_ text: String) {
-    bytes.append(contentsOf: text.utf8)
+  /// Text written as it is. (Named apart from `raw(_: StaticString)` so a
+  /// literal never takes the String path.)
+  public mutating func raw(text: String) {
+    append(utf8: text)
   }
 
+  /// `"text"` with JSON escapes.
   public mutating func string(_ text: String) {
-    JSONWriter.appendQuoted(text, to: &bytes)
+    append(UInt8(ascii: "\""))
+    var text = text
+    text.withUTF8 { utf8 in
+      var plainStart = 0
+      for index in 0..<utf8.count {
+        let byte = utf8[index]
+        guard byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") else { continue }
+        append(bytes: UnsafeRawBufferPointer(UnsafeBufferPointer(rebasing: utf8[plainStart..<index])))
+        plainStart = index + 1
+        append(UInt8(ascii: "\\"))
+        switch byte {
+        case UInt8(ascii: "\""), UInt8(ascii: "\\"): append(byte)
+        case 0x0A: append(UInt8(ascii: "n"))
+        case 0x0D: append(UInt8(ascii: "r"))
+        case 0x09: append(UInt8(ascii: "t"))
+        default:
+          raw("u00")
+          append(Self.hexDigit(byte >> 4))
+          append(Self.hexDigit(byte & 0x0F))
+        }
+      }
+      append(bytes: UnsafeRawBufferPointer(UnsafeBufferPointer(rebasing: utf8[plainStart...])))
+    }
+    append(UInt8(ascii: "\""))
   }
 
+  private static func hexDigit(_ nibble: UInt8) -> UInt8 {
+    nibble < 10 ? UInt8(ascii: "0") + nibble : UInt8(ascii: "a") + nibble - 10
+  }
+
+  /// `formatNumber(value)`'s text, without a String for whole numbers and
+  /// short decimals (timestamps, percentages).
   public mutating func number(_ value: Double) {
-    raw(JSONWriter.formatNumber(value))
+    if value == value.rounded(), value.magnitude < 1e15 {
+      decimal(Int64(value))
+    } else if !shortDecimal(value) {
+      append(utf8: JSONWriter.formatNumber(value))
+    }
+  }
+
+  /// Writes `value` as Swift's `description` would when that is a plain
+  /// decimal with few digits, and says whether it did.
+  ///
+  /// The shortest decimal that reads back as `value` is what `description`
+  /// prints. For k = 1, 2, … fraction digits, the candidates are the
+  /// integers m next to value·10^k; m/10^k reads back as `value` when
+  /// Double(m) / 10^k == value (exact operands, one rounding: Clinger). The
+  /// first k with exactly one candidate gives `description`'s digits; two
+  /// candidates (where description picks the closer) or anything outside
+  /// 0.001 ≤ |value| < 2^53 is left to `description`.
+  mutating func shortDecimal(_ value: Double) -> Bool {
+    let magnitude = value.magnitude
+    guard magnitude >= 0.001, magnitude < 9.0e15 else { return false }
+    var power = 1.0
+    var scale: UInt64 = 1
+    for digits in 1...17 {
+      power *= 10
+      scale &*= 10
+      let scaled = magnitude * power
+      guard scaled < 9.0e15 else { return false }
+      let nearest = scaled.rounded()
+      var found: UInt64 = 0
+      var candidates = 0
+      var m = max(0, nearest - 1)
+      while m <= nearest + 1 {
+        if m / power == magnitude {
+          found = UInt64(m)
+          candidates += 1
+        }
+        m += 1
+      }
+      if candidates > 1 { return false }
+      guard candidates == 1 else { continue }
+      if value < 0 { append(UInt8(ascii: "-")) }
+      decimal(Int64(found / scale))
+      append(UInt8(ascii: "."))
+      let begin = count
+      decimal(Int64(found % scale))
+      let written = count - begin
+      if written < digits { insert(UInt8(ascii: "0"), count: digits - written, at: begin) }
+      while count > begin + 1, base[count - 1] == UInt8(ascii: "0") { count -= 1 }  // (k was the least)
+      return true
+    }
+    return false
+  }
+
+  /// An integer's decimal digits, without a String.
+  public mutating func decimal(_ value: Int64) {
+    if value < 0 { append(UInt8(ascii: "-")) }
+    var magnitude = value.magnitude
+    var digits = 1
+    var bound: UInt64 = 10
+    while digits < 20, magnitude >= bound {
+      digits += 1
+      bound = bound &* 10
+    }
+    reserve(digits)
+    var index = count + digits - 1
+    repeat {
+      base[index] = UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: magnitude % 10)
+      magnitude /= 10
+      index -= 1
+    } while magnitude > 0
+    count += digits
   }
 
   public mutating func integer<T: BinaryInteger>(_ value: T) {
-    raw(String(value))
+    if let small = Int64(exactly: value) {
+      decimal(small)
+    } else {
+      raw(text: String(value))
+    }
+  }
+
+  public mutating func integer(_ value: Int) {
+    decimal(Int64(value))
+  }
+
+  public mutating func integer(_ value: Int64) {
+    decimal(value)
   }
 
   public mutating func bool(_ value: Bool) {
@@ -44,26 +233,24 @@ public struct JSONWriter: Sendable {
     case .enumeration(let name, _): string(name)
     case .bytes(let b): string(Hex.compact(b))
     case .array(let items):
-      bytes.append(UInt8(ascii: "["))
+      append(UInt8(ascii: "["))
       for (index, item) in items.enumerated() {
-        if index > 0 { bytes.append(UInt8(ascii: ",")) }
+        if index > 0 { append(UInt8(ascii: ",")) }
         self.value(item)
       }
-      bytes.append(UInt8(ascii: "]"))
+      append(UInt8(ascii: "]"))
     case .object(let members):
-      bytes.append(UInt8(ascii: "{"))
+      append(UInt8(ascii: "{"))
       for (index, member) in members.enumerated() {
-        if index > 0 { bytes.append(UInt8(ascii: ",")) }
+        if index > 0 { append(UInt8(ascii: ",")) }
         string(member.key)
-        bytes.append(UInt8(ascii: ":"))
+        append(UInt8(ascii: ":"))
         self.value(member.value)
       }
-      bytes.append(UInt8(ascii: "}"))
+      append(UInt8(ascii: "}"))
     case .null: null()
     }
   }
-
-  public var text: String { String(decoding: bytes, as: UTF8.self) }
 
   /// Shortest text that reads back as the same Double; whole numbers
   /// without a fraction (`50`, not `50.0`), as JSONEncoder writes them.
@@ -78,30 +265,8 @@ public struct JSONWriter: Sendable {
 
   /// `"text"` with JSON escapes.
   public static func quoted(_ text: String) -> String {
-    var out: [UInt8] = []
-    out.reserveCapacity(text.utf8.count + 2)
-    appendQuoted(text, to: &out)
-    return String(decoding: out, as: UTF8.self)
-  }
-
-  private static let hexDigits: [UInt8] = Array("0123456789abcdef".utf8)
-
-  public static func appendQuoted(_ text: String, to out: inout [UInt8]) {
-    out.append(UInt8(ascii: "\""))
-    for byte in text.utf8 {
-      switch byte {
-      case UInt8(ascii: "\""): out.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "\"")])
-      case UInt8(ascii: "\\"): out.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "\\")])
-      case 0x0A: out.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "n")])
-      case 0x0D: out.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "r")])
-      case 0x09: out.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "t")])
-      case 0..<0x20:
-        out.append(contentsOf: Array("\\u00".utf8))
-        out.append(hexDigits[Int(byte >> 4)])
-        out.append(hexDigits[Int(byte & 0x0F)])
-      default: out.append(byte)
-      }
-    }
-    out.append(UInt8(ascii: "\""))
+    var writer = JSONWriter(capacity: text.utf8.count + 2)
+    writer.string(text)
+    return writer.text
   }
 }

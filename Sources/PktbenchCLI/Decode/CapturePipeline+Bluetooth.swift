@@ -22,6 +22,11 @@ extension CapturePipeline {
   func handleBluetooth(_ event: BluetoothEvent) {
     switch event {
     case .attValue(let value):
+      let choice = bleCodec(value)
+      if !wantsRecords, let choice, let kind = value.value.withUnsafeBytes({ choice.codec.cleanKind($0) }) {
+        stats.countClean(codec: choice.index, kind: kind, bytes: value.value.count, transport: 1)
+        return
+      }
       var record = bleRecord(value.connectionHandle, value.direction, frame: value.frame, time: value.time)
       record.payloadLength = value.value.count
       var extra: [FieldValue.Member] = [
@@ -31,16 +36,10 @@ extension CapturePipeline {
       if let uuid = value.characteristicUUID { extra.append(.init("uuid", .string(uuid))) }
       extra.append(.init("direction", .string(value.direction.description)))
       record.extra = extra
-      let shortUUID =
-        value.characteristicUUID.map { uuid in
-          let short = BluetoothUUID.shortForm(uuid)
-          return short == uuid ? " …\(uuid.suffix(6))" : " \(short)"
-        } ?? ""
-      record.carrierNote =
-        "[0x\(Hex.compact(bigEndian(value.attributeHandle)).uppercased())\(shortUUID) \(value.operation)]"
+      record.carrierNote = bleNames.carrierNote(value)
       value.value.withUnsafeBytes { payload in
-        if sink.wantsPayload { record.payload = value.value }
-        if let choice = bleCodec(value) {
+        if wantsPayload { record.payload = value.value }
+        if let choice {
           record.routing = choice.reason
           record.result = choice.codec.decodeFrame(payload)
         }
@@ -85,20 +84,18 @@ extension CapturePipeline {
   }
 
   private func bleCodec(_ value: ATTValue) -> PayloadRouter.Choice? {
-    if let forced = router.forcedCodec { return PayloadRouter.Choice(codec: forced, reason: "--codec") }
+    if let forced = router.forcedIndex { return PayloadRouter.Choice(index: forced, reason: "--codec") }
     let handle = value.attributeHandle
     for rule in bleMap where rule.handle == handle && rule.connection == value.connectionHandle {
-      if let codec = Codecs.named(rule.codec) { return .init(codec: codec, reason: "--ble-map") }
+      if let index = Codecs.index(named: rule.codec) { return .init(index: index, reason: "--ble-map") }
     }
     for rule in bleMap where rule.handle == handle && rule.connection == nil {
-      if let codec = Codecs.named(rule.codec) { return .init(codec: codec, reason: "--ble-map") }
+      if let index = Codecs.index(named: rule.codec) { return .init(index: index, reason: "--ble-map") }
     }
-    if let uuid = value.characteristicUUID, let codec = Codecs.forCharacteristic(uuid) {
-      return .init(codec: codec, reason: "gatt \(uuid.lowercased().prefix(8))…")
-    }
+    if let uuid = value.characteristicUUID, let choice = bleNames.gattChoice(uuid) { return choice }
     return value.value.withUnsafeBytes { payload in
       let best = Codecs.bestProbe(payload)
-      return best.score >= 40 ? .init(codec: Codecs.all[best.index], reason: "probe \(best.score)") : nil
+      return best.score >= 40 ? .init(index: best.index, reason: "probe \(best.score)") : nil
     }
   }
 
@@ -106,15 +103,7 @@ extension CapturePipeline {
   private func bleRecord(
     _ connection: UInt16, _ direction: BluetoothDirection, frame: Int, time: Double
   ) -> DecodedRecord {
-    let name = "0x\(Hex.compact(bigEndian(connection)).uppercased())"
-    let (source, destination): (String, String)
-    switch direction {
-    case .centralToPeripheral: (source, destination) = ("\(name) central", "\(name) peripheral")
-    case .peripheralToCentral: (source, destination) = ("\(name) peripheral", "\(name) central")
-    case .hostToController: (source, destination) = ("\(name) host", "\(name) remote")
-    case .controllerToHost: (source, destination) = ("\(name) remote", "\(name) host")
-    case .unknown: (source, destination) = (name, name)
-    }
+    let (source, destination) = bleNames.endpoints(connection, direction)
     return DecodedRecord(
       frame: frame, time: time, transport: "ble-att", source: source, destination: destination,
       payloadLength: 0)
@@ -124,6 +113,4 @@ extension CapturePipeline {
   static func eventName(_ operation: String) -> String {
     "att." + String(operation.lowercased().map { $0 == " " ? "-" : $0 })
   }
-
-  private func bigEndian(_ value: UInt16) -> [UInt8] { [UInt8(value >> 8), UInt8(value & 0xFF)] }
 }

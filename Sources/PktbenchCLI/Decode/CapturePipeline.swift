@@ -15,12 +15,21 @@ final class CapturePipeline {
   private var plainStreams: Set<TCPConnectionID> = []
   private let rules: [DecodeAsRule]
   var stats = CaptureStats()
+  /// What the sink reads, asked once rather than per message.
+  let wantsRecords: Bool
+  let wantsCounts: Bool
+  let wantsPayload: Bool
+  var endpointNames = EndpointNames()
+  var bleNames = BluetoothNames()
 
   init(router: PayloadRouter, rules: [DecodeAsRule], sink: MessageSink) {
     self.router = router
     self.rules = rules
     self.sink = sink
     self.decoder = PacketDecoder()
+    wantsRecords = sink.wantsRecords
+    wantsCounts = sink.wantsCounts
+    wantsPayload = sink.wantsPayload
   }
 
   func process(_ record: CaptureRecord) {
@@ -46,13 +55,17 @@ final class CapturePipeline {
   private func handle(_ event: TransportEvent) {
     switch event {
     case .datagram(let frame, let time, let source, let destination, let payload, let diagnostics):
+      let choice = router.choose(
+        .udp, sourcePort: source.port, destinationPort: destination.port, payload: payload)
+      if !wantsRecords, diagnostics.isEmpty, let choice, let kind = choice.codec.cleanKind(payload) {
+        stats.countClean(codec: choice.index, kind: kind, bytes: payload.count, transport: 0)
+        return
+      }
       var record = DecodedRecord(
-        frame: frame, time: time, transport: "udp", source: source.description,
-        destination: destination.description, payloadLength: payload.count)
+        frame: frame, time: time, transport: "udp", source: endpointNames.name(source),
+        destination: endpointNames.name(destination), payloadLength: payload.count)
       record.layerDiagnostics = diagnostics
-      decodePayload(
-        payload, carrier: .udp, sourcePort: source.port, destinationPort: destination.port,
-        into: &record)
+      decode(payload, choice: choice, into: &record)
       deliver(record)
     case .streamOpened:
       break
@@ -172,7 +185,7 @@ final class CapturePipeline {
         }
         // Bytes lost in the capture: decoding what is left would only report
         // the seam. Name the codec it was for, and the loss as its error.
-        if sink.wantsPayload { record.payload = [UInt8](payload) }
+        if wantsPayload { record.payload = [UInt8](payload) }
         let frames = message.holes.map { "\($0.frame)" }
         let text =
           "\(message.missingBytes) bytes of this message were lost in the capture "
@@ -218,18 +231,24 @@ final class CapturePipeline {
     _ payload: UnsafeRawBufferPointer, carrier: PayloadRouter.Carrier, sourcePort: UInt16,
     destinationPort: UInt16, into record: inout DecodedRecord
   ) {
-    if sink.wantsPayload { record.payload = [UInt8](payload) }
-    guard
-      let choice = router.choose(
-        carrier, sourcePort: sourcePort, destinationPort: destinationPort, payload: payload)
-    else { return }
+    let choice = router.choose(
+      carrier, sourcePort: sourcePort, destinationPort: destinationPort, payload: payload)
+    decode(payload, choice: choice, into: &record)
+  }
+
+  /// The payload through the codec the router chose (none: kept as unclaimed bytes).
+  func decode(
+    _ payload: UnsafeRawBufferPointer, choice: PayloadRouter.Choice?, into record: inout DecodedRecord
+  ) {
+    if wantsPayload { record.payload = [UInt8](payload) }
+    guard let choice else { return }
     record.routing = choice.reason
     record.result = choice.codec.decodeFrame(payload)
   }
 
   func deliver(_ record: DecodedRecord) {
-    stats.add(record)
-    sink.emit(record)
+    if wantsCounts { stats.add(record) }
+    if wantsRecords { sink.emit(record) }
   }
 
   private func endpoints(
@@ -240,8 +259,8 @@ final class CapturePipeline {
       direction == .clientToServer
       ? (connection.client, connection.server) : (connection.server, connection.client)
     var record = DecodedRecord(
-      frame: frame, time: time, transport: transport, source: source.description,
-      destination: destination.description, payloadLength: 0)
+      frame: frame, time: time, transport: transport, source: endpointNames.name(source),
+      destination: endpointNames.name(destination), payloadLength: 0)
     record.sourcePort = source.port
     record.destinationPort = destination.port
     return record

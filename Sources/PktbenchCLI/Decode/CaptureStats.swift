@@ -1,3 +1,4 @@
+import CodecRegistry
 import PacketKit
 
 /// What `--stats` reports: counts per codec and message, errors and
@@ -18,11 +19,48 @@ struct CaptureStats {
   var unclaimedBytes = 0
   var events: [String: Int] = [:]
   var stoppedEarly: String?
+  /// Messages counted by `countClean`: per codec and message index (see
+  /// `Codecs.messageNames`), count and bytes; folded into `perCodec` for reports.
+  private var cleanCounts: [[(count: Int, bytes: Int)]] = Codecs.messageNames.map {
+    Array(repeating: (0, 0), count: $0.count)
+  }
+  /// Per transport in `CaptureStats.cleanTransports`, records counted by `countClean`.
+  private var cleanTransportCounts = Array(repeating: 0, count: cleanTransports.count)
+
+  /// The transports `countClean` counts without hashing their names.
+  static let cleanTransports = ["udp", "ble-att", "websocket", "tcp"]
 
   mutating func record(frame: Int, time: Double) {
     records += 1
     if firstTime == nil { firstTime = time }
     lastTime = time
+  }
+
+  /// A message its codec's `cleanKind` classified: no diagnostics, so only
+  /// its kind and size count. `transport` indexes `cleanTransports`.
+  mutating func countClean(codec: Int, kind: Int, bytes: Int, transport: Int) {
+    cleanCounts[codec][kind].count += 1
+    cleanCounts[codec][kind].bytes += bytes
+    cleanTransportCounts[transport] += 1
+  }
+
+  /// These counts with `countClean`'s folded in, for reports.
+  private var merged: CaptureStats {
+    var merged = self
+    for (codec, kinds) in cleanCounts.enumerated() {
+      for (kind, entry) in kinds.enumerated() where entry.count > 0 {
+        let codecName = Codecs.names[codec]
+        let message = Codecs.messageNames[codec][kind]
+        merged.perCodec[codecName, default: [:]][message, default: (0, 0)].count += entry.count
+        merged.perCodec[codecName, default: [:]][message, default: (0, 0)].bytes += entry.bytes
+      }
+    }
+    for (index, count) in cleanTransportCounts.enumerated() where count > 0 {
+      merged.transports[Self.cleanTransports[index], default: 0] += count
+    }
+    merged.cleanCounts = []
+    merged.cleanTransportCounts = []
+    return merged
   }
 
   mutating func add(_ record: DecodedRecord) {
@@ -53,7 +91,7 @@ struct CaptureStats {
   /// "codec message" → count, for reports.
   var messages: [String: Int] {
     var out: [String: Int] = [:]
-    for (codec, byMessage) in perCodec {
+    for (codec, byMessage) in merged.perCodec {
       for (message, entry) in byMessage { out["\(codec) \(message)"] = entry.count }
     }
     return out
@@ -61,13 +99,18 @@ struct CaptureStats {
 
   var messageBytes: [String: Int] {
     var out: [String: Int] = [:]
-    for (codec, byMessage) in perCodec {
+    for (codec, byMessage) in merged.perCodec {
       for (message, entry) in byMessage { out["\(codec) \(message)"] = entry.bytes }
     }
     return out
   }
 
   func lines(name: String) -> [String] {
+    let stats = merged
+    return stats.reportLines(name: name)
+  }
+
+  private func reportLines(name: String) -> [String] {
     var out: [String] = []
     let span = (lastTime ?? 0) - (firstTime ?? 0)
     out.append("\(name): \(records) records, \(SummaryRenderer.fixed(span, digits: 3)) s")
@@ -107,6 +150,11 @@ struct CaptureStats {
 
   /// The same, as one JSON object, for `--stats --format json`.
   func json(name: String) -> [UInt8] {
+    let stats = merged
+    return stats.reportJSON(name: name)
+  }
+
+  private func reportJSON(name: String) -> [UInt8] {
     var json = JSONWriter()
     func counts(_ dictionary: [String: Int]) -> FieldValue {
       .object(dictionary.sorted { $0.key < $1.key }.map { .init($0.key, .integer(Int64($0.value))) })

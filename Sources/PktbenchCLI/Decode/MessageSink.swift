@@ -7,12 +7,21 @@ protocol MessageSink: AnyObject {
   func finish(name: String, stats: CaptureStats)
   /// Whether the sink needs the payload bytes kept (hex views).
   var wantsPayload: Bool { get }
+  /// Whether the sink reads records at all; one that only reports the
+  /// counters (`--stats`) lets the pipeline count clean messages without
+  /// building records.
+  var wantsRecords: Bool { get }
+  /// Whether the sink reports the pipeline's counters (`CaptureStats`
+  /// beyond the record count); others spare the pipeline that work.
+  var wantsCounts: Bool { get }
   /// A TCP connection ended ("fin", "rst", "end of capture"...), after its
   /// last records; only the analysis cares, to tell closes from drops.
   func streamClosed(client: String, server: String, frame: Int, time: Double, reason: String)
 }
 
 extension MessageSink {
+  var wantsRecords: Bool { true }
+  var wantsCounts: Bool { false }
   func streamClosed(client: String, server: String, frame: Int, time: Double, reason: String) {}
 }
 
@@ -44,10 +53,13 @@ final class TextSink: MessageSink {
     if firstTime == nil { firstTime = record.time }
     if verbose {
       for line in TreeRenderer.lines(record, style: style) { out.line(line) }
+    } else if let summaryLine {
+      out.line(summaryLine(record, firstTime, style))
     } else {
-      out.line(
-        summaryLine?(record, firstTime, style)
-          ?? SummaryRenderer.line(record, firstTime: firstTime, style: style))
+      out.append { buffer in
+        SummaryRenderer.write(record, firstTime: firstTime, style: style, into: &buffer)
+        buffer.append(0x0A)
+      }
     }
     if verbose, !hexDump, record.result == nil, record.event == nil, let payload = record.payload {
       for line in HexDump.lines(Array(payload.prefix(256)), indent: "    ") { out.line(line) }
@@ -81,13 +93,19 @@ final class JSONSink: MessageSink {
 
   func emit(_ record: DecodedRecord) {
     if asArray { out.write(count == 0 ? "[\n" : ",\n") }
-    var record = record
     if payloadHex, let payload = record.payload {
+      var record = record
       record.extra.append(.init("payload", .string(Hex.compact(payload))))
+      write(record)
+    } else {
+      write(record)
     }
-    out.bytes(JSONRenderer.object(record, includeDissection: asArray))
     if !asArray { out.line() }
     count += 1
+  }
+
+  private func write(_ record: DecodedRecord) {
+    out.append { JSONRenderer.write(record, includeDissection: asArray, into: &$0) }
   }
 
   func finish(name: String, stats: CaptureStats) {
@@ -106,6 +124,8 @@ final class StatsSink: MessageSink {
   }
 
   var wantsPayload: Bool { false }
+  var wantsRecords: Bool { false }
+  var wantsCounts: Bool { true }
 
   func emit(_ record: DecodedRecord) {}
 

@@ -12,52 +12,60 @@ struct PayloadRouter {
   }
 
   struct Choice {
-    var codec: any FrameCodec
+    /// The codec's index in `Codecs.all`.
+    var index: Int
     var reason: String
+
+    var codec: any FrameCodec { Codecs.all[index] }
   }
 
-  private let rules: [DecodeAsRule]
-  let forcedCodec: (any FrameCodec)?
+  /// `--decode-as` rules with their codec resolved once, not per payload.
+  private let ruleChoices: [(rule: DecodeAsRule, choice: Choice)]
+  /// `--codec`'s index in `Codecs.all`.
+  let forcedIndex: Int?
+  var forcedCodec: (any FrameCodec)? { forcedIndex.map { Codecs.all[$0] } }
   /// Probes must be at least this sure to claim a payload nobody routed.
   private let minimumProbeScore: Int
 
   /// The codecs in the registry that handle these transport carriers.
   static let riderPort: UInt16 = 5005
 
-  private let rider = Codecs.named("rider")
-  private let falconEye = Codecs.named("falconeye")
+  private let rider = Codecs.index(named: "rider")
+  private let falconEye = Codecs.index(named: "falconeye")
 
   init(rules: [DecodeAsRule], forcedCodec: String?, minimumProbeScore: Int = 40) {
-    self.rules = rules
-    self.forcedCodec = forcedCodec.flatMap { Codecs.named($0) }
+    self.ruleChoices = rules.compactMap { rule in
+      Codecs.index(named: rule.codec).map {
+        (rule, Choice(index: $0, reason: "--decode-as \(rule.transport.rawValue):\(rule.port)"))
+      }
+    }
+    self.forcedIndex = forcedCodec.flatMap { Codecs.index(named: $0) }
     self.minimumProbeScore = minimumProbeScore
   }
 
   func choose(
     _ carrier: Carrier, sourcePort: UInt16, destinationPort: UInt16, payload: UnsafeRawBufferPointer
   ) -> Choice? {
-    if let forcedCodec { return Choice(codec: forcedCodec, reason: "--codec") }
+    if let forcedIndex { return Choice(index: forcedIndex, reason: "--codec") }
     let transport: DecodeAsRule.Transport
     switch carrier {
     case .udp: transport = .udp
     case .tcp, .websocket: transport = .tcp
     }
-    for rule in rules where rule.transport == transport {
-      if rule.port == destinationPort || rule.port == sourcePort, let codec = Codecs.named(rule.codec) {
-        return Choice(codec: codec, reason: "--decode-as \(rule.transport.rawValue):\(rule.port)")
-      }
+    for (rule, choice) in ruleChoices where rule.transport == transport {
+      if rule.port == destinationPort || rule.port == sourcePort { return choice }
     }
     switch carrier {
     case .udp where destinationPort == Self.riderPort || sourcePort == Self.riderPort:
-      if let rider { return Choice(codec: rider, reason: "udp port 5005") }
+      if let rider { return Choice(index: rider, reason: "udp port 5005") }
     case .websocket(let path?) where path.hasPrefix("/ws/connect/"):
-      if let falconEye { return Choice(codec: falconEye, reason: "websocket /ws/connect/") }
+      if let falconEye { return Choice(index: falconEye, reason: "websocket /ws/connect/") }
     default:
       break
     }
     let best = Codecs.bestProbe(payload)
     guard best.score >= minimumProbeScore else { return nil }
-    return Choice(codec: Codecs.all[best.index], reason: Self.probeReasons[min(best.score, 100)])
+    return Choice(index: best.index, reason: Self.probeReasons[min(best.score, 100)])
   }
 
   /// "probe 0" … "probe 100", made once rather than per packet.

@@ -67,7 +67,7 @@ struct LiveSummary: LiveReport {
     json.raw(",\"notes\":")
     json.value(.array(notes.map { .string($0) }))
     json.raw(",\"stats\":")
-    json.bytes += stats.json(name: name)
+    json.append(contentsOf: stats.json(name: name))
     json.raw("}")
     return json.bytes
   }

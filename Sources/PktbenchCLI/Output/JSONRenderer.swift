@@ -6,6 +6,13 @@ import PacketKit
 enum JSONRenderer {
   static func object(_ record: DecodedRecord, includeDissection: Bool = true) -> [UInt8] {
     var json = JSONWriter(capacity: 512)
+    write(record, includeDissection: includeDissection, into: &json)
+    return json.bytes
+  }
+
+  /// The object written straight into `json` (the output buffer, for
+  /// ndjson: no array per record).
+  static func write(_ record: DecodedRecord, includeDissection: Bool, into json: inout JSONWriter) {
     json.raw("{\"frame\":")
     if let frame = record.frame { json.integer(frame) } else { json.null() }
     json.raw(",\"time\":")
@@ -17,20 +24,29 @@ enum JSONRenderer {
     json.raw(",\"dst\":")
     if let destination = record.destination { json.string(destination) } else { json.null() }
     json.raw(",\"codec\":")
-    if let codec = record.codecName { json.string(codec) } else { json.null() }
-    json.raw(",\"message\":")
-    if let message = record.messageName { json.string(message) } else { json.null() }
-    json.raw(",\"fields\":")
-    if case .decoded(let frame) = record.result {
-      json.value(.object(frame.fields.map { .init($0.name, $0.foldedValue) }))
-    } else if let event = record.event {
-      json.value(.object(event.fields))
-    } else {
-      json.null()
+    switch record.result {
+    case .decoded(let frame):
+      json.string(frame.codec)
+      json.raw(",\"message\":")
+      json.string(frame.message)
+      json.raw(",\"fields\":")
+      folded(frame.fields, into: &json)
+    case .failed, nil:
+      if case .failed(let codec, _) = record.result { json.string(codec) } else { json.null() }
+      json.raw(",\"message\":")
+      if let event = record.event {
+        json.string(event.name)
+        json.raw(",\"fields\":")
+        json.value(.object(event.fields))
+      } else {
+        json.raw("null,\"fields\":null")
+      }
     }
     json.raw(",\"diagnostics\":[")
-    for (index, diagnostic) in record.allDiagnostics.enumerated() {
-      if index > 0 { json.raw(",") }
+    var written = 0
+    func diagnostic(_ diagnostic: Diagnostic) {
+      if written > 0 { json.raw(",") }
+      written += 1
       json.raw("{\"severity\":")
       json.string(diagnostic.severity.rawValue)
       json.raw(",\"code\":")
@@ -45,6 +61,10 @@ enum JSONRenderer {
         json.raw("]")
       }
       json.raw("}")
+    }
+    for layerDiagnostic in record.layerDiagnostics { diagnostic(layerDiagnostic) }
+    if case .decoded(let frame) = record.result {
+      for codecDiagnostic in frame.diagnostics { diagnostic(codecDiagnostic) }
     }
     json.raw("],\"error\":")
     if let error = record.error {
@@ -87,7 +107,33 @@ enum JSONRenderer {
       dissection(frame.fields, into: &json)
     }
     json.raw("}")
-    return json.bytes
+  }
+
+  /// The `fields` object: each top-level node with its folded value, written
+  /// without building the folded FieldValue tree.
+  static func folded(_ nodes: [DissectionNode], into json: inout JSONWriter) {
+    json.raw("{")
+    for index in nodes.indices {
+      if index > 0 { json.raw(",") }
+      json.string(nodes[index].name)
+      json.raw(":")
+      foldedValue(nodes[index], into: &json)
+    }
+    json.raw("}")
+  }
+
+  private static func foldedValue(_ node: DissectionNode, into json: inout JSONWriter) {
+    switch node.shape {
+    case .leaf: json.value(node.value)
+    case .object: folded(node.children, into: &json)
+    case .array:
+      json.raw("[")
+      for index in node.children.indices {
+        if index > 0 { json.raw(",") }
+        foldedValue(node.children[index], into: &json)
+      }
+      json.raw("]")
+    }
   }
 
   static func dissection(_ nodes: [DissectionNode], into json: inout JSONWriter) {

@@ -1,3 +1,5 @@
+import PacketKit
+
 #if canImport(Glibc)
   import Glibc
 #elseif canImport(Darwin)
@@ -7,7 +9,7 @@
 /// All output goes through one buffered writer: `print` flushes too often
 /// and formats through String interpolation on every call.
 public final class OutputWriter {
-  private var buffer: [UInt8] = []
+  private var buffer: JSONWriter
   private let descriptor: Int32
   private let flushThreshold: Int
   /// Whether the destination is a terminal (colour, hex-by-default for craft).
@@ -17,31 +19,42 @@ public final class OutputWriter {
     self.descriptor = descriptor
     self.flushThreshold = flushThreshold
     self.isTerminal = isatty(descriptor) == 1
-    buffer.reserveCapacity(flushThreshold + 4096)
+    buffer = JSONWriter(capacity: flushThreshold + 4096)
   }
 
   /// Unbuffered stderr, for one-line errors.
   public static var standardError: OutputWriter { OutputWriter(descriptor: 2, flushThreshold: 0) }
 
   public func write(_ text: String) {
-    buffer.append(contentsOf: text.utf8)
+    buffer.append(utf8: text)
     if buffer.count >= flushThreshold { flush() }
   }
 
   public func line(_ text: String = "") {
-    buffer.append(contentsOf: text.utf8)
+    buffer.append(utf8: text)
     buffer.append(0x0A)
     if buffer.count >= flushThreshold { flush() }
   }
 
   public func bytes<C: Collection>(_ bytes: C) where C.Element == UInt8 {
-    buffer.append(contentsOf: bytes)
+    let copied = bytes.withContiguousStorageIfAvailable {
+      self.buffer.append(bytes: UnsafeRawBufferPointer($0))
+    }
+    if copied == nil { buffer.append(contentsOf: Array(bytes)) }
+    if buffer.count >= flushThreshold { flush() }
+  }
+
+  /// Output written straight into the buffer (JSON objects, summary lines),
+  /// without an array per call.
+  public func append(_ body: (inout JSONWriter) -> Void) {
+    body(&buffer)
     if buffer.count >= flushThreshold { flush() }
   }
 
   public func flush() {
     var offset = 0
-    while offset < buffer.count {
+    let total = buffer.count
+    while offset < total {
       let written = buffer.withUnsafeBytes { raw -> Int in
         guard let base = raw.baseAddress else { return 0 }
         return Glibc.write(descriptor, base + offset, raw.count - offset)
@@ -52,7 +65,7 @@ public final class OutputWriter {
       }
       offset += written
     }
-    buffer.removeAll(keepingCapacity: true)
+    buffer.removeAll()
   }
 
   deinit { flush() }

@@ -2,110 +2,222 @@ import PacketKit
 
 /// One line per message, like tcpdump: frame, relative time, endpoints,
 /// codec, message, key fields, and marks for warnings and errors.
+///
+/// The line is written as bytes straight into the output buffer: this runs
+/// once per message, and building it from Strings cost more than decoding.
 enum SummaryRenderer {
   static func line(_ record: DecodedRecord, firstTime: Double?, style: Style) -> String {
-    // One string grown in place: this runs once per message.
-    var line = ""
-    line.reserveCapacity(160)
-    func part(_ text: String) {
-      if !line.isEmpty { line += "  " }
-      line += text
+    var text = JSONWriter(capacity: 160)
+    write(record, firstTime: firstTime, style: style, into: &text)
+    return text.text
+  }
+
+  /// Appends the line (without its newline) to `out`.
+  static func write(_ record: DecodedRecord, firstTime: Double?, style: Style, into out: inout JSONWriter) {
+    let line = Line(style: style, start: out.count)
+    if let frame = record.frame {
+      line.part(&out)
+      line.padded(to: 6, &out) { $0.integer(frame) }
     }
-    if let frame = record.frame { part(String(frame).leftPadded(to: 6)) }
     if let time = record.time {
       let relative = time - (firstTime ?? time)
-      part(fixed(relative, digits: 6).leftPadded(to: 11))
+      line.part(&out)
+      line.padded(to: 11, &out) { appendFixed(relative, digits: 6, to: &$0) }
     }
     if let source = record.source, let destination = record.destination {
-      part(source)
-      line += " → "
-      line += destination
+      line.part(&out)
+      out.append(utf8: source)
+      out.append(utf8: " → ")
+      out.append(utf8: destination)
     }
-    part(record.transport)
-    if let note = record.carrierNote { part(note) }
+    line.part(&out)
+    out.append(utf8: record.transport)
+    if let note = record.carrierNote {
+      line.part(&out)
+      out.append(utf8: note)
+    }
     switch record.result {
     case .decoded(let frame):
-      part(style.codec(frame.codec))
-      line += " "
-      line += style.bold(frame.message)
-      let keys = keyFields(frame.fields, message: frame.message)
-      if !keys.isEmpty { part(keys) }
+      line.part(&out)
+      line.styled(frame.codec, "36", &out)
+      out.append(utf8: " ")
+      line.styled(frame.message, "1", &out)
+      var keys = KeyFields()
+      let start = out.count
+      keys.collect(frame.fields, into: &out)
+      // Key fields are a part of their own: put its separator in front.
+      if out.count > start { out.insert(UInt8(ascii: " "), count: 2, at: start) }
     case .failed(let codec, let error):
+      line.part(&out)
+      line.styled(codec, "36", &out)
+      out.append(utf8: " ")
       let at = error.offset.map { " at offset \($0)" } ?? ""
-      part(style.codec(codec) + " " + style.error("ERROR \(error.code)\(at): \(error.text)"))
+      line.styled("ERROR \(error.code)\(at): \(error.text)", "31", &out)
     case nil:
+      line.part(&out)
       if let error = record.layerError {
         let at = error.offset.map { " at offset \($0)" } ?? ""
-        part(style.error("DAMAGED \(error.code)\(at): \(error.text)"))
+        line.styled("DAMAGED \(error.code)\(at): \(error.text)", "31", &out)
       } else if let event = record.event {
+        line.styled(event.name, "1", &out)
         let fields = event.fields.map { "\($0.key)=\($0.value.display)" }.joined(separator: " ")
-        part(style.bold(event.name) + (fields.isEmpty ? "" : "  " + fields))
+        if !fields.isEmpty {
+          out.append(utf8: "  ")
+          out.append(utf8: fields)
+        }
       } else {
-        part(style.dim("(\(record.payloadLength) bytes, no codec)"))
+        line.styled("(\(record.payloadLength) bytes, no codec)", "2", &out)
       }
     }
     for diagnostic in record.layerDiagnostics where diagnostic.severity >= .warning {
-      part(style.warning("⚠ \(diagnostic.code)"))
+      line.part(&out)
+      line.styled("⚠ \(diagnostic.code)", "33", &out)
     }
     if case .decoded(let frame) = record.result {
       for diagnostic in frame.diagnostics where diagnostic.severity >= .warning {
-        part(style.warning("⚠ \(diagnostic.code)"))
+        line.part(&out)
+        line.styled("⚠ \(diagnostic.code)", "33", &out)
       }
     }
-    return line
+  }
+
+  /// A line being written into the output: parts separated by two spaces.
+  private struct Line {
+    let style: Style
+    /// Where the line starts in the output.
+    let start: Int
+
+    /// Starts a part: two spaces unless it is the first.
+    func part(_ out: inout JSONWriter) {
+      if out.count > start { out.raw("  ") }
+    }
+
+    func styled(_ text: String, _ code: StaticString, _ out: inout JSONWriter) {
+      guard style.enabled else {
+        out.append(utf8: text)
+        return
+      }
+      out.append(0x1B)
+      out.append(UInt8(ascii: "["))
+      out.raw(code)
+      out.append(UInt8(ascii: "m"))
+      out.append(utf8: text)
+      out.raw("\u{1B}[0m")
+    }
+
+    /// What `body` writes, right-aligned in `width` columns (ASCII only).
+    func padded(to width: Int, _ out: inout JSONWriter, _ body: (inout JSONWriter) -> Void) {
+      let begin = out.count
+      body(&out)
+      let written = out.count - begin
+      if written < width { out.insert(UInt8(ascii: " "), count: width - written, at: begin) }
+    }
   }
 
   /// Up to five leaf fields as `name=value`, skipping header bookkeeping.
-  static func keyFields(_ nodes: [DissectionNode], message: String) -> String {
-    var out = ""
-    var shown: [String] = []
-    collect(nodes, into: &out, shown: &shown, limit: 5)
-    return out
-  }
+  /// Inner fields come after an envelope's: each name is shown once.
+  private struct KeyFields {
+    static let limit = 5
+    private var shown: (String, String, String, String, String) = ("", "", "", "", "")
+    private var count = 0
 
-  private static let skipped: Set<String> = [
-    "header", "version", "msg_type", "payload_len", "reserved", "magic", "source", "check", "type",
-  ]
+    private func wasShown(_ name: String) -> Bool {
+      count > 0 && shown.0 == name || count > 1 && shown.1 == name || count > 2 && shown.2 == name
+        || count > 3 && shown.3 == name || count > 4 && shown.4 == name
+    }
 
-  private static func collect(
-    _ nodes: [DissectionNode], into out: inout String, shown: inout [String], limit: Int
-  ) {
-    for node in nodes where shown.count < limit {
-      if skipped.contains(node.name) { continue }
-      switch node.shape {
-      case .leaf:
-        // Inner fields come after an envelope's: show each name once.
-        if shown.contains(node.name) { continue }
-        var text: String
-        if case .enumeration(let name, _) = node.value { text = name } else { text = node.value.display }
-        if text.count > 40 { text = String(text.prefix(37)) + "…" }
-        shown.append(node.name)
-        if !out.isEmpty { out += " " }
-        out += node.name
-        out += "="
-        out += text
-        if let unit = node.unit, unit == "%" || unit == "°" { out += unit }
-      case .object:
-        collect(node.children, into: &out, shown: &shown, limit: limit)
-      case .array:
-        shown.append(node.name)
-        if !out.isEmpty { out += " " }
-        out += "\(node.name)[\(node.children.count)]"
+    private mutating func remember(_ name: String) {
+      switch count {
+      case 0: shown.0 = name
+      case 1: shown.1 = name
+      case 2: shown.2 = name
+      case 3: shown.3 = name
+      default: shown.4 = name
       }
+      count += 1
+    }
+
+    private static func isSkipped(_ name: String) -> Bool {
+      switch name {
+      case "header", "version", "msg_type", "payload_len", "reserved", "magic", "source", "check", "type":
+        true
+      default: false
+      }
+    }
+
+    mutating func collect(_ nodes: [DissectionNode], into out: inout JSONWriter) {
+      for node in nodes where count < Self.limit {
+        if Self.isSkipped(node.name) { continue }
+        switch node.shape {
+        case .leaf:
+          if wasShown(node.name) { continue }
+          remember(node.name)
+          separate(&out)
+          out.append(utf8: node.name)
+          out.append(UInt8(ascii: "="))
+          value(node.value, into: &out)
+          if let unit = node.unit, unit == "%" || unit == "°" { out.append(utf8: unit) }
+        case .object:
+          collect(node.children, into: &out)
+        case .array:
+          remember(node.name)
+          separate(&out)
+          out.append(utf8: node.name)
+          out.append(UInt8(ascii: "["))
+          out.integer(node.children.count)
+          out.append(UInt8(ascii: "]"))
+        }
+      }
+    }
+
+    /// A space between fields (the first follows the part separator).
+    private func separate(_ out: inout JSONWriter) {
+      if count > 1 { out.append(UInt8(ascii: " ")) }
+    }
+
+    /// The value as `FieldValue.display` shows it, cut at 40 characters;
+    /// numbers are written without a String.
+    private func value(_ value: FieldValue, into out: inout JSONWriter) {
+      switch value {
+      case .integer(let v): out.integer(v)
+      case .number(let v): out.number(v)
+      case .enumeration(let name, _): out.append(utf8: Self.cut(name))
+      default: out.append(utf8: Self.cut(value.display))
+      }
+    }
+
+    private static func cut(_ text: String) -> String {
+      text.count > 40 ? String(text.prefix(37)) + "…" : text
     }
   }
 
   static func fixed(_ value: Double, digits: Int) -> String {
+    var text = JSONWriter(capacity: 32)
+    appendFixed(value, digits: digits, to: &text)
+    return text.text
+  }
+
+  /// `value` with exactly `digits` decimals.
+  static func appendFixed(_ value: Double, digits: Int, to out: inout JSONWriter) {
     let negative = value < 0
     let magnitude = abs(value)
     var scale = 1.0
     for _ in 0..<digits { scale *= 10 }
     let scaled = (magnitude * scale).rounded()
+    guard scaled < 9.0e18 else {
+      // Beyond what fits in 64 bits with its decimals (or not a number).
+      out.append(utf8: JSONWriter.formatNumber(value))
+      return
+    }
     let whole = Int64(scaled / scale)
     let fraction = Int64(scaled) - whole * Int64(scale)
-    let fractionText = String(fraction)
-    let padded = String(repeating: "0", count: max(0, digits - fractionText.count)) + fractionText
-    return (negative ? "-" : "") + "\(whole).\(padded)"
+    if negative { out.append(UInt8(ascii: "-")) }
+    out.integer(whole)
+    out.append(UInt8(ascii: "."))
+    let begin = out.count
+    out.integer(fraction)
+    let written = out.count - begin
+    if written < digits { out.insert(UInt8(ascii: "0"), count: digits - written, at: begin) }
   }
 }
 

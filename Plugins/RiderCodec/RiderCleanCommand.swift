@@ -1,0 +1,217 @@
+import PacketKit
+
+/// The common case of a Rider datagram, read in one pass without a JSON
+/// tree: a flat object holding exactly the keys of one variant, each once,
+/// motor values in range, with a timestamp — what the app sends 20 times a
+/// second. Such a datagram decodes with no diagnostics, so `decode` builds
+/// its result straight from this scan and `cleanKind` answers without
+/// decoding. Anything else (legacy text, extra or repeated keys, escapes,
+/// values out of range, numbers only strtod reads exactly, bad JSON) returns
+/// nil and goes to the general decoder, which explains it.
+struct RiderCleanCommand {
+  enum Key: UInt8 {
+    case left, right, timestamp, command, speed, direction
+  }
+
+  struct Member {
+    var key: Key
+    var number: Double
+    var isInteger: Bool
+    /// The value's bytes (for `command`, with its quotes).
+    var range: Range<Int>
+  }
+
+  /// Members in wire order; `count` of the four slots are used.
+  private(set) var members: (Member, Member, Member, Member)
+  private(set) var count = 0
+  /// For `move`: whether the command word is "move" (else "stop").
+  private(set) var commandIsMove = false
+
+  var isMove: Bool { seen & Self.moveKeys == Self.moveKeys }
+  private var seen: UInt8 = 0
+
+  private static let driveKeys: UInt8 =
+    1 << Key.left.rawValue | 1 << Key.right.rawValue | 1 << Key.timestamp.rawValue
+  private static let moveKeys: UInt8 =
+    1 << Key.command.rawValue | 1 << Key.speed.rawValue | 1 << Key.direction.rawValue
+    | 1 << Key.timestamp.rawValue
+
+  private static let unused = Member(key: .left, number: 0, isInteger: true, range: 0..<0)
+
+  private init() {
+    members = (Self.unused, Self.unused, Self.unused, Self.unused)
+  }
+
+  func member(_ index: Int) -> Member {
+    switch index {
+    case 0: members.0
+    case 1: members.1
+    case 2: members.2
+    default: members.3
+    }
+  }
+
+  func number(_ key: Key) -> Double {
+    for index in 0..<count where member(index).key == key { return member(index).number }
+    return 0
+  }
+
+  private mutating func append(_ member: Member) -> Bool {
+    guard count < 4 else { return false }
+    switch count {
+    case 0: members.0 = member
+    case 1: members.1 = member
+    case 2: members.2 = member
+    default: members.3 = member
+    }
+    count += 1
+    return true
+  }
+
+  /// The clean command in `bytes`, or nil when the general decoder must look.
+  static func scan(_ bytes: UnsafeRawBufferPointer) -> RiderCleanCommand? {
+    var command = RiderCleanCommand()
+    return command.read(bytes, keepMembers: true) ? command : nil
+  }
+
+  /// Whether `bytes` hold a clean command, and which variant: true for
+  /// `move`, false for `drive`, nil when not clean.
+  static func variant(_ bytes: UnsafeRawBufferPointer) -> Bool? {
+    var command = RiderCleanCommand()
+    return command.read(bytes, keepMembers: false) ? command.isMove : nil
+  }
+
+  /// `keepMembers`: false when only the variant is wanted (a constant at
+  /// each call, so the inlined copy drops the stores).
+  @inline(__always)
+  private mutating func read(_ bytes: UnsafeRawBufferPointer, keepMembers: Bool) -> Bool {
+    guard bytes.count <= RiderSchema.robotReadLimit,
+      let base = bytes.baseAddress?.assumingMemoryBound(to: UInt8.self)
+    else { return false }
+    let end = bytes.count
+    var index = 0
+    @inline(__always) func skipSpace() {
+      while index < end {
+        switch base[index] {
+        case UInt8(ascii: " "), UInt8(ascii: "\t"), UInt8(ascii: "\r"), UInt8(ascii: "\n"): index += 1
+        default: return
+        }
+      }
+    }
+    @inline(__always) func take(_ byte: UInt8) -> Bool {
+      guard index < end, base[index] == byte else { return false }
+      index += 1
+      return true
+    }
+    skipSpace()
+    guard take(UInt8(ascii: "{")) else { return false }
+    while true {
+      skipSpace()
+      guard take(UInt8(ascii: "\"")), let key = Self.key(base, &index, end) else { return false }
+      skipSpace()
+      guard take(UInt8(ascii: ":")) else { return false }
+      skipSpace()
+      let start = index
+      var number = 0.0
+      var isInteger = true
+      if key == .command {
+        guard let isMove = Self.commandWord(base, &index, end) else { return false }
+        commandIsMove = isMove
+      } else {
+        guard let (value, integral) = JSONNumber.scan(base, &index, end) else { return false }
+        number = value
+        isInteger = integral
+        // RiderSchema.speedRange, without a global's lazy-initialisation check per value.
+        if key != .timestamp, !(number >= -100 && number <= 100) { return false }
+      }
+      let bit: UInt8 = 1 << key.rawValue
+      guard seen & bit == 0 else { return false }
+      seen |= bit
+      if keepMembers {
+        guard append(Member(key: key, number: number, isInteger: isInteger, range: start..<index)) else {
+          return false
+        }
+      }
+      skipSpace()
+      if take(UInt8(ascii: ",")) { continue }
+      guard take(UInt8(ascii: "}")) else { return false }
+      break
+    }
+    skipSpace()
+    return index == end && (seen == Self.driveKeys || seen == Self.moveKeys)
+  }
+
+  /// The key after an opening quote, when it is one of the six known ones,
+  /// written without escapes; `index` ends after its closing quote.
+  @inline(__always)
+  private static func key(_ base: UnsafePointer<UInt8>, _ index: inout Int, _ end: Int) -> Key? {
+    let start = index
+    while index < end, base[index] &- UInt8(ascii: "a") < 26 { index += 1 }
+    guard index < end, base[index] == UInt8(ascii: "\"") else { return nil }
+    let length = index - start
+    index += 1
+    func matches(_ word: StaticString) -> Bool {
+      guard word.utf8CodeUnitCount == length else { return false }
+      let letters = word.utf8Start
+      for offset in 0..<length where base[start + offset] != letters[offset] { return false }
+      return true
+    }
+    switch (length, base[start]) {
+    case (4, UInt8(ascii: "l")): return matches("left") ? .left : nil
+    case (5, UInt8(ascii: "r")): return matches("right") ? .right : nil
+    case (5, UInt8(ascii: "s")): return matches("speed") ? .speed : nil
+    case (7, UInt8(ascii: "c")): return matches("command") ? .command : nil
+    case (9, UInt8(ascii: "t")): return matches("timestamp") ? .timestamp : nil
+    case (9, UInt8(ascii: "d")): return matches("direction") ? .direction : nil
+    default: return nil
+    }
+  }
+
+  /// `"move"` (true) or `"stop"` (false).
+  @inline(__always)
+  private static func commandWord(_ base: UnsafePointer<UInt8>, _ index: inout Int, _ end: Int) -> Bool? {
+    guard end - index >= 6, base[index] == UInt8(ascii: "\""), base[index + 5] == UInt8(ascii: "\"")
+    else { return nil }
+    let word = UnsafeRawPointer(base + index + 1).loadUnaligned(as: UInt32.self)
+    index += 6
+    if word == UInt32(littleEndian: 0x6576_6F6D) { return true }  // "move"
+    if word == UInt32(littleEndian: 0x706F_7473) { return false }  // "stop"
+    return nil
+  }
+}
+
+extension RiderCleanCommand {
+  /// The message, fields and (empty) diagnostics the general decoder gives
+  /// for the same bytes.
+  func decoded() -> Decoded<RiderMessage> {
+    var fields: [DissectionNode] = []
+    fields.reserveCapacity(count)
+    for index in 0..<count {
+      let member = member(index)
+      let value = JSONValue(.number(member.number, isInteger: member.isInteger), range: member.range)
+      switch member.key {
+      case .left: fields.append(DissectionNode("left", value.fieldValue, unit: "%", range: member.range))
+      case .right: fields.append(DissectionNode("right", value.fieldValue, unit: "%", range: member.range))
+      case .timestamp:
+        fields.append(DissectionNode("timestamp", value.fieldValue, unit: "s", range: member.range))
+      case .command:
+        fields.append(
+          DissectionNode(
+            "command", .string(commandIsMove ? RiderMoveCommand.move : RiderMoveCommand.stop),
+            range: member.range))
+      case .speed: fields.append(DissectionNode("speed", value.fieldValue, unit: "%", range: member.range))
+      case .direction: fields.append(DissectionNode("direction", value.fieldValue, range: member.range))
+      }
+    }
+    let message: RiderMessage
+    if isMove {
+      message = .move(
+        RiderMove(
+          command: commandIsMove ? RiderMoveCommand.move : RiderMoveCommand.stop, speed: number(.speed),
+          direction: number(.direction), timestamp: number(.timestamp)))
+      return Decoded(message: message, messageName: "move", fields: fields)
+    }
+    message = .drive(RiderDrive(left: number(.left), right: number(.right), timestamp: number(.timestamp)))
+    return Decoded(message: message, messageName: "drive", fields: fields)
+  }
+}

@@ -1,0 +1,86 @@
+import CodecRegistry
+import PacketCapture
+import PacketKit
+
+/// The texts a BLE record shows that depend only on its connection, handle
+/// and characteristic: endpoint names, the `[0x0012 …789abd write-command]`
+/// note and the GATT routing reason. A capture uses few of each, and making
+/// them per ATT value cost more than decoding the value; each table is
+/// bounded (cleared when full), so memory stays flat whatever the capture.
+struct BluetoothNames {
+  private static let limit = 256
+  private var endpointNames: [UInt32: (String, String)] = [:]
+  private var notes: [NoteKey: String] = [:]
+  private var lastUUID: String?
+  private var lastChoice: PayloadRouter.Choice?
+
+  private struct NoteKey: Hashable {
+    var handle: UInt16
+    var uuid: String?
+    var operation: String
+  }
+
+  /// src and dst: `0x0040 central` / `0x0040 peripheral`.
+  mutating func endpoints(_ connection: UInt16, _ direction: BluetoothDirection) -> (String, String) {
+    let key = UInt32(connection) << 8 | UInt32(Self.code(direction))
+    if let names = endpointNames[key] { return names }
+    let name = "0x" + Self.hex16(connection)
+    let names: (String, String)
+    switch direction {
+    case .centralToPeripheral: names = ("\(name) central", "\(name) peripheral")
+    case .peripheralToCentral: names = ("\(name) peripheral", "\(name) central")
+    case .hostToController: names = ("\(name) host", "\(name) remote")
+    case .controllerToHost: names = ("\(name) remote", "\(name) host")
+    case .unknown: names = (name, name)
+    }
+    if endpointNames.count >= Self.limit { endpointNames.removeAll() }
+    endpointNames[key] = names
+    return names
+  }
+
+  /// `[0x0012 …789abd write-command]`: the handle, the characteristic (short
+  /// form when it has one) and the ATT operation.
+  mutating func carrierNote(_ value: ATTValue) -> String {
+    let key = NoteKey(
+      handle: value.attributeHandle, uuid: value.characteristicUUID, operation: value.operation)
+    if let note = notes[key] { return note }
+    let shortUUID =
+      value.characteristicUUID.map { uuid in
+        let short = BluetoothUUID.shortForm(uuid)
+        return short == uuid ? " …\(uuid.suffix(6))" : " \(short)"
+      } ?? ""
+    let note = "[0x\(Self.hex16(value.attributeHandle))\(shortUUID) \(value.operation)]"
+    if notes.count >= Self.limit { notes.removeAll() }
+    notes[key] = note
+    return note
+  }
+
+  /// The codec whose GATT characteristic `uuid` is, with its routing
+  /// reason; the last answer is kept, since values keep coming on the same
+  /// characteristic.
+  mutating func gattChoice(_ uuid: String) -> PayloadRouter.Choice? {
+    if let lastUUID, lastUUID == uuid { return lastChoice }
+    let lowercased = uuid.lowercased()
+    let choice = Codecs.gattCharacteristics[lowercased].map {
+      PayloadRouter.Choice(index: $0, reason: "gatt \(lowercased.prefix(8))…")
+    }
+    lastUUID = uuid
+    lastChoice = choice
+    return choice
+  }
+
+  private static func code(_ direction: BluetoothDirection) -> UInt8 {
+    switch direction {
+    case .centralToPeripheral: 0
+    case .peripheralToCentral: 1
+    case .hostToController: 2
+    case .controllerToHost: 3
+    case .unknown: 4
+    }
+  }
+
+  /// Four upper-case hex digits.
+  private static func hex16(_ value: UInt16) -> String {
+    Hex.compact([UInt8(value >> 8), UInt8(value & 0xFF)]).uppercased()
+  }
+}

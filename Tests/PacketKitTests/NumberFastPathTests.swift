@@ -1,0 +1,102 @@
+import PacketKit
+import Testing
+
+/// The number fast paths must give exactly what the slow, obvious ways give:
+/// strtod for reading (through `Double(String)`), Swift's `description` for
+/// writing. Both are checked on many generated values, not on a few picked
+/// ones, so a rounding slip shows up.
+@Suite struct NumberFastPathTests {
+  /// A small deterministic generator (SplitMix64), so failures repeat.
+  struct Generator {
+    var state: UInt64
+    mutating func next() -> UInt64 {
+      state &+= 0x9E37_79B9_7F4A_7C15
+      var z = state
+      z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+      z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+      return z ^ (z >> 31)
+    }
+    mutating func below(_ bound: Int) -> Int { Int(next() % UInt64(bound)) }
+    mutating func digits(_ count: Int, leadingNonZero: Bool) -> String {
+      String(
+        (0..<count).map { index in
+          Character(String(leadingNonZero && index == 0 ? 1 + below(9) : below(10)))
+        })
+    }
+  }
+
+  /// Number texts of every JSON shape: signs, zeros, long mantissas, fractions, exponents.
+  static func numberTexts(count: Int) -> [String] {
+    var rng = Generator(state: 20_261_123)
+    var texts = [
+      "0", "-0", "0.0", "-0.0", "1e22", "1e23", "9007199254740993", "0.1", "1700000000.05", "5e-324",
+    ]
+    for _ in 0..<count {
+      var text = rng.below(3) == 0 ? "-" : ""
+      let whole = rng.below(4) == 0 ? 1 : 1 + rng.below(20)
+      text += whole == 1 && rng.below(2) == 0 ? "0" : rng.digits(whole, leadingNonZero: true)
+      if rng.below(2) == 0 { text += "." + rng.digits(1 + rng.below(18), leadingNonZero: false) }
+      if rng.below(4) == 0 {
+        text += ["e", "E"][rng.below(2)] + ["", "+", "-"][rng.below(3)] + String(rng.below(40))
+      }
+      texts.append(text)
+    }
+    return texts
+  }
+
+  @Test func fastValueIsStrtodsValueOrDeclines() throws {
+    var read = 0
+    for text in Self.numberTexts(count: 200_000) {
+      let bytes = Array(text.utf8)
+      let fast = bytes.withUnsafeBytes { JSONNumber.fastValue($0, from: 0, to: $0.count) }
+      guard let fast else { continue }
+      read += 1
+      let slow = try #require(Double(text))
+      #expect(fast.bitPattern == slow.bitPattern, "\(text): fast \(fast), strtod \(slow)")
+    }
+    #expect(read > 100_000, "the fast path should read most short numbers; it read \(read)")
+  }
+
+  @Test func parserReadsEveryNumberAsStrtodDoes() throws {
+    for text in Self.numberTexts(count: 20_000) {
+      guard let slow = Double(text), slow.isFinite else { continue }
+      let parsed = try JSONParser.parse(Array(text.utf8))
+      #expect(parsed.number?.bitPattern == slow.bitPattern, "\(text)")
+    }
+  }
+
+  @Test func fastValueRefusesWhatIsNotANumber() {
+    for text in ["", "-", "01", "1.", ".5", "1e", "1e+", "--1", "1x", "0x10", " 1"] {
+      let bytes = Array(text.utf8)
+      #expect(bytes.withUnsafeBytes { JSONNumber.fastValue($0, from: 0, to: $0.count) } == nil, "\(text)")
+    }
+  }
+
+  /// What `JSONWriter.number` writes, as text.
+  static func written(_ value: Double) -> String {
+    var writer = JSONWriter()
+    writer.number(value)
+    return writer.text
+  }
+
+  @Test func numbersAreWrittenAsDescriptionWritesThem() {
+    var rng = Generator(state: 7)
+    var values: [Double] = [0.05, -37.5, 0.1, 0.001, 0.0011, 1700000000.05, 1700049999.95, 123.456, 2.5e-3]
+    for _ in 0..<200_000 {
+      switch rng.below(4) {
+      case 0:  // capture timestamps: seconds with up to 6 decimals
+        values.append(
+          1_700_000_000 + Double(rng.below(100_000_000)) / [10, 100, 1000, 1_000_000][rng.below(4)])
+      case 1:  // percentages and small decimals
+        values.append(Double(Int(rng.below(200_001)) - 100_000) / [10, 100, 1000][rng.below(3)])
+      case 2:  // any bit pattern
+        values.append(Double(bitPattern: rng.next()))
+      default:  // sums that are not short (0.1 + 0.2)
+        values.append(Double(rng.below(1000)) / 10 + Double(rng.below(1000)) / 100)
+      }
+    }
+    for value in values where value.isFinite {
+      #expect(Self.written(value) == JSONWriter.formatNumber(value), "\(value.bitPattern)")
+    }
+  }
+}
