@@ -21,57 +21,61 @@ enum FalconEyeBase64 {
     return table
   }()
 
+  /// The table again, one per position in a group of four, each entry
+  /// already shifted into place; a byte outside the alphabet sets bit 31.
+  /// A group is then four loads ORed together, checked with one test.
+  private static let groupTables: [UInt32] = {
+    var tables = [UInt32](repeating: 1 << 31, count: 4 * 256)
+    for (value, char) in alphabet.enumerated() {
+      for position in 0..<4 {
+        tables[position * 256 + Int(char)] = UInt32(value) << (18 - 6 * UInt32(position))
+      }
+    }
+    return tables
+  }()
+
   static func decode(_ text: [UInt8]) throws(Failure) -> [UInt8] {
     // Fast path: one pass over whole groups into a buffer of the exact size.
     // Anything unusual (a bad character, misplaced padding, a bad length)
     // goes to the careful pass, which names the first offending character.
-    if let decoded = fastDecode(text) { return decoded }
+    if let decoded = text.withUnsafeBufferPointer({ fastDecode($0) }) { return decoded }
     return try carefulDecode(text)
   }
 
-  private static func fastDecode(_ text: [UInt8]) -> [UInt8]? {
-    guard text.count % 4 == 0 else { return nil }
-    if text.isEmpty { return [] }
-    let table = Self.table
+  private static func fastDecode(_ input: UnsafeBufferPointer<UInt8>) -> [UInt8]? {
+    guard input.count % 4 == 0 else { return nil }
+    if input.isEmpty { return [] }
     let equals = UInt8(ascii: "=")
-    let padding = text[text.count - 1] == equals ? (text[text.count - 2] == equals ? 2 : 1) : 0
-    let count = text.count / 4 * 3 - padding
+    let padding = input[input.count - 1] == equals ? (input[input.count - 2] == equals ? 2 : 1) : 0
+    let count = input.count / 4 * 3 - padding
     var failed = false
-    let out = [UInt8](unsafeUninitializedCapacity: count) { buffer, initialized in
-      text.withUnsafeBufferPointer { input in
-        table.withUnsafeBufferPointer { table in
-          let whole = padding == 0 ? input.count : input.count - 4
-          var read = 0
-          var written = 0
-          while read < whole {
-            let a = table[Int(input[read])]
-            let b = table[Int(input[read + 1])]
-            let c = table[Int(input[read + 2])]
-            let d = table[Int(input[read + 3])]
-            if (a | b | c | d) & 0xC0 != 0 {  // 0xFF marks a non-alphabet byte, '=' included
-              failed = true
-              return
-            }
-            let group = UInt32(a) << 18 | UInt32(b) << 12 | UInt32(c) << 6 | UInt32(d)
-            buffer[written] = UInt8(truncatingIfNeeded: group >> 16)
-            buffer[written + 1] = UInt8(truncatingIfNeeded: group >> 8)
-            buffer[written + 2] = UInt8(truncatingIfNeeded: group)
-            read += 4
-            written += 3
-          }
-          if padding > 0 {
-            let a = table[Int(input[read])]
-            let b = table[Int(input[read + 1])]
-            let c = padding == 2 ? 0 : table[Int(input[read + 2])]
-            if (a | b | c) & 0xC0 != 0 {
-              failed = true
-              return
-            }
-            let group = UInt32(a) << 18 | UInt32(b) << 12 | UInt32(c) << 6
-            buffer[written] = UInt8(truncatingIfNeeded: group >> 16)
-            if padding == 1 { buffer[written + 1] = UInt8(truncatingIfNeeded: group >> 8) }
-          }
+    // One spare byte: each group is stored as four bytes, the fourth
+    // overwritten by the next group.
+    let out = [UInt8](unsafeUninitializedCapacity: count + 1) { buffer, initialized in
+      groupTables.withUnsafeBufferPointer { tables in
+        let whole = padding == 0 ? input.count : input.count - 4
+        var read = 0
+        var written = 0
+        var marks: UInt32 = 0
+        guard let base = buffer.baseAddress else { return }
+        let output = UnsafeMutableRawPointer(base)
+        while read < whole {
+          let group =
+            tables[Int(input[read])] | tables[256 + Int(input[read + 1])]
+            | tables[512 + Int(input[read + 2])] | tables[768 + Int(input[read + 3])]
+          marks |= group
+          output.storeBytes(of: (group << 8).bigEndian, toByteOffset: written, as: UInt32.self)
+          read += 4
+          written += 3
         }
+        if padding > 0 {
+          let c = padding == 2 ? 0 : tables[512 + Int(input[read + 2])]
+          let group = tables[Int(input[read])] | tables[256 + Int(input[read + 1])] | c
+          marks |= group
+          buffer[written] = UInt8(truncatingIfNeeded: group >> 16)
+          if padding == 1 { buffer[written + 1] = UInt8(truncatingIfNeeded: group >> 8) }
+        }
+        failed = marks & (1 << 31) != 0
       }
       initialized = failed ? 0 : count
     }
@@ -124,7 +128,9 @@ enum FalconEyeBase64 {
   }
 
   static func decode(_ text: String) throws(Failure) -> [UInt8] {
-    try decode(Array(text.utf8))
+    var text = text
+    if let decoded = text.withUTF8({ fastDecode($0) }) { return decoded }
+    return try carefulDecode(Array(text.utf8))
   }
 
   /// What a base64 image holds (its size, first and last bytes), checking
@@ -154,8 +160,8 @@ enum FalconEyeBase64 {
       }
       guard marks & 0xC0 == 0 else { return nil }
       // The first group and the last (padded) group decode the head and tail.
-      let headGroups = Array(UnsafeBufferPointer(rebasing: utf8[0..<min(utf8.count, 8)]))
-      let tailGroups = Array(UnsafeBufferPointer(rebasing: utf8[max(0, utf8.count - 8)...]))
+      let headGroups = UnsafeBufferPointer(rebasing: utf8[0..<min(utf8.count, 8)])
+      let tailGroups = UnsafeBufferPointer(rebasing: utf8[max(0, utf8.count - 8)...])
       guard let head = fastDecode(headGroups), let tail = fastDecode(tailGroups) else { return nil }
       var image = FalconEyeImage(head)
       image.byteCount = utf8.count / 4 * 3 - padding

@@ -54,12 +54,25 @@ public enum Codecs {
   /// The best probe score for a payload: the codec's index in `all` and its
   /// score, without allocating. Ties go to the earlier codec.
   public static func bestProbe(_ bytes: UnsafeRawBufferPointer) -> (index: Int, score: Int) {
-    var best = (index: 0, score: -1)
-    for index in all.indices {
-      let score = all[index].probe(bytes)
-      if score > best.score { best = (index, score) }
+    all.withUnsafeBufferPointer { codecs in
+      var best = (index: 0, score: -1)
+      for index in codecs.indices {
+        let score = codecs[index].probe(bytes)
+        if score > best.score { best = (index, score) }
+      }
+      return best
     }
-    return best
+  }
+
+  /// `all[index].cleanKind(bytes)`, calling the codec in place (reading an
+  /// existential out of the array copies it, per message).
+  public static func cleanKind(_ index: Int, _ bytes: UnsafeRawBufferPointer) -> Int? {
+    all.withUnsafeBufferPointer { $0[index].cleanKind(bytes) }
+  }
+
+  /// `all[index].decodeFrame(bytes)`, calling the codec in place.
+  public static func decodeFrame(_ index: Int, _ bytes: UnsafeRawBufferPointer) -> FrameDecode {
+    all.withUnsafeBufferPointer { $0[index].decodeFrame(bytes) }
   }
 
   /// The codec and message schema a `craft` name stands for: a message's

@@ -8,12 +8,14 @@ public final class CodecFuzzTarget<Codec: FrameCodec>: FuzzTarget {
   /// One input may take at most this long to decode.
   public var timeBoundNanoseconds: UInt64 = 250_000_000
 
-  /// `codec.info.messages`' names, once (info is a large value).
+  /// `codec.info.messages` and their names, once (info is a large value).
+  private let messages: [MessageSchema]
   private let messageNames: [String]
 
   public init(_ codec: Codec) {
     self.codec = codec
-    messageNames = codec.info.messages.map(\.name)
+    messages = codec.info.messages
+    messageNames = messages.map(\.name)
   }
 
   public var name: String { codec.name }
@@ -28,7 +30,6 @@ public final class CodecFuzzTarget<Codec: FrameCodec>: FuzzTarget {
   private func generated(rng: inout SplitMix64, stats: inout FuzzStats) -> (
     kind: String, message: Codec.Message, bytes: [UInt8]
   )? {
-    let messages = codec.info.messages
     guard !messages.isEmpty else { return nil }
     let schema = messages[rng.below(messages.count)]
     let values = generator.values(for: schema, rng: &rng)
@@ -107,8 +108,11 @@ public final class CodecFuzzTarget<Codec: FrameCodec>: FuzzTarget {
       }
     }
     stats.decoded += 1
-    stats.messageKinds.insert(result.messageName)
-    if stats.fields.count < 4096 {  // unknown JSON keys are named by the input: bound the set
+    let newKind = stats.messageKinds.insert(result.messageName).inserted
+    // Field paths are a coverage signal: gathered from every 8th decode (and
+    // each new kind's first), since building the names costs more than the
+    // decode. Unknown JSON keys are named by the input: the set is bounded.
+    if stats.fields.count < 4096, newKind || stats.decoded & 7 == 0 {
       collectFields(result.fields, prefix: result.messageName, into: &stats.fields)
     }
     if let outside = rangeOutside(result.fields, count: input.count) {

@@ -59,6 +59,7 @@ extension FrameCodec {
     try encode(message)
   }
 
+  @inlinable
   public func decode(_ bytes: [UInt8]) throws(DecodeError) -> Decoded<Message> {
     // withUnsafeBytes rethrows untyped errors; carry the typed one out in a Result.
     try bytes.withUnsafeBytes { buffer in
@@ -66,6 +67,7 @@ extension FrameCodec {
     }.get()
   }
 
+  @inlinable
   public func probe(_ bytes: [UInt8]) -> Int {
     bytes.withUnsafeBytes { probe($0) }
   }

@@ -121,8 +121,10 @@ public final class BluetoothDecoder {
     if let mapped = userConnectionHandles[connection.key.handle]?[handle] { return mapped }
     if let entry = connection.handles[serverSide.rawValue][handle] { return entry.uuid }
     if serverSide == .unknown {
-      for side in [LinkSide.b, .a] {
-        if let entry = connection.handles[side.rawValue][handle] { return entry.uuid }
+      if let entry = connection.handles[LinkSide.b.rawValue][handle]
+        ?? connection.handles[LinkSide.a.rawValue][handle]
+      {
+        return entry.uuid
       }
     } else if let entry = connection.handles[LinkSide.unknown.rawValue][handle] {
       return entry.uuid

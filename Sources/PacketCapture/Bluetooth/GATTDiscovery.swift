@@ -184,11 +184,14 @@ extension BluetoothDecoder {
   }
 
   func serviceUUID(_ connection: BluetoothConnectionState, serverSide: LinkSide, handle: UInt16) -> String? {
-    let sides = serverSide == .unknown ? [LinkSide.unknown, .b, .a] : [serverSide, .unknown]
-    for side in sides {
-      if let service = connection.service(containing: handle, serverSide: side) { return service.uuid }
+    // The server's side, then the side not yet known; with no side known,
+    // any. (No array of sides: this runs for every ATT value.)
+    if let service = connection.service(containing: handle, serverSide: serverSide) { return service.uuid }
+    if serverSide == .unknown {
+      return connection.service(containing: handle, serverSide: .b)?.uuid
+        ?? connection.service(containing: handle, serverSide: .a)?.uuid
     }
-    return nil
+    return connection.service(containing: handle, serverSide: .unknown)?.uuid
   }
 
   private func leftover(_ reader: ByteReader, entrySize: Int) -> String? {

@@ -23,7 +23,7 @@ extension CapturePipeline {
     switch event {
     case .attValue(let value):
       let choice = bleCodec(value)
-      if !wantsRecords, let choice, let kind = value.value.withUnsafeBytes({ choice.codec.cleanKind($0) }) {
+      if !wantsRecords, let choice, let kind = value.value.withUnsafeBytes({ choice.cleanKind($0) }) {
         stats.countClean(codec: choice.index, kind: kind, bytes: value.value.count, transport: 1)
         return
       }
@@ -41,7 +41,7 @@ extension CapturePipeline {
         if wantsPayload { record.payload = value.value }
         if let choice {
           record.routing = choice.reason
-          record.result = choice.codec.decodeFrame(payload)
+          record.result = choice.decodeFrame(payload)
         }
       }
       deliver(record)
@@ -95,7 +95,8 @@ extension CapturePipeline {
     if let uuid = value.characteristicUUID, let choice = bleNames.gattChoice(uuid) { return choice }
     return value.value.withUnsafeBytes { payload in
       let best = Codecs.bestProbe(payload)
-      return best.score >= 40 ? .init(index: best.index, reason: "probe \(best.score)") : nil
+      return best.score >= 40
+        ? .init(index: best.index, reason: PayloadRouter.probeReasons[min(best.score, 100)]) : nil
     }
   }
 

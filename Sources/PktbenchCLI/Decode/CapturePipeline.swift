@@ -57,7 +57,7 @@ final class CapturePipeline {
     case .datagram(let frame, let time, let source, let destination, let payload, let diagnostics):
       let choice = router.choose(
         .udp, sourcePort: source.port, destinationPort: destination.port, payload: payload)
-      if !wantsRecords, diagnostics.isEmpty, let choice, let kind = choice.codec.cleanKind(payload) {
+      if !wantsRecords, diagnostics.isEmpty, let choice, let kind = choice.cleanKind(payload) {
         stats.countClean(codec: choice.index, kind: kind, bytes: payload.count, transport: 0)
         return
       }
@@ -243,7 +243,7 @@ final class CapturePipeline {
     if wantsPayload { record.payload = [UInt8](payload) }
     guard let choice else { return }
     record.routing = choice.reason
-    record.result = choice.codec.decodeFrame(payload)
+    record.result = choice.decodeFrame(payload)
   }
 
   func deliver(_ record: DecodedRecord) {

@@ -17,6 +17,9 @@ struct PayloadRouter {
     var reason: String
 
     var codec: any FrameCodec { Codecs.all[index] }
+
+    func cleanKind(_ payload: UnsafeRawBufferPointer) -> Int? { Codecs.cleanKind(index, payload) }
+    func decodeFrame(_ payload: UnsafeRawBufferPointer) -> FrameDecode { Codecs.decodeFrame(index, payload) }
   }
 
   /// `--decode-as` rules with their codec resolved once, not per payload.
@@ -69,5 +72,5 @@ struct PayloadRouter {
   }
 
   /// "probe 0" … "probe 100", made once rather than per packet.
-  private static let probeReasons: [String] = (0...100).map { "probe \($0)" }
+  static let probeReasons: [String] = (0...100).map { "probe \($0)" }
 }

@@ -17,7 +17,7 @@ struct LiveDecoding {
         carrier, sourcePort: record.sourcePort, destinationPort: record.destinationPort, payload: payload)
     else { return }
     record.routing = choice.reason
-    record.result = choice.codec.decodeFrame(payload)
+    record.result = choice.decodeFrame(payload)
   }
 
   func decode(_ payload: [UInt8], carrier: PayloadRouter.Carrier, into record: inout DecodedRecord) {

@@ -1,0 +1,56 @@
+import Foundation
+import PacketKit
+import Testing
+
+@testable import FalconEyeCodec
+
+/// pktbench's base64 against Foundation's, an independent implementation:
+/// every length and byte value decodes to the bytes Foundation encoded, the
+/// image summary (size, first and last bytes) matches the decoded bytes,
+/// and a single bad character anywhere is refused.
+@Suite struct FalconEyeBase64Tests {
+  struct Generator {
+    var state: UInt64
+    mutating func next() -> UInt64 {
+      state &+= 0x9E37_79B9_7F4A_7C15
+      var z = state
+      z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+      z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+      return z ^ (z >> 31)
+    }
+    mutating func below(_ bound: Int) -> Int { Int(next() % UInt64(bound)) }
+  }
+
+  static func samples() -> [[UInt8]] {
+    var rng = Generator(state: 99)
+    var out: [[UInt8]] = (0..<70).map { length in
+      (0..<length).map { _ in UInt8(truncatingIfNeeded: rng.next()) }
+    }
+    out.append((0..<300_001).map { _ in UInt8(truncatingIfNeeded: rng.next()) })  // a camera frame's size
+    out.append([0xFF, 0xD8] + (0..<1000).map { _ in UInt8(truncatingIfNeeded: rng.next()) } + [0xFF, 0xD9])
+    return out
+  }
+
+  @Test func decodesWhatFoundationEncodes() throws {
+    for bytes in Self.samples() {
+      let text = Data(bytes).base64EncodedString()
+      #expect(try FalconEyeBase64.decode(text) == bytes, "\(bytes.count) bytes")
+      #expect(try FalconEyeBase64.decode(Array(text.utf8)) == bytes, "\(bytes.count) bytes")
+      #expect(try FalconEyeBase64.image(text) == FalconEyeImage(bytes), "\(bytes.count) bytes")
+      #expect(FalconEyeBase64.encode(bytes) == text)
+    }
+  }
+
+  @Test func refusesOneBadCharacterAnywhere() {
+    var rng = Generator(state: 5)
+    for bytes in Self.samples().prefix(70) where !bytes.isEmpty {
+      var text = Array(Data(bytes).base64EncodedString().utf8)
+      let position = rng.below(text.count)
+      text[position] = [UInt8(ascii: "!"), UInt8(ascii: "-"), UInt8(ascii: "_"), 0x80, 0x00][rng.below(5)]
+      let string = String(decoding: text, as: UTF8.self)
+      #expect(throws: FalconEyeBase64.Failure.self) { try FalconEyeBase64.decode(text) }
+      #expect(throws: FalconEyeBase64.Failure.self) { try FalconEyeBase64.image(string) }
+      #expect(Data(base64Encoded: string) == nil)
+    }
+  }
+}
