@@ -36,26 +36,32 @@ public enum JSONNumber {
       index += 1
       if index < end, base[index] &- UInt8(ascii: "0") < 10 { return nil }  // leading zero
     } else {
+      let wholeStart = index
       while index < end {
         let digit = base[index] &- UInt8(ascii: "0")
         guard digit < 10 else { break }
-        digits += 1
         mantissa = mantissa &* 10 &+ UInt64(digit)
         index += 1
       }
+      digits = index - wholeStart
     }
     if index < end, base[index] == UInt8(ascii: ".") {
       isInteger = false
       index += 1
       let fractionStart = index
+      // Zeros before the first significant digit (of 0.000123) are not digits of the mantissa.
+      if mantissa == 0 {
+        while index < end, base[index] == UInt8(ascii: "0") { index += 1 }
+      }
+      let significantStart = index
       while index < end {
         let digit = base[index] &- UInt8(ascii: "0")
         guard digit < 10 else { break }
-        if mantissa != 0 || digit != 0 { digits += 1 }
         mantissa = mantissa &* 10 &+ UInt64(digit)
         index += 1
       }
       guard index > fractionStart else { return nil }
+      digits += index - significantStart
       exponent = fractionStart - index
     }
     if index < end, base[index] | 0x20 == UInt8(ascii: "e") {

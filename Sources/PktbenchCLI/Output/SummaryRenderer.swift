@@ -122,8 +122,14 @@ enum SummaryRenderer {
     private var count = 0
 
     private func wasShown(_ name: String) -> Bool {
-      count > 0 && shown.0 == name || count > 1 && shown.1 == name || count > 2 && shown.2 == name
-        || count > 3 && shown.3 == name || count > 4 && shown.4 == name
+      count > 0 && Self.same(shown.0, name) || count > 1 && Self.same(shown.1, name)
+        || count > 2 && Self.same(shown.2, name) || count > 3 && Self.same(shown.3, name)
+        || count > 4 && Self.same(shown.4, name)
+    }
+
+    /// String equality, with the cheap length test first: most names differ in length.
+    private static func same(_ a: String, _ b: String) -> Bool {
+      a.utf8.count == b.utf8.count && a == b
     }
 
     private mutating func remember(_ name: String) {
@@ -137,10 +143,17 @@ enum SummaryRenderer {
       count += 1
     }
 
+    /// Header bookkeeping: header, version, msg_type, payload_len, reserved,
+    /// magic, source, check, type. Sorted by length first: comparing
+    /// strings of different lengths is most of the cost otherwise.
     private static func isSkipped(_ name: String) -> Bool {
-      switch name {
-      case "header", "version", "msg_type", "payload_len", "reserved", "magic", "source", "check", "type":
-        true
+      switch name.utf8.count {
+      case 4: name == "type"
+      case 5: name == "magic" || name == "check"
+      case 6: name == "header" || name == "source"
+      case 7: name == "version"
+      case 8: name == "msg_type" || name == "reserved"
+      case 11: name == "payload_len"
       default: false
       }
     }
