@@ -9,20 +9,8 @@ import Testing
 /// image summary (size, first and last bytes) matches the decoded bytes,
 /// and a single bad character anywhere is refused.
 @Suite struct FalconEyeBase64Tests {
-  struct Generator {
-    var state: UInt64
-    mutating func next() -> UInt64 {
-      state &+= 0x9E37_79B9_7F4A_7C15
-      var z = state
-      z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-      z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-      return z ^ (z >> 31)
-    }
-    mutating func below(_ bound: Int) -> Int { Int(next() % UInt64(bound)) }
-  }
-
   static func samples() -> [[UInt8]] {
-    var rng = Generator(state: 99)
+    var rng = SplitMix64(seed: 99)
     var out: [[UInt8]] = (0..<70).map { length in
       (0..<length).map { _ in UInt8(truncatingIfNeeded: rng.next()) }
     }
@@ -42,7 +30,7 @@ import Testing
   }
 
   @Test func refusesOneBadCharacterAnywhere() {
-    var rng = Generator(state: 5)
+    var rng = SplitMix64(seed: 5)
     for bytes in Self.samples().prefix(70) where !bytes.isEmpty {
       var text = Array(Data(bytes).base64EncodedString().utf8)
       let position = rng.below(text.count)

@@ -55,7 +55,7 @@ import Testing
 
   @Test(arguments: UInt64(1)...40)
   func randomMixturesDecodeTheSameHoweverChunked(seed: UInt64) throws {
-    var random = SplitMix64(state: seed)
+    var random = SplitMix64(seed: seed)
     let (request, response) = WebSocketSamples.handshake(
       offer: "permessage-deflate", accept: "permessage-deflate")
     var steps: [Step] = [.bytes(request, .clientToServer), .bytes(response, .serverToClient)]
@@ -92,7 +92,7 @@ import Testing
   }
 
   static func junkNeverTraps(seed: UInt64, missing: Int?) {
-    var random = SplitMix64(state: seed)
+    var random = SplitMix64(seed: seed)
     let junk = (0..<4096).map { _ in UInt8.random(in: 0...255, using: &random) }
     var limits = WebSocketLimits.default
     limits.maxMessageBytes = Int.random(in: 0...5000, using: &random)
@@ -113,7 +113,7 @@ import Testing
   }
 
   @Test func resynchronisesAfterAGapInsideMaskedRandomPayload() throws {
-    var random = SplitMix64(state: 99)
+    var random = SplitMix64(seed: 99)
     var recorder = try WebSocketRecorder.upgraded()
     let mask: [UInt8] = [0x11, 0x22, 0x33, 0x44]
     let noise = (0..<30000).map { _ in UInt8.random(in: 0...255, using: &random) }

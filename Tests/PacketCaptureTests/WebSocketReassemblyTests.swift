@@ -95,7 +95,7 @@ import Testing
     let byteByByte = run(steps) { _ in 1 }
     #expect(whole == byteByByte)
     for seed in UInt64(1)...6 {
-      var random = SplitMix64(state: seed)
+      var random = SplitMix64(seed: seed)
       let chunked = run(steps) { remaining in Int.random(in: 1...min(remaining, 1500), using: &random) }
       #expect(whole == chunked, "seed \(seed)")
     }

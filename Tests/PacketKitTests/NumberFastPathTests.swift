@@ -3,39 +3,27 @@ import Testing
 
 /// The number fast paths must give exactly what the slow, obvious ways give:
 /// strtod for reading (through `Double(String)`), Swift's `description` for
-/// writing. Both are checked on many generated values, not on a few picked
-/// ones, so a rounding slip shows up.
+/// writing. Both are checked on many generated values (a seeded SplitMix64,
+/// so a failure repeats), not on a few picked ones, so a rounding slip shows up.
 @Suite struct NumberFastPathTests {
-  /// A small deterministic generator (SplitMix64), so failures repeat.
-  struct Generator {
-    var state: UInt64
-    mutating func next() -> UInt64 {
-      state &+= 0x9E37_79B9_7F4A_7C15
-      var z = state
-      z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-      z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-      return z ^ (z >> 31)
-    }
-    mutating func below(_ bound: Int) -> Int { Int(next() % UInt64(bound)) }
-    mutating func digits(_ count: Int, leadingNonZero: Bool) -> String {
-      String(
-        (0..<count).map { index in
-          Character(String(leadingNonZero && index == 0 ? 1 + below(9) : below(10)))
-        })
-    }
+  static func digits(_ count: Int, leadingNonZero: Bool, _ rng: inout SplitMix64) -> String {
+    String(
+      (0..<count).map { index in
+        Character(String(leadingNonZero && index == 0 ? 1 + rng.below(9) : rng.below(10)))
+      })
   }
 
   /// Number texts of every JSON shape: signs, zeros, long mantissas, fractions, exponents.
   static func numberTexts(count: Int) -> [String] {
-    var rng = Generator(state: 20_261_123)
+    var rng = SplitMix64(seed: 20_261_123)
     var texts = [
       "0", "-0", "0.0", "-0.0", "1e22", "1e23", "9007199254740993", "0.1", "1700000000.05", "5e-324",
     ]
     for _ in 0..<count {
       var text = rng.below(3) == 0 ? "-" : ""
       let whole = rng.below(4) == 0 ? 1 : 1 + rng.below(20)
-      text += whole == 1 && rng.below(2) == 0 ? "0" : rng.digits(whole, leadingNonZero: true)
-      if rng.below(2) == 0 { text += "." + rng.digits(1 + rng.below(18), leadingNonZero: false) }
+      text += whole == 1 && rng.below(2) == 0 ? "0" : digits(whole, leadingNonZero: true, &rng)
+      if rng.below(2) == 0 { text += "." + digits(1 + rng.below(18), leadingNonZero: false, &rng) }
       if rng.below(4) == 0 {
         text += ["e", "E"][rng.below(2)] + ["", "+", "-"][rng.below(3)] + String(rng.below(40))
       }
@@ -80,7 +68,7 @@ import Testing
   }
 
   @Test func numbersAreWrittenAsDescriptionWritesThem() {
-    var rng = Generator(state: 7)
+    var rng = SplitMix64(seed: 7)
     var values: [Double] = [0.05, -37.5, 0.1, 0.001, 0.0011, 1700000000.05, 1700049999.95, 123.456, 2.5e-3]
     for _ in 0..<200_000 {
       switch rng.below(4) {

@@ -8,24 +8,11 @@ import Testing
 /// same message, fields, ranges and diagnostics for every input, and
 /// `cleanKind` only for inputs that decode with no diagnostic at all.
 @Suite struct RiderCleanCommandTests {
-  struct Generator {
-    var state: UInt64
-    mutating func next() -> UInt64 {
-      state &+= 0x9E37_79B9_7F4A_7C15
-      var z = state
-      z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-      z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-      return z ^ (z >> 31)
-    }
-    mutating func below(_ bound: Int) -> Int { Int(next() % UInt64(bound)) }
-    mutating func pick<T>(_ items: [T]) -> T { items[below(items.count)] }
-  }
-
   /// Datagrams near the clean shape: both variants, keys in any order, white
   /// space, every number form, and now and then an extra, missing or repeated
   /// key, a wrong type, an escape, an out-of-range value or trailing bytes.
   static func datagrams(count: Int) -> [[UInt8]] {
-    var rng = Generator(state: 42)
+    var rng = SplitMix64(seed: 42)
     let numbers = [
       "0", "-0", "50", "-37.5", "100", "-100", "100.0", "100.5", "-100.01", "1e2", "1E+2", "5e-1", "0.000001",
       "99.99999999999999999", "1700000000.05", "1700000000", "1.7e9", "12345678901234567890",
@@ -56,7 +43,7 @@ import Testing
       case 4: members[0].0 = members[0].0 == "left" ? #"l\u0065ft"# : "right "
       default: break
       }
-      let space = { (rng: inout Generator) -> String in rng.pick(["", "", " ", "\n", "\t "]) }
+      let space = { (rng: inout SplitMix64) -> String in rng.pick(["", "", " ", "\n", "\t "]) }
       var text = space(&rng) + "{"
       for (index, member) in members.enumerated() {
         if index > 0 { text += "," }
@@ -113,4 +100,6 @@ import Testing
   }
 }
 
-extension RiderCleanCommandTests.Generator: RandomNumberGenerator {}
+extension SplitMix64 {
+  fileprivate mutating func pick<T>(_ items: [T]) -> T { items[below(items.count)] }
+}
