@@ -90,6 +90,7 @@ struct RiderCleanCommand {
     else { return false }
     let end = bytes.count
     var index = 0
+    let speedRange = RiderSchema.speedRange
     @inline(__always) func skipSpace() {
       while index < end {
         switch base[index] {
@@ -121,8 +122,7 @@ struct RiderCleanCommand {
         guard let (value, integral) = JSONNumber.scan(base, &index, end) else { return false }
         number = value
         isInteger = integral
-        // RiderSchema.speedRange, without a global's lazy-initialisation check per value.
-        if key != .timestamp, !(number >= -100 && number <= 100) { return false }
+        if key != .timestamp, !speedRange.contains(number) { return false }
       }
       let bit: UInt8 = 1 << key.rawValue
       guard seen & bit == 0 else { return false }

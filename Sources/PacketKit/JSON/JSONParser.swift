@@ -185,6 +185,16 @@ public struct JSONParser {
 
   private mutating func parseNumber() throws(DecodeError) -> JSONValue {
     let start = index
+    // One pass reads the grammar and the value of the common number; the
+    // walk below is for what it declines: errors to explain, or a value
+    // only strtod reads exactly.
+    if let base = bytes.baseAddress?.assumingMemoryBound(to: UInt8.self) {
+      var end = index
+      if let (value, isInteger) = JSONNumber.scan(base, &end, bytes.count) {
+        index = end
+        return JSONValue(.number(value, isInteger: isInteger), range: start..<index)
+      }
+    }
     var isInteger = true
     if peek() == UInt8(ascii: "-") { index += 1 }
     guard let first = peek(), isDigit(first) else {
@@ -214,9 +224,6 @@ public struct JSONParser {
         throw error("bad-number", "an exponent needs digits at offset \(index)", expected: "digit")
       }
       while let c = peek(), isDigit(c) { index += 1 }
-    }
-    if let value = JSONNumber.fastValue(bytes, from: start, to: index) {
-      return JSONValue(.number(value, isInteger: isInteger), range: start..<index)
     }
     let text = String(decoding: UnsafeRawBufferPointer(rebasing: bytes[start..<index]), as: UTF8.self)
     guard let value = Double(text), value.isFinite else {

@@ -1,3 +1,5 @@
+import PacketKit
+
 /// A bounded, uniform sample of a stream of values (Vitter's algorithm R),
 /// with the exact count, sum, minimum and maximum. Percentiles come from
 /// the sample; they are exact until the stream outgrows the capacity.
@@ -11,7 +13,8 @@ struct Reservoir {
   private(set) var minimum = Double.infinity
   private(set) var maximum = -Double.infinity
   /// A fixed seed: the same capture gives the same report.
-  private var state: UInt64 = 0x9E37_79B9_7F4A_7C15
+  /// Picks reservoir slots; seeded, so a report is the same every run.
+  private var random = SplitMix64(seed: 0x9E37_79B9_7F4A_7C15)
 
   init(capacity: Int = Reservoir.defaultCapacity) {
     self.capacity = max(1, capacity)
@@ -27,7 +30,7 @@ struct Reservoir {
       samples.append(value)
       return
     }
-    let slot = Int(truncatingIfNeeded: nextRandom() % UInt64(count))
+    let slot = Int(truncatingIfNeeded: random.next() % UInt64(count))
     if slot < capacity { samples[slot] = value }
   }
 
@@ -38,13 +41,4 @@ struct Reservoir {
 
   /// p50, p90, p99 and the exact maximum, nil when empty.
   var percentiles: Percentiles? { Percentiles(self) }
-
-  private mutating func nextRandom() -> UInt64 {
-    // SplitMix64: small, fast and good enough to pick reservoir slots.
-    state &+= 0x9E37_79B9_7F4A_7C15
-    var z = state
-    z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-    z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-    return z ^ (z >> 31)
-  }
 }

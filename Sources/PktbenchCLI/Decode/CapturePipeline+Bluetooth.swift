@@ -24,7 +24,7 @@ extension CapturePipeline {
     case .attValue(let value):
       let choice = bleCodec(value)
       if !wantsRecords, let choice, let kind = value.value.withUnsafeBytes({ choice.cleanKind($0) }) {
-        stats.countClean(codec: choice.index, kind: kind, bytes: value.value.count, transport: 1)
+        stats.countClean(codec: choice.index, kind: kind, bytes: value.value.count, transport: .bleATT)
         return
       }
       var record = bleRecord(value.connectionHandle, value.direction, frame: value.frame, time: value.time)
@@ -93,11 +93,7 @@ extension CapturePipeline {
       if let index = Codecs.index(named: rule.codec) { return .init(index: index, reason: "--ble-map") }
     }
     if let uuid = value.characteristicUUID, let choice = bleNames.gattChoice(uuid) { return choice }
-    return value.value.withUnsafeBytes { payload in
-      let best = Codecs.bestProbe(payload)
-      return best.score >= 40
-        ? .init(index: best.index, reason: PayloadRouter.probeReasons[min(best.score, 100)]) : nil
-    }
+    return value.value.withUnsafeBytes { router.probe($0) }
   }
 
   /// src/dst name the connection and the side: `ble 0x0040 central`.

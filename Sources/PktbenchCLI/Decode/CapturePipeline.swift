@@ -58,7 +58,7 @@ final class CapturePipeline {
       let choice = router.choose(
         .udp, sourcePort: source.port, destinationPort: destination.port, payload: payload)
       if !wantsRecords, diagnostics.isEmpty, let choice, let kind = choice.cleanKind(payload) {
-        stats.countClean(codec: choice.index, kind: kind, bytes: payload.count, transport: 0)
+        stats.countClean(codec: choice.index, kind: kind, bytes: payload.count, transport: .udp)
         return
       }
       var record = DecodedRecord(

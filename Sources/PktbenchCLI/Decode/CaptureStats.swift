@@ -24,11 +24,21 @@ struct CaptureStats {
   private var cleanCounts: [[(count: Int, bytes: Int)]] = Codecs.messageNames.map {
     Array(repeating: (0, 0), count: $0.count)
   }
-  /// Per transport in `CaptureStats.cleanTransports`, records counted by `countClean`.
-  private var cleanTransportCounts = Array(repeating: 0, count: cleanTransports.count)
+  /// Per `CleanTransport`, records counted by `countClean`.
+  private var cleanTransportCounts = Array(repeating: 0, count: CleanTransport.allCases.count)
 
   /// The transports `countClean` counts without hashing their names.
-  static let cleanTransports = ["udp", "ble-att", "websocket", "tcp"]
+  enum CleanTransport: Int, CaseIterable {
+    case udp, bleATT
+
+    /// The name `transports` counts it under (a record's `transport`).
+    var name: String {
+      switch self {
+      case .udp: "udp"
+      case .bleATT: "ble-att"
+      }
+    }
+  }
 
   mutating func record(frame: Int, time: Double) {
     records += 1
@@ -37,11 +47,11 @@ struct CaptureStats {
   }
 
   /// A message its codec's `cleanKind` classified: no diagnostics, so only
-  /// its kind and size count. `transport` indexes `cleanTransports`.
-  mutating func countClean(codec: Int, kind: Int, bytes: Int, transport: Int) {
+  /// its kind and size count.
+  mutating func countClean(codec: Int, kind: Int, bytes: Int, transport: CleanTransport) {
     cleanCounts[codec][kind].count += 1
     cleanCounts[codec][kind].bytes += bytes
-    cleanTransportCounts[transport] += 1
+    cleanTransportCounts[transport.rawValue] += 1
   }
 
   /// These counts with `countClean`'s folded in, for reports.
@@ -55,8 +65,8 @@ struct CaptureStats {
         merged.perCodec[codecName, default: [:]][message, default: (0, 0)].bytes += entry.bytes
       }
     }
-    for (index, count) in cleanTransportCounts.enumerated() where count > 0 {
-      merged.transports[Self.cleanTransports[index], default: 0] += count
+    for transport in CleanTransport.allCases where cleanTransportCounts[transport.rawValue] > 0 {
+      merged.transports[transport.name, default: 0] += cleanTransportCounts[transport.rawValue]
     }
     merged.cleanCounts = []
     merged.cleanTransportCounts = []
@@ -88,26 +98,25 @@ struct CaptureStats {
     }
   }
 
-  /// "codec message" → count, for reports.
-  var messages: [String: Int] {
+  /// "codec message" → count, for reports (of `merged` counts).
+  private var messages: [String: Int] {
     var out: [String: Int] = [:]
-    for (codec, byMessage) in merged.perCodec {
+    for (codec, byMessage) in perCodec {
       for (message, entry) in byMessage { out["\(codec) \(message)"] = entry.count }
     }
     return out
   }
 
-  var messageBytes: [String: Int] {
+  private var messageBytes: [String: Int] {
     var out: [String: Int] = [:]
-    for (codec, byMessage) in merged.perCodec {
+    for (codec, byMessage) in perCodec {
       for (message, entry) in byMessage { out["\(codec) \(message)"] = entry.bytes }
     }
     return out
   }
 
   func lines(name: String) -> [String] {
-    let stats = merged
-    return stats.reportLines(name: name)
+    merged.reportLines(name: name)
   }
 
   private func reportLines(name: String) -> [String] {
@@ -150,8 +159,7 @@ struct CaptureStats {
 
   /// The same, as one JSON object, for `--stats --format json`.
   func json(name: String) -> [UInt8] {
-    let stats = merged
-    return stats.reportJSON(name: name)
+    merged.reportJSON(name: name)
   }
 
   private func reportJSON(name: String) -> [UInt8] {

@@ -66,11 +66,17 @@ struct PayloadRouter {
     default:
       break
     }
+    return probe(payload)
+  }
+
+  /// The codec whose probe is surest of a payload nothing else routed, when
+  /// it is sure enough.
+  func probe(_ payload: UnsafeRawBufferPointer) -> Choice? {
     let best = Codecs.bestProbe(payload)
     guard best.score >= minimumProbeScore else { return nil }
     return Choice(index: best.index, reason: Self.probeReasons[min(best.score, 100)])
   }
 
   /// "probe 0" … "probe 100", made once rather than per packet.
-  static let probeReasons: [String] = (0...100).map { "probe \($0)" }
+  private static let probeReasons: [String] = (0...100).map { "probe \($0)" }
 }
