@@ -32,6 +32,19 @@ public final class PacketDecoder {
   public func decode(_ record: CaptureRecord, _ emit: (TransportEvent) -> Void) {
     if record.time.isFinite, record.time > now { now = record.time }
     expire(emit)
+    if let datagram = PlainUDP.read(record) {
+      emit(
+        .datagram(
+          frame: record.frame, time: record.time, source: datagram.source,
+          destination: datagram.destination, payload: datagram.payload, diagnostics: []))
+      return
+    }
+    decodeLayers(record, emit)
+  }
+
+  /// Every record through the layer decoders, with no fast path (the
+  /// tests hold `PlainUDP` to it).
+  func decodeLayers(_ record: CaptureRecord, _ emit: (TransportEvent) -> Void) {
     guard LinkLayer.supports(record.linkType) else {
       emit(.undecoded(frame: record.frame, time: record.time, reason: reason(forLinkType: record.linkType)))
       return

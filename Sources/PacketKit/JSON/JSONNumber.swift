@@ -37,6 +37,7 @@ public enum JSONNumber {
       if index < end, base[index] &- UInt8(ascii: "0") < 10 { return nil }  // leading zero
     } else {
       let wholeStart = index
+      mantissa = eightDigits(base, &index, end, mantissa)
       while index < end {
         let digit = base[index] &- UInt8(ascii: "0")
         guard digit < 10 else { break }
@@ -54,6 +55,7 @@ public enum JSONNumber {
         while index < end, base[index] == UInt8(ascii: "0") { index += 1 }
       }
       let significantStart = index
+      mantissa = eightDigits(base, &index, end, mantissa)
       while index < end {
         let digit = base[index] &- UInt8(ascii: "0")
         guard digit < 10 else { break }
@@ -88,10 +90,67 @@ public enum JSONNumber {
     var value = Double(mantissa)
     if mantissa != 0, exponent != 0 {
       guard exponent >= -22, exponent <= 22 else { return nil }
-      var power = 1.0
-      for _ in 0..<exponent.magnitude { power *= 10 }  // exact: 10^k is a double for k ≤ 22
+      let power = exactPowerOfTen(Int(exponent.magnitude))
       value = exponent < 0 ? value / power : value * power
     }
     return (negative ? -value : value, isInteger)
+  }
+
+  /// 10^k for 0 ≤ k ≤ 22, each exact as a Double (a table, not a loop of
+  /// multiplications on the per-number path).
+  @inlinable
+  static func exactPowerOfTen(_ k: Int) -> Double {
+    switch k {
+    case 1: 1e1
+    case 2: 1e2
+    case 3: 1e3
+    case 4: 1e4
+    case 5: 1e5
+    case 6: 1e6
+    case 7: 1e7
+    case 8: 1e8
+    case 9: 1e9
+    case 10: 1e10
+    case 11: 1e11
+    case 12: 1e12
+    case 13: 1e13
+    case 14: 1e14
+    case 15: 1e15
+    case 16: 1e16
+    case 17: 1e17
+    case 18: 1e18
+    case 19: 1e19
+    case 20: 1e20
+    case 21: 1e21
+    case 22: 1e22
+    default: 1
+    }
+  }
+
+  /// While eight digits follow `index`, adds them to `mantissa` (wrapping:
+  /// the caller counts digits) in a few multiplications rather than eight
+  /// dependent steps (the SWAR method of Lemire's fast_float).
+  @inlinable
+  @inline(__always)
+  static func eightDigits(_ base: UnsafePointer<UInt8>, _ index: inout Int, _ end: Int, _ mantissa: UInt64)
+    -> UInt64
+  {
+    var mantissa = mantissa
+    while end - index >= 8 {
+      let chunk = UInt64(littleEndian: UnsafeRawPointer(base + index).loadUnaligned(as: UInt64.self))
+      // Every byte 0x30...0x39: high nibble 3, and adding 6 does not carry into it.
+      guard chunk & 0xF0F0_F0F0_F0F0_F0F0 == 0x3030_3030_3030_3030,
+        (chunk &+ 0x0606_0606_0606_0606) & 0xF0F0_F0F0_F0F0_F0F0 == 0x3030_3030_3030_3030
+      else { break }
+      var value = chunk &- 0x3030_3030_3030_3030
+      value = (value &* 10) &+ (value >> 8)
+      let mask: UInt64 = 0x0000_00FF_0000_00FF
+      value =
+        ((value & mask) &* (100 &+ (1_000_000 << 32)) &+ ((value >> 16) & mask) &* (1 &+ (10_000 << 32)))
+        >> 32
+      mantissa = mantissa &* 100_000_000 &+ value
+      index += 8
+    }
+    return mantissa
   }
 }
