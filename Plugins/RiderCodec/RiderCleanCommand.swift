@@ -142,29 +142,52 @@ struct RiderCleanCommand {
   }
 
   /// The key after an opening quote, when it is one of the six known ones,
-  /// written without escapes; `index` ends after its closing quote.
+  /// written without escapes; `index` ends after its closing quote. A key
+  /// is compared with its closing quote as a few whole words of memory (the
+  /// constants are the little-endian ASCII of the text in the comment).
   @inline(__always)
   private static func key(_ base: UnsafePointer<UInt8>, _ index: inout Int, _ end: Int) -> Key? {
     let start = index
-    while index < end, base[index] &- UInt8(ascii: "a") < 26 { index += 1 }
-    guard index < end, base[index] == UInt8(ascii: "\"") else { return nil }
-    let length = index - start
-    index += 1
-    func matches(_ word: StaticString) -> Bool {
-      guard word.utf8CodeUnitCount == length else { return false }
-      let letters = word.utf8Start
-      for offset in 0..<length where base[start + offset] != letters[offset] { return false }
-      return true
+    let available = end - start
+    guard available >= 5 else { return nil }
+    let raw = UnsafeRawPointer(base + start)
+    @inline(__always) func word<T: FixedWidthInteger>(at offset: Int, as type: T.Type) -> T {
+      T(littleEndian: raw.loadUnaligned(fromByteOffset: offset, as: T.self))
     }
-    switch (length, base[start]) {
-    case (4, UInt8(ascii: "l")): return matches("left") ? .left : nil
-    case (5, UInt8(ascii: "r")): return matches("right") ? .right : nil
-    case (5, UInt8(ascii: "s")): return matches("speed") ? .speed : nil
-    case (7, UInt8(ascii: "c")): return matches("command") ? .command : nil
-    case (9, UInt8(ascii: "t")): return matches("timestamp") ? .timestamp : nil
-    case (9, UInt8(ascii: "d")): return matches("direction") ? .direction : nil
+    let key: Key
+    let length: Int
+    switch base[start] {
+    case UInt8(ascii: "l"):  // left"
+      guard available >= 5, word(at: 0, as: UInt32.self) == 0x7466656C && word(at: 4, as: UInt8.self) == 0x22
+      else { return nil }
+      (key, length) = (.left, 5)
+    case UInt8(ascii: "r"):  // right"
+      guard available >= 6,
+        word(at: 0, as: UInt32.self) == 0x68676972 && word(at: 4, as: UInt16.self) == 0x2274
+      else { return nil }
+      (key, length) = (.right, 6)
+    case UInt8(ascii: "s"):  // speed"
+      guard available >= 6,
+        word(at: 0, as: UInt32.self) == 0x65657073 && word(at: 4, as: UInt16.self) == 0x2264
+      else { return nil }
+      (key, length) = (.speed, 6)
+    case UInt8(ascii: "c"):  // command"
+      guard available >= 8, word(at: 0, as: UInt64.self) == 0x22646E616D6D6F63 else { return nil }
+      (key, length) = (.command, 8)
+    case UInt8(ascii: "t"):  // timestamp"
+      guard available >= 10,
+        word(at: 0, as: UInt64.self) == 0x6D617473656D6974 && word(at: 8, as: UInt16.self) == 0x2270
+      else { return nil }
+      (key, length) = (.timestamp, 10)
+    case UInt8(ascii: "d"):  // direction"
+      guard available >= 10,
+        word(at: 0, as: UInt64.self) == 0x6F69746365726964 && word(at: 8, as: UInt16.self) == 0x226E
+      else { return nil }
+      (key, length) = (.direction, 10)
     default: return nil
     }
+    index = start + length
+    return key
   }
 
   /// `"move"` (true) or `"stop"` (false).
@@ -181,37 +204,47 @@ struct RiderCleanCommand {
 }
 
 extension RiderCleanCommand {
+  /// The message name and fields, flat: what `decode` returns for the same
+  /// bytes (`decoded()` builds its tree from these).
+  func flat(into fields: inout FlatFields) {
+    fields.removeAll()
+    fields.message = isMove ? "move" : "drive"
+    for index in 0..<count {
+      let member = member(index)
+      let value: FlatFields.Value
+      // As JSONValue.fieldValue: integral numbers below 2^53-ish are integers.
+      if member.isInteger, member.number.magnitude < 9.0e15 {
+        value = .integer(Int64(member.number))
+      } else {
+        value = .number(member.number)
+      }
+      let range = member.range
+      switch member.key {
+      case .left: fields.append(FlatFields.Field("left", value, unit: "%", range: range))
+      case .right: fields.append(FlatFields.Field("right", value, unit: "%", range: range))
+      case .timestamp: fields.append(FlatFields.Field("timestamp", value, unit: "s", range: range))
+      case .command:
+        fields.append(FlatFields.Field("command", .text(commandIsMove ? "move" : "stop"), range: range))
+      case .speed: fields.append(FlatFields.Field("speed", value, unit: "%", range: range))
+      case .direction: fields.append(FlatFields.Field("direction", value, range: range))
+      }
+    }
+  }
+
   /// The message, fields and (empty) diagnostics the general decoder gives
   /// for the same bytes.
   func decoded() -> Decoded<RiderMessage> {
-    var fields: [DissectionNode] = []
-    fields.reserveCapacity(count)
-    for index in 0..<count {
-      let member = member(index)
-      let value = JSONValue(.number(member.number, isInteger: member.isInteger), range: member.range)
-      switch member.key {
-      case .left: fields.append(DissectionNode("left", value.fieldValue, unit: "%", range: member.range))
-      case .right: fields.append(DissectionNode("right", value.fieldValue, unit: "%", range: member.range))
-      case .timestamp:
-        fields.append(DissectionNode("timestamp", value.fieldValue, unit: "s", range: member.range))
-      case .command:
-        fields.append(
-          DissectionNode(
-            "command", .string(commandIsMove ? RiderMoveCommand.move : RiderMoveCommand.stop),
-            range: member.range))
-      case .speed: fields.append(DissectionNode("speed", value.fieldValue, unit: "%", range: member.range))
-      case .direction: fields.append(DissectionNode("direction", value.fieldValue, range: member.range))
-      }
-    }
-    let message: RiderMessage
+    var fields = FlatFields()
+    flat(into: &fields)
     if isMove {
-      message = .move(
+      let message = RiderMessage.move(
         RiderMove(
           command: commandIsMove ? RiderMoveCommand.move : RiderMoveCommand.stop, speed: number(.speed),
           direction: number(.direction), timestamp: number(.timestamp)))
-      return Decoded(message: message, messageName: "move", fields: fields)
+      return Decoded(message: message, messageName: "move", fields: fields.nodes)
     }
-    message = .drive(RiderDrive(left: number(.left), right: number(.right), timestamp: number(.timestamp)))
-    return Decoded(message: message, messageName: "drive", fields: fields)
+    let message = RiderMessage.drive(
+      RiderDrive(left: number(.left), right: number(.right), timestamp: number(.timestamp)))
+    return Decoded(message: message, messageName: "drive", fields: fields.nodes)
   }
 }

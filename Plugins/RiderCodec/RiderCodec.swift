@@ -38,6 +38,12 @@ public struct RiderCodec: FrameCodec {
     return isMove ? Self.moveIndex : Self.driveIndex
   }
 
+  public func cleanFields(_ bytes: UnsafeRawBufferPointer, into fields: inout FlatFields) -> Bool {
+    guard let clean = RiderCleanCommand.scan(bytes) else { return false }
+    clean.flat(into: &fields)
+    return true
+  }
+
   /// Every datagram, clean or not, through the JSON tree (or the legacy
   /// text reader), with every diagnostic. `decode` takes a shortcut for
   /// clean commands; tests check the two agree.

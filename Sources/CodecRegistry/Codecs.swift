@@ -70,6 +70,13 @@ public enum Codecs {
     all.withUnsafeBufferPointer { $0[index].cleanKind(bytes) }
   }
 
+  /// `all[index].cleanFields(bytes, into: &fields)`, calling the codec in place.
+  public static func cleanFields(_ index: Int, _ bytes: UnsafeRawBufferPointer, into fields: inout FlatFields)
+    -> Bool
+  {
+    all.withUnsafeBufferPointer { $0[index].cleanFields(bytes, into: &fields) }
+  }
+
   /// `all[index].decodeFrame(bytes)`, calling the codec in place.
   public static func decodeFrame(_ index: Int, _ bytes: UnsafeRawBufferPointer) -> FrameDecode {
     all.withUnsafeBufferPointer { $0[index].decodeFrame(bytes) }

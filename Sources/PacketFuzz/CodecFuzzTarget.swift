@@ -84,6 +84,8 @@ public final class CodecFuzzTarget<Codec: FrameCodec>: FuzzTarget {
     let start = monotonicNanoseconds()
     let result: Decoded<Codec.Message>
     let clean = input.withUnsafeBytes { codec.cleanKind($0) }
+    var flat = FlatFields()
+    let isFlat = input.withUnsafeBytes { codec.cleanFields($0, into: &flat) }
     do {
       result = try codec.decode(input)
     } catch {
@@ -92,7 +94,24 @@ public final class CodecFuzzTarget<Codec: FrameCodec>: FuzzTarget {
         return failure(
           "clean-kind", "cleanKind says \(clean) but decode fails: [\(error.code)] \(error.text)", input)
       }
+      if isFlat {
+        return failure(
+          "clean-fields", "cleanFields gives \(flat.message) but decode fails: [\(error.code)] \(error.text)",
+          input)
+      }
       return slow(start, input)
+    }
+    // Summary lines and ndjson write such messages from the flat fields alone:
+    // they must be exactly decode's message and fields, with no diagnostics.
+    if isFlat,
+      result.messageName != flat.message.description || !result.diagnostics.isEmpty
+        || result.fields != flat.nodes
+    {
+      return failure(
+        "clean-fields",
+        "cleanFields gives \(flat.message) \(flat.nodes.map(\.name)) but decode gives "
+          + "\(result.messageName) \(result.fields.map(\.name)) with \(result.diagnostics.map(\.code))",
+        input)
     }
     if let slow = slow(start, input) { return slow }
     // `decode --stats` counts by cleanKind alone: it must name the kind decode

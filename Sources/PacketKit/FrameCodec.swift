@@ -32,6 +32,14 @@ public protocol FrameCodec: Sendable {
   /// `decode --stats` counts the common case with it.
   func cleanKind(_ bytes: UnsafeRawBufferPointer) -> Int?
 
+  /// `cleanKind` with the message: for a payload that decodes with no
+  /// diagnostics into top-level scalar fields only, fills `fields` with the
+  /// message's name and exactly the fields `decode` returns, and says true.
+  /// False (and `fields` unspecified) in every other case. Must not
+  /// allocate; the fuzzer checks it against `decode` on every input.
+  /// Summary lines and ndjson write such messages without a dissection tree.
+  func cleanFields(_ bytes: UnsafeRawBufferPointer, into fields: inout FlatFields) -> Bool
+
   /// Builds a typed message of kind `message` from craft values, validating
   /// ranges unless `values.force`.
   func message(_ message: String, from values: CraftValues) throws(EncodeError) -> Message
@@ -54,6 +62,8 @@ extension FrameCodec {
   public var name: String { info.name }
 
   public func cleanKind(_ bytes: UnsafeRawBufferPointer) -> Int? { nil }
+
+  public func cleanFields(_ bytes: UnsafeRawBufferPointer, into fields: inout FlatFields) -> Bool { false }
 
   public func craftBytes(_ message: Message, values: CraftValues) throws(EncodeError) -> [UInt8] {
     try encode(message)

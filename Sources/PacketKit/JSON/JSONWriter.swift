@@ -54,9 +54,35 @@ public struct JSONWriter: ~Copyable {
 
   public mutating func append(bytes: UnsafeRawBufferPointer) {
     guard let source = bytes.baseAddress, !bytes.isEmpty else { return }
-    reserve(bytes.count)
-    UnsafeMutableRawPointer(base + count).copyMemory(from: source, byteCount: bytes.count)
-    count += bytes.count
+    copy(from: source, count: bytes.count)
+  }
+
+  /// Most pieces of output are a few bytes (a key, an address, a unit):
+  /// those are copied as two overlapping words instead of through a call
+  /// to memmove.
+  @inline(__always)
+  private mutating func copy(from source: UnsafeRawPointer, count length: Int) {
+    reserve(length)
+    let target = UnsafeMutableRawPointer(base + count)
+    if length >= 8, length <= 16 {
+      let head = source.loadUnaligned(as: UInt64.self)
+      let tail = source.loadUnaligned(fromByteOffset: length - 8, as: UInt64.self)
+      target.storeBytes(of: head, as: UInt64.self)
+      target.storeBytes(of: tail, toByteOffset: length - 8, as: UInt64.self)
+    } else if length >= 4, length < 8 {
+      let head = source.loadUnaligned(as: UInt32.self)
+      let tail = source.loadUnaligned(fromByteOffset: length - 4, as: UInt32.self)
+      target.storeBytes(of: head, as: UInt32.self)
+      target.storeBytes(of: tail, toByteOffset: length - 4, as: UInt32.self)
+    } else if length < 4 {
+      for offset in 0..<length {
+        target.storeBytes(
+          of: source.load(fromByteOffset: offset, as: UInt8.self), toByteOffset: offset, as: UInt8.self)
+      }
+    } else {
+      target.copyMemory(from: source, byteCount: length)
+    }
+    count += length
   }
 
   public mutating func append(contentsOf bytes: [UInt8]) {
@@ -80,10 +106,20 @@ public struct JSONWriter: ~Copyable {
 
   @inline(__always)
   public mutating func raw(_ text: StaticString) {
-    let length = text.utf8CodeUnitCount
-    reserve(length)
-    (base + count).update(from: text.utf8Start, count: length)
-    count += length
+    copy(from: text.utf8Start, count: text.utf8CodeUnitCount)
+  }
+
+  /// Drops the last `n` bytes written.
+  public mutating func removeLast(_ n: Int) {
+    count -= min(max(n, 0), count)
+  }
+
+  /// `n` copies of `byte`.
+  public mutating func append(_ byte: UInt8, count n: Int) {
+    guard n > 0 else { return }
+    reserve(n)
+    for offset in 0..<n { base[count + offset] = byte }
+    count += n
   }
 
   /// Text written as it is. (Named apart from `raw(_: StaticString)` so a
@@ -180,23 +216,49 @@ public struct JSONWriter: ~Copyable {
     return false
   }
 
-  /// An integer's decimal digits, without a String.
-  public mutating func decimal(_ value: Int64) {
-    if value < 0 { append(UInt8(ascii: "-")) }
-    var magnitude = value.magnitude
+  /// How many decimal digits `magnitude` has.
+  public static func decimalDigits(_ magnitude: UInt64) -> Int {
     var digits = 1
     var bound: UInt64 = 10
     while digits < 20, magnitude >= bound {
       digits += 1
       bound = bound &* 10
     }
+    return digits
+  }
+
+  /// `value` right-aligned in `width` columns: `fill` before it until the
+  /// sign and digits fill them (spaces for a column, "0" for the fraction
+  /// digits of a non-negative value).
+  public mutating func decimal(_ value: Int64, width: Int, fill: UInt8) {
+    let length = Self.decimalDigits(value.magnitude) + (value < 0 ? 1 : 0)
+    append(fill, count: width - length)
+    decimal(value)
+  }
+
+  /// An integer's decimal digits, without a String.
+  public mutating func decimal(_ value: Int64) {
+    if value < 0 { append(UInt8(ascii: "-")) }
+    var magnitude = value.magnitude
+    let digits = Self.decimalDigits(magnitude)
     reserve(digits)
-    var index = count + digits - 1
-    repeat {
-      base[index] = UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: magnitude % 10)
-      magnitude /= 10
-      index -= 1
-    } while magnitude > 0
+    // Two digits per step: the chain of divisions is half as long.
+    var index = count + digits
+    while magnitude >= 100 {
+      let pair = magnitude % 100
+      magnitude /= 100
+      index -= 2
+      let tens = pair / 10
+      base[index] = UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: tens)
+      base[index + 1] = UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: pair &- tens &* 10)
+    }
+    if magnitude >= 10 {
+      let tens = magnitude / 10
+      base[index - 2] = UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: tens)
+      base[index - 1] = UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: magnitude &- tens &* 10)
+    } else {
+      base[index - 1] = UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: magnitude)
+    }
     count += digits
   }
 

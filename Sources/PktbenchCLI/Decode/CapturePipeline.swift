@@ -1,3 +1,4 @@
+import CodecRegistry
 import PacketCapture
 import PacketKit
 
@@ -19,6 +20,9 @@ final class CapturePipeline {
   let wantsRecords: Bool
   let wantsCounts: Bool
   let wantsPayload: Bool
+  /// Clean messages go to the sink as flat fields, without a tree.
+  private let flatRecords: Bool
+  private let flatMessage = FlatMessage()
   var endpointNames = EndpointNames()
   var bleNames = BluetoothNames()
 
@@ -30,6 +34,7 @@ final class CapturePipeline {
     wantsRecords = sink.wantsRecords
     wantsCounts = sink.wantsCounts
     wantsPayload = sink.wantsPayload
+    flatRecords = sink.acceptsFlatRecords && !sink.wantsCounts && !sink.wantsPayload
   }
 
   func process(_ record: CaptureRecord) {
@@ -243,6 +248,11 @@ final class CapturePipeline {
     if wantsPayload { record.payload = [UInt8](payload) }
     guard let choice else { return }
     record.routing = choice.reason
+    if flatRecords, choice.cleanFields(payload, into: &flatMessage.fields.pointee) {
+      flatMessage.codec = Codecs.names[choice.index]
+      record.flat = flatMessage
+      return
+    }
     record.result = choice.decodeFrame(payload)
   }
 

@@ -11,6 +11,9 @@ protocol MessageSink: AnyObject {
   /// counters (`--stats`) lets the pipeline count clean messages without
   /// building records.
   var wantsRecords: Bool { get }
+  /// Whether the sink writes records that carry a clean message as flat
+  /// fields (`DecodedRecord.flat`) instead of a decoded frame.
+  var acceptsFlatRecords: Bool { get }
   /// Whether the sink reports the pipeline's counters (`CaptureStats`
   /// beyond the record count); others spare the pipeline that work.
   var wantsCounts: Bool { get }
@@ -22,6 +25,7 @@ protocol MessageSink: AnyObject {
 extension MessageSink {
   var wantsRecords: Bool { true }
   var wantsCounts: Bool { false }
+  var acceptsFlatRecords: Bool { false }
   func streamClosed(client: String, server: String, frame: Int, time: Double, reason: String) {}
 }
 
@@ -48,6 +52,8 @@ final class TextSink: MessageSink {
 
   /// -x marks every payload; -V shows the bytes no codec claimed.
   var wantsPayload: Bool { hexDump || verbose }
+  /// Summary lines need no tree.
+  var acceptsFlatRecords: Bool { !verbose && !hexDump && summaryLine == nil }
 
   func emit(_ record: DecodedRecord) {
     if firstTime == nil { firstTime = record.time }
@@ -90,6 +96,8 @@ final class JSONSink: MessageSink {
   }
 
   var wantsPayload: Bool { payloadHex }
+  /// ndjson has no `dissection`, so it needs no tree.
+  var acceptsFlatRecords: Bool { !asArray && !payloadHex }
 
   func emit(_ record: DecodedRecord) {
     if asArray { out.write(count == 0 ? "[\n" : ",\n") }

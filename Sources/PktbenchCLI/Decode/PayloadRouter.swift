@@ -20,6 +20,9 @@ struct PayloadRouter {
 
     func cleanKind(_ payload: UnsafeRawBufferPointer) -> Int? { Codecs.cleanKind(index, payload) }
     func decodeFrame(_ payload: UnsafeRawBufferPointer) -> FrameDecode { Codecs.decodeFrame(index, payload) }
+    func cleanFields(_ payload: UnsafeRawBufferPointer, into fields: inout FlatFields) -> Bool {
+      Codecs.cleanFields(index, payload, into: &fields)
+    }
   }
 
   /// `--decode-as` rules with their codec resolved once, not per payload.

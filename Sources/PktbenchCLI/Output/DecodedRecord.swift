@@ -29,11 +29,18 @@ struct DecodedRecord {
   /// A transport event that is not a codec message (WebSocket handshake,
   /// close, ping): its name and fields.
   var event: (name: String, fields: [FieldValue.Member])?
+  /// A clean message as its codec's flat fields, for the outputs that can
+  /// write it without a dissection tree (summary lines, ndjson); `result`
+  /// is nil then. Only sinks that say `acceptsFlatRecords` receive these,
+  /// and only during `emit`: the pipeline reuses the object for the next
+  /// message rather than copying some 700 bytes of fields per record.
+  var flat: FlatMessage?
 
-  var codecName: String? { result?.codec }
+  var codecName: String? { result?.codec ?? flat?.codec }
 
   var messageName: String? {
     if case .decoded(let frame) = result { return frame.message }
+    if let flat { return flat.fields.pointee.message.description }
     return event?.name
   }
 

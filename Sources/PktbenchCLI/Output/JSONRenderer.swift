@@ -24,6 +24,13 @@ enum JSONRenderer {
     json.raw(",\"dst\":")
     if let destination = record.destination { json.string(destination) } else { json.null() }
     json.raw(",\"codec\":")
+    if let flat = record.flat {
+      json.string(flat.codec)
+      json.raw(",\"message\":")
+      quoted(flat.fields.pointee.message, into: &json)
+      json.raw(",\"fields\":")
+      folded(flat, into: &json)
+    }
     switch record.result {
     case .decoded(let frame):
       json.string(frame.codec)
@@ -31,6 +38,8 @@ enum JSONRenderer {
       json.string(frame.message)
       json.raw(",\"fields\":")
       folded(frame.fields, into: &json)
+    case nil where record.flat != nil:
+      break
     case .failed, nil:
       if case .failed(let codec, _) = record.result { json.string(codec) } else { json.null() }
       json.raw(",\"message\":")
@@ -120,6 +129,31 @@ enum JSONRenderer {
       foldedValue(nodes[index], into: &json)
     }
     json.raw("}")
+  }
+
+  /// The `fields` object of a flat message: names and text values are the
+  /// codec's plain ASCII literals, written without escaping.
+  /// Reads the fields in place, through `FlatMessage.fields`.
+  static func folded(_ flat: FlatMessage, into json: inout JSONWriter) {
+    json.raw("{")
+    for index in 0..<flat.fields.pointee.count {
+      if index > 0 { json.raw(",") }
+      let field = flat.fields.pointee[index]
+      quoted(field.name, into: &json)
+      json.raw(":")
+      switch field.value {
+      case .integer(let v): json.integer(v)
+      case .number(let v): v.isFinite ? json.number(v) : json.null()
+      case .text(let text): quoted(text, into: &json)
+      }
+    }
+    json.raw("}")
+  }
+
+  private static func quoted(_ text: StaticString, into json: inout JSONWriter) {
+    json.append(UInt8(ascii: "\""))
+    json.raw(text)
+    json.append(UInt8(ascii: "\""))
   }
 
   private static func foldedValue(_ node: DissectionNode, into json: inout JSONWriter) {

@@ -17,12 +17,12 @@ enum SummaryRenderer {
     let line = Line(style: style, start: out.count)
     if let frame = record.frame {
       line.part(&out)
-      line.padded(to: 6, &out) { $0.integer(frame) }
+      out.decimal(Int64(frame), width: 6, fill: UInt8(ascii: " "))
     }
     if let time = record.time {
       let relative = time - (firstTime ?? time)
       line.part(&out)
-      line.padded(to: 11, &out) { appendFixed(relative, digits: 6, to: &$0) }
+      appendFixed(relative, digits: 6, width: 11, to: &out)
     }
     if let source = record.source, let destination = record.destination {
       line.part(&out)
@@ -36,6 +36,19 @@ enum SummaryRenderer {
       line.part(&out)
       out.append(utf8: note)
     }
+    if let flat = record.flat {
+      line.part(&out)
+      line.styled(flat.codec, "36", &out)
+      out.append(utf8: " ")
+      line.styled(flat.fields.pointee.message, "1", &out)
+      var keys = KeyFields()
+      // Key fields are a part of their own: its separator goes first, and
+      // goes again when there are none.
+      out.raw("  ")
+      let start = out.count
+      keys.collect(flat, into: &out)
+      if out.count == start { out.removeLast(2) }
+    }
     switch record.result {
     case .decoded(let frame):
       line.part(&out)
@@ -43,16 +56,18 @@ enum SummaryRenderer {
       out.append(utf8: " ")
       line.styled(frame.message, "1", &out)
       var keys = KeyFields()
+      out.raw("  ")
       let start = out.count
       keys.collect(frame.fields, into: &out)
-      // Key fields are a part of their own: put its separator in front.
-      if out.count > start { out.insert(UInt8(ascii: " "), count: 2, at: start) }
+      if out.count == start { out.removeLast(2) }
     case .failed(let codec, let error):
       line.part(&out)
       line.styled(codec, "36", &out)
       out.append(utf8: " ")
       let at = error.offset.map { " at offset \($0)" } ?? ""
       line.styled("ERROR \(error.code)\(at): \(error.text)", "31", &out)
+    case nil where record.flat != nil:
+      break
     case nil:
       line.part(&out)
       if let error = record.layerError {
@@ -93,24 +108,24 @@ enum SummaryRenderer {
     }
 
     func styled(_ text: String, _ code: StaticString, _ out: inout JSONWriter) {
+      styled(code, &out) { $0.append(utf8: text) }
+    }
+
+    func styled(_ text: StaticString, _ code: StaticString, _ out: inout JSONWriter) {
+      styled(code, &out) { $0.raw(text) }
+    }
+
+    private func styled(_ code: StaticString, _ out: inout JSONWriter, _ text: (inout JSONWriter) -> Void) {
       guard style.enabled else {
-        out.append(utf8: text)
+        text(&out)
         return
       }
       out.append(0x1B)
       out.append(UInt8(ascii: "["))
       out.raw(code)
       out.append(UInt8(ascii: "m"))
-      out.append(utf8: text)
+      text(&out)
       out.raw("\u{1B}[0m")
-    }
-
-    /// What `body` writes, right-aligned in `width` columns (ASCII only).
-    func padded(to width: Int, _ out: inout JSONWriter, _ body: (inout JSONWriter) -> Void) {
-      let begin = out.count
-      body(&out)
-      let written = out.count - begin
-      if written < width { out.insert(UInt8(ascii: " "), count: width - written, at: begin) }
     }
   }
 
@@ -147,16 +162,62 @@ enum SummaryRenderer {
     /// magic, source, check, type. Sorted by length first: comparing
     /// strings of different lengths is most of the cost otherwise.
     private static func isSkipped(_ name: String) -> Bool {
-      switch name.utf8.count {
-      case 4: name == "type"
-      case 5: name == "magic" || name == "check"
-      case 6: name == "header" || name == "source"
-      case 7: name == "version"
-      case 8: name == "msg_type" || name == "reserved"
-      case 11: name == "payload_len"
+      var name = name
+      return name.withUTF8 { isSkipped(UnsafeRawBufferPointer($0)) }
+    }
+
+    private static func isSkipped(_ name: UnsafeRawBufferPointer) -> Bool {
+      func equals(_ word: StaticString) -> Bool { same(name, bytes(word)) }
+      return switch name.count {
+      case 4: equals("type")
+      case 5: equals("magic") || equals("check")
+      case 6: equals("header") || equals("source")
+      case 7: equals("version")
+      case 8: equals("msg_type") || equals("reserved")
+      case 11: equals("payload_len")
       default: false
       }
     }
+
+    /// The same fields from a flat message: the names shown are tracked by
+    /// index, so nothing is copied into a String.
+    /// Reads the fields in place, through `FlatMessage.fields`.
+    mutating func collect(_ flat: FlatMessage, into out: inout JSONWriter) {
+      for index in 0..<flat.fields.pointee.count where count < Self.limit {
+        let field = flat.fields.pointee[index]
+        if Self.isSkipped(field.name) { continue }
+        // A name shown before (top-level names repeat only in odd codecs).
+        if (0..<index).contains(where: {
+          Self.same(flat.fields.pointee[$0].name, field.name) && !Self.isSkipped(flat.fields.pointee[$0].name)
+        }) {
+          continue
+        }
+        count += 1
+        separate(&out)
+        out.raw(field.name)
+        out.append(UInt8(ascii: "="))
+        switch field.value {
+        case .integer(let v): out.integer(v)
+        case .number(let v): out.number(v)
+        case .text(let text): out.append(utf8: Self.cut(JSONWriter.quoted(text.description)))
+        }
+        if Self.same(field.unit, "%") || Self.same(field.unit, "°") { out.raw(field.unit) }
+      }
+    }
+
+    private static func same(_ a: StaticString, _ b: StaticString) -> Bool { same(bytes(a), bytes(b)) }
+
+    private static func same(_ a: UnsafeRawBufferPointer, _ b: UnsafeRawBufferPointer) -> Bool {
+      guard a.count == b.count else { return false }
+      for index in 0..<a.count where a[index] != b[index] { return false }
+      return true
+    }
+
+    private static func bytes(_ text: StaticString) -> UnsafeRawBufferPointer {
+      UnsafeRawBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount)
+    }
+
+    private static func isSkipped(_ name: StaticString) -> Bool { isSkipped(bytes(name)) }
 
     mutating func collect(_ nodes: [DissectionNode], into out: inout JSONWriter) {
       for node in nodes where count < Self.limit {
@@ -210,8 +271,9 @@ enum SummaryRenderer {
     return text.text
   }
 
-  /// `value` with exactly `digits` decimals.
-  static func appendFixed(_ value: Double, digits: Int, to out: inout JSONWriter) {
+  /// `value` with exactly `digits` decimals, right-aligned in `width`
+  /// columns (the lengths are counted first: nothing is moved after).
+  static func appendFixed(_ value: Double, digits: Int, width: Int = 0, to out: inout JSONWriter) {
     let negative = value < 0
     let magnitude = abs(value)
     var scale = 1.0
@@ -219,18 +281,19 @@ enum SummaryRenderer {
     let scaled = (magnitude * scale).rounded()
     guard scaled < 9.0e18 else {
       // Beyond what fits in 64 bits with its decimals (or not a number).
-      out.append(utf8: JSONWriter.formatNumber(value))
+      let text = JSONWriter.formatNumber(value)
+      out.append(UInt8(ascii: " "), count: width - text.utf8.count)
+      out.append(utf8: text)
       return
     }
     let whole = Int64(scaled / scale)
     let fraction = Int64(scaled) - whole * Int64(scale)
+    let length = (negative ? 1 : 0) + JSONWriter.decimalDigits(UInt64(whole)) + 1 + digits
+    out.append(UInt8(ascii: " "), count: width - length)
     if negative { out.append(UInt8(ascii: "-")) }
     out.integer(whole)
     out.append(UInt8(ascii: "."))
-    let begin = out.count
-    out.integer(fraction)
-    let written = out.count - begin
-    if written < digits { out.insert(UInt8(ascii: "0"), count: digits - written, at: begin) }
+    out.decimal(fraction, width: digits, fill: UInt8(ascii: "0"))
   }
 }
 

@@ -1,0 +1,140 @@
+import CodecRegistry
+import PacketKit
+import Testing
+
+@testable import PktbenchCLI
+
+/// Summary lines and ndjson write clean messages from flat fields instead of
+/// a dissection tree. The bytes must be the ones the tree gives: both
+/// records are rendered and compared.
+@Suite struct FlatRecordTests {
+  static let styles = [Style(enabled: false), Style(enabled: true)]
+
+  /// The same record twice: once with the codec's tree, once with `flat`.
+  static func pair(codec index: Int, _ bytes: UnsafeRawBufferPointer, flat: FlatMessage) -> (
+    tree: DecodedRecord, flat: DecodedRecord
+  )? {
+    guard Codecs.cleanFields(index, bytes, into: &flat.fields.pointee) else { return nil }
+    flat.codec = Codecs.names[index]
+    var tree = DecodedRecord(
+      frame: 12, time: 1_700_000_000.25, transport: "udp", source: "10.0.0.2:50000",
+      destination: "10.0.0.7:5005", payloadLength: bytes.count)
+    tree.routing = "udp port 5005"
+    var flatRecord = tree
+    tree.result = Codecs.decodeFrame(index, bytes)
+    flatRecord.flat = flat
+    return (tree, flatRecord)
+  }
+
+  static func expectSameOutput(_ tree: DecodedRecord, _ flat: DecodedRecord, _ label: String) {
+    for style in styles {
+      #expect(
+        SummaryRenderer.line(flat, firstTime: 1_700_000_000, style: style)
+          == SummaryRenderer.line(tree, firstTime: 1_700_000_000, style: style), "\(label)")
+    }
+    #expect(
+      JSONRenderer.object(flat, includeDissection: false)
+        == JSONRenderer.object(tree, includeDissection: false),
+      "\(label)")
+  }
+
+  /// A Rider number in one of the spellings JSON allows.
+  static func number(_ random: inout SplitMix64, range: Int) -> String {
+    let whole = random.below(2 * range + 1) - range
+    switch random.below(7) {
+    case 0: return "\(whole)"
+    case 1: return "\(whole).\(random.below(10))"
+    case 2: return "\(whole).\(random.below(100))\(random.below(10))"
+    case 3: return "\(Double(whole) / 8)"
+    case 4: return "\(whole / 10)e1"
+    case 5: return "\(random.below(10)).5E-1"
+    default: return whole == 0 ? "-0" : "\(whole).0"
+    }
+  }
+
+  static func riderPayloads(count: Int) -> [String] {
+    var random = SplitMix64(seed: 0x5EED)
+    var payloads: [String] = []
+    for _ in 0..<count {
+      let timestamp =
+        random.chance(1, in: 2)
+        ? "\(1_700_000_000 + random.below(100_000))"
+        : "\(1_700_000_000 + random.below(100_000)).\(random.below(1000))"
+      var members: [String]
+      if random.chance(1, in: 3) {
+        members = [
+          "\"command\":\"\(random.chance(1, in: 2) ? "move" : "stop")\"",
+          "\"speed\":\(number(&random, range: 100))", "\"direction\":\(number(&random, range: 100))",
+          "\"timestamp\":\(timestamp)",
+        ]
+      } else {
+        members = [
+          "\"left\":\(number(&random, range: 100))", "\"right\":\(number(&random, range: 100))",
+          "\"timestamp\":\(timestamp)",
+        ]
+      }
+      members.shuffle(using: &random)
+      let space = random.chance(1, in: 4) ? " " : ""
+      payloads.append("{\(space)" + members.joined(separator: ",\(space)") + "\(space)}")
+    }
+    return payloads
+  }
+
+  @Test func riderCommandsRenderAsTheirTrees() throws {
+    let rider = try #require(Codecs.index(named: "rider"))
+    let flat = FlatMessage()
+    var compared = 0
+    for payload in Self.riderPayloads(count: 3000) {
+      Array(payload.utf8).withUnsafeBytes { bytes in
+        guard let (tree, flatRecord) = Self.pair(codec: rider, bytes, flat: flat) else { return }
+        Self.expectSameOutput(tree, flatRecord, payload)
+        compared += 1
+      }
+    }
+    // Out-of-range values and "-0"-style oddities go to the tree; most do not.
+    #expect(compared > 2000)
+  }
+
+  /// The renderers' rules for key fields — header names skipped, a name
+  /// shown once, five at most, units % and ° only, text quoted — hold for
+  /// flat fields as for their tree.
+  @Test func keyFieldRulesMatchTheTree() {
+    let fields: [FlatFields.Field] = [
+      .init("header", .integer(1), range: 0..<1),
+      .init("angle", .number(-12.5), unit: "°", range: 1..<2),
+      .init("type", .text("PING"), range: 2..<3),
+      .init("mode", .text("a long word from the codec vocabulary, past forty"), range: 3..<4),
+      .init("angle", .integer(3), unit: "°", range: 4..<5),
+      .init("count", .integer(-9_007_199_254_740_993), unit: "s", range: 5..<6),
+      .init("ratio", .number(0.1), unit: "%", range: 6..<7),
+      .init("last", .number(1e300), range: 7..<8),
+    ]
+    for length in 0...fields.count {
+      let flat = FlatMessage()
+      flat.codec = "test"
+      flat.fields.pointee.message = "probe"
+      for field in fields.prefix(length) {
+        let added = flat.fields.pointee.append(field)
+        #expect(added)
+      }
+      var tree = DecodedRecord(frame: 1, time: 2, transport: "udp", payloadLength: 8)
+      var flatRecord = tree
+      tree.result = .decoded(
+        DecodedFrame(codec: "test", message: "probe", fields: flat.fields.pointee.nodes, diagnostics: []))
+      flatRecord.flat = flat
+      Self.expectSameOutput(tree, flatRecord, "first \(length) fields")
+    }
+  }
+
+  @Test func flatFieldsHoldEightAndRefuseMore() {
+    var fields = FlatFields()
+    for index in 0..<FlatFields.capacity {
+      let added = fields.append(.init("f", .integer(Int64(index)), range: index..<index + 1))
+      #expect(added)
+    }
+    let overflow = fields.append(.init("g", .integer(9), range: 0..<1))
+    #expect(!overflow)
+    #expect(fields.count == FlatFields.capacity)
+    #expect(fields.nodes.map(\.value) == (0..<8).map { FieldValue.integer(Int64($0)) })
+  }
+}
