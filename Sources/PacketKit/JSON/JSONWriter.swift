@@ -91,7 +91,9 @@ public struct JSONWriter: ~Copyable {
 
   /// A String's UTF-8 bytes, in one copy.
   public mutating func append(utf8 text: String) {
-    var text = text
+    let done: Void? = text.utf8.withContiguousStorageIfAvailable { append(bytes: UnsafeRawBufferPointer($0)) }
+    guard done == nil else { return }
+    var text = text  // bridged or otherwise not contiguous: made native
     text.withUTF8 { append(bytes: UnsafeRawBufferPointer($0)) }
   }
 
@@ -216,15 +218,39 @@ public struct JSONWriter: ~Copyable {
     return false
   }
 
-  /// How many decimal digits `magnitude` has.
+  /// How many decimal digits `magnitude` has: estimated from its bit
+  /// length (log10 2 ≈ 1233/4096), then one comparison.
   public static func decimalDigits(_ magnitude: UInt64) -> Int {
-    var digits = 1
-    var bound: UInt64 = 10
-    while digits < 20, magnitude >= bound {
-      digits += 1
-      bound = bound &* 10
+    let bits = 64 - (magnitude | 1).leadingZeroBitCount
+    let estimate = (bits &* 1233) >> 12  // ⌊(bits) · log10 2⌋: digits or one less
+    return magnitude >= powerOfTen(estimate) ? estimate + 1 : max(estimate, 1)
+  }
+
+  /// 10^k for 0 ≤ k ≤ 19 (beyond: UInt64.max, which no magnitude exceeds).
+  static func powerOfTen(_ k: Int) -> UInt64 {
+    switch k {
+    case 0: 1
+    case 1: 10
+    case 2: 100
+    case 3: 1000
+    case 4: 10000
+    case 5: 100_000
+    case 6: 1_000_000
+    case 7: 10_000_000
+    case 8: 100_000_000
+    case 9: 1_000_000_000
+    case 10: 10_000_000_000
+    case 11: 100_000_000_000
+    case 12: 1_000_000_000_000
+    case 13: 10_000_000_000_000
+    case 14: 100_000_000_000_000
+    case 15: 1_000_000_000_000_000
+    case 16: 10_000_000_000_000_000
+    case 17: 100_000_000_000_000_000
+    case 18: 1_000_000_000_000_000_000
+    case 19: 10_000_000_000_000_000_000
+    default: .max
     }
-    return digits
   }
 
   /// `value` right-aligned in `width` columns: `fill` before it until the

@@ -41,12 +41,11 @@ enum SummaryRenderer {
       line.styled(flat.codec, "36", &out)
       out.append(utf8: " ")
       line.styled(flat.fields.pointee.message, "1", &out)
-      var keys = KeyFields()
       // Key fields are a part of their own: its separator goes first, and
       // goes again when there are none.
       out.raw("  ")
       let start = out.count
-      keys.collect(flat, into: &out)
+      KeyFields.collect(flat, into: &out)
       if out.count == start { out.removeLast(2) }
     }
     switch record.result {
@@ -179,10 +178,11 @@ enum SummaryRenderer {
       }
     }
 
-    /// The same fields from a flat message: the names shown are tracked by
-    /// index, so nothing is copied into a String.
-    /// Reads the fields in place, through `FlatMessage.fields`.
-    mutating func collect(_ flat: FlatMessage, into out: inout JSONWriter) {
+    /// The same fields from a flat message, read in place through
+    /// `FlatMessage.fields`. Names shown are found by index, so no String
+    /// is made or kept (a static function: no `shown` to set up per line).
+    static func collect(_ flat: FlatMessage, into out: inout JSONWriter) {
+      var count = 0
       for index in 0..<flat.fields.pointee.count where count < Self.limit {
         let field = flat.fields.pointee[index]
         if Self.isSkipped(field.name) { continue }
@@ -192,8 +192,8 @@ enum SummaryRenderer {
         }) {
           continue
         }
+        if count > 0 { out.append(UInt8(ascii: " ")) }
         count += 1
-        separate(&out)
         out.raw(field.name)
         out.append(UInt8(ascii: "="))
         switch field.value {
