@@ -7,11 +7,15 @@ import RiderCodec
 /// The codecs pktbench knows. Adding a codec: a folder under Plugins/, a
 /// target in Package.swift, and one line here.
 public enum Codecs {
-  public static let all: [any FrameCodec] = [
-    RiderCodec(),
-    LegCtrlCodec(),
-    RallieCodec(),
-    FalconEyeCodec(),
+  public static let all: [any FrameCodec] = calls.map(\.codec)
+
+  /// The codecs, each with its hot-path calls bound to its own type (made
+  /// here, where the concrete types are known, so they are specialised).
+  static let calls: [CodecCalls] = [
+    CodecCalls(RiderCodec()),
+    CodecCalls(LegCtrlCodec()),
+    CodecCalls(RallieCodec()),
+    CodecCalls(FalconEyeCodec()),
   ]
 
   /// Names in the order of `all`, computed once (a codec's `info` is a
@@ -54,7 +58,7 @@ public enum Codecs {
   /// The best probe score for a payload: the codec's index in `all` and its
   /// score, without allocating. Ties go to the earlier codec.
   public static func bestProbe(_ bytes: UnsafeRawBufferPointer) -> (index: Int, score: Int) {
-    all.withUnsafeBufferPointer { codecs in
+    calls.withUnsafeBufferPointer { codecs in
       var best = (index: 0, score: -1)
       for index in codecs.indices {
         let score = codecs[index].probe(bytes)
@@ -64,22 +68,21 @@ public enum Codecs {
     }
   }
 
-  /// `all[index].cleanKind(bytes)`, calling the codec in place (reading an
-  /// existential out of the array copies it, per message).
+  /// `all[index].cleanKind(bytes)`, through `calls`.
   public static func cleanKind(_ index: Int, _ bytes: UnsafeRawBufferPointer) -> Int? {
-    all.withUnsafeBufferPointer { $0[index].cleanKind(bytes) }
+    calls.withUnsafeBufferPointer { $0[index].cleanKind(bytes) }
   }
 
-  /// `all[index].cleanFields(bytes, into: &fields)`, calling the codec in place.
+  /// `all[index].cleanFields(bytes, into: &fields)`, through `calls`.
   public static func cleanFields(_ index: Int, _ bytes: UnsafeRawBufferPointer, into fields: inout FlatFields)
     -> Bool
   {
-    all.withUnsafeBufferPointer { $0[index].cleanFields(bytes, into: &fields) }
+    calls.withUnsafeBufferPointer { $0[index].cleanFields(bytes, &fields) }
   }
 
-  /// `all[index].decodeFrame(bytes)`, calling the codec in place.
+  /// `all[index].decodeFrame(bytes)`, through `calls`.
   public static func decodeFrame(_ index: Int, _ bytes: UnsafeRawBufferPointer) -> FrameDecode {
-    all.withUnsafeBufferPointer { $0[index].decodeFrame(bytes) }
+    calls.withUnsafeBufferPointer { $0[index].decodeFrame(bytes) }
   }
 
   /// The codec and message schema a `craft` name stands for: a message's

@@ -11,7 +11,12 @@ public final class BluetoothDecoder {
   /// Bytes held across all connections (reassembly and long values).
   public internal(set) var bufferedBytes = 0
 
-  var connections: [BluetoothConnectionKey: BluetoothConnectionState] = [:]
+  var connections: [BluetoothConnectionKey: BluetoothConnectionState] = [:] {
+    didSet { lastConnection = nil }  // any change: the next lookup hashes again
+  }
+  /// The connection found last: a capture is mostly runs of records on one
+  /// connection, so most lookups skip hashing the key.
+  private var lastConnection: BluetoothConnectionState?
   var sniffedHandles: [UInt32: UInt16] = [:]
   var nextSniffedHandle: UInt16 = 1
   /// Every handle → UUID learnt on any connection, for captures that start
@@ -140,8 +145,13 @@ public final class BluetoothDecoder {
     _ key: BluetoothConnectionKey, _ record: BluetoothRecordContext, isSniffed: Bool = false,
     _ emit: (BluetoothEvent) -> Void
   ) -> BluetoothConnectionState {
+    if let last = lastConnection, last.key == key {
+      last.lastActivity = record.frame
+      return last
+    }
     if let state = connections[key] {
       state.lastActivity = record.frame
+      lastConnection = state
       return state
     }
     if connections.count >= max(limits.maxConnections, 1) {
