@@ -82,13 +82,14 @@ public final class CodecFuzzTarget<Codec: FrameCodec>: FuzzTarget {
   public func check(_ input: [UInt8], stats: inout FuzzStats) -> FuzzFailure? {
     stats.executions += 1
     let start = monotonicNanoseconds()
-    let result: Decoded<Codec.Message>
-    let clean = input.withUnsafeBytes { codec.cleanKind($0) }
     var flat = FlatFields()
-    let isFlat = input.withUnsafeBytes { codec.cleanFields($0, into: &flat) }
-    do {
-      result = try codec.decode(input)
-    } catch {
+    let (clean, isFlat, outcome) = input.withUnsafeBytes { bytes in
+      (codec.cleanKind(bytes), codec.cleanFields(bytes, into: &flat), codec.selfCheck(bytes))
+    }
+    let result: DecodedFrame
+    let problem: SelfCheck.Problem?
+    switch outcome {
+    case .refused(let error):
       stats.errorCodes[error.code, default: 0] += 1
       if let clean {
         return failure(
@@ -100,39 +101,41 @@ public final class CodecFuzzTarget<Codec: FrameCodec>: FuzzTarget {
           input)
       }
       return slow(start, input)
+    case .decoded(let frame, let reencoding):
+      result = frame
+      problem = reencoding
     }
     // Summary lines and ndjson write such messages from the flat fields alone:
     // they must be exactly decode's message and fields, with no diagnostics.
     if isFlat,
-      result.messageName != flat.message.description || !result.diagnostics.isEmpty
-        || result.fields != flat.nodes
+      result.message != flat.message.description || !result.diagnostics.isEmpty || result.fields != flat.nodes
     {
       return failure(
         "clean-fields",
         "cleanFields gives \(flat.message) \(flat.nodes.map(\.name)) but decode gives "
-          + "\(result.messageName) \(result.fields.map(\.name)) with \(result.diagnostics.map(\.code))",
+          + "\(result.message) \(result.fields.map(\.name)) with \(result.diagnostics.map(\.code))",
         input)
     }
     if let slow = slow(start, input) { return slow }
     // `decode --stats` counts by cleanKind alone: it must name the kind decode
     // finds, and only for inputs without a single diagnostic.
     if let clean {
-      guard clean >= 0, clean < messageNames.count, messageNames[clean] == result.messageName,
+      guard clean >= 0, clean < messageNames.count, messageNames[clean] == result.message,
         result.diagnostics.isEmpty
       else {
         return failure(
           "clean-kind",
-          "cleanKind says \(clean) but decode gives \(result.messageName) with "
+          "cleanKind says \(clean) but decode gives \(result.message) with "
             + "\(result.diagnostics.map(\.code)) ", input)
       }
     }
     stats.decoded += 1
-    let newKind = stats.messageKinds.insert(result.messageName).inserted
+    let newKind = stats.messageKinds.insert(result.message).inserted
     // Field paths are a coverage signal: gathered from every 8th decode (and
     // each new kind's first), since building the names costs more than the
     // decode. Unknown JSON keys are named by the input: the set is bounded.
     if stats.fields.count < 4096, newKind || stats.decoded & 7 == 0 {
-      collectFields(result.fields, prefix: result.messageName, into: &stats.fields)
+      collectFields(result.fields, prefix: result.message, into: &stats.fields)
     }
     if let outside = rangeOutside(result.fields, count: input.count) {
       return failure("range-outside-input", outside, input)
@@ -145,33 +148,29 @@ public final class CodecFuzzTarget<Codec: FrameCodec>: FuzzTarget {
       }
     }
     // Idempotence: what decodes re-encodes and decodes to the same message.
-    let reencoded: [UInt8]
-    do {
-      reencoded = try codec.craftBytes(result.message, values: CraftValues(force: true))
-    } catch {
-      return failure("re-encode", "a decoded \(result.messageName) refuses to encode: \(error.text)", input)
-    }
-    do {
-      let again = try codec.decode(reencoded)
-      guard again.message == result.message else {
-        return failure(
-          "idempotence",
-          "decode(encode(m)) != m for \(result.messageName):\n  m       \(result.message)\n  again   \(again.message)",
-          input)
-      }
-    } catch {
+    switch problem {
+    case nil:
+      return nil
+    case .refusesToEncode(let error):
+      return failure("re-encode", "a decoded \(result.message) refuses to encode: \(error.text)", input)
+    case .differs(let first, let again):
       return failure(
-        "idempotence", "re-encoded \(result.messageName) does not decode: [\(error.code)] \(error.text)",
+        "idempotence",
+        "decode(encode(m)) != m for \(result.message):\n  m       \(first)\n  again   \(again)",
         input)
+    case .reencodedDoesNotDecode(let error):
+      return failure(
+        "idempotence", "re-encoded \(result.message) does not decode: [\(error.code)] \(error.text)", input)
     }
-    return nil
   }
 
   private func slow(_ start: UInt64, _ input: [UInt8]) -> FuzzFailure? {
     let elapsed = monotonicNanoseconds() &- start
     guard elapsed > timeBoundNanoseconds else { return nil }
     return failure(
-      "slow", "decode took \(elapsed / 1_000_000) ms (bound \(timeBoundNanoseconds / 1_000_000) ms)", input)
+      "slow",
+      "decode and re-encode took \(elapsed / 1_000_000) ms (bound \(timeBoundNanoseconds / 1_000_000) ms)",
+      input)
   }
 
   private func failure(_ kind: String, _ detail: String, _ input: [UInt8]) -> FuzzFailure {

@@ -56,6 +56,10 @@ public protocol FrameCodec: Sendable {
   /// witness is specialised for its own types rather than running generic
   /// code per message.
   func decodeFrame(_ bytes: UnsafeRawBufferPointer) -> FrameDecode
+
+  /// Decode, re-encode, decode again, with the message type erased (see
+  /// `SelfCheck`); a requirement for the same reason as `decodeFrame`.
+  func selfCheck(_ bytes: UnsafeRawBufferPointer) -> SelfCheck
 }
 
 extension FrameCodec {

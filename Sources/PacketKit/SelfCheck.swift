@@ -1,0 +1,52 @@
+/// One input through a codec and back, with the message type erased: what
+/// the fuzzer checks on every mutated input.
+///
+/// `FrameCodec.selfCheck` is a requirement with a default implementation,
+/// so each codec's witness is compiled for its own types. The fuzzer holds
+/// codecs as `any FrameCodec`; doing this work in its generic code instead
+/// instantiated generic metadata on every call.
+public enum SelfCheck: Sendable {
+  /// `decode` threw.
+  case refused(DecodeError)
+  /// `decode` succeeded; `problem` is what went wrong taking the message
+  /// back to bytes and decoding those again (nil: the same message).
+  case decoded(DecodedFrame, problem: Problem?)
+
+  public enum Problem: Sendable {
+    /// `craftBytes` (forced: no range checks) refused the decoded message.
+    case refusesToEncode(EncodeError)
+    /// The re-encoded bytes do not decode.
+    case reencodedDoesNotDecode(DecodeError)
+    /// They decode to another message: both, as text.
+    case differs(first: String, again: String)
+  }
+}
+
+extension FrameCodec {
+  @inlinable
+  public func selfCheck(_ bytes: UnsafeRawBufferPointer) -> SelfCheck {
+    let decoded: Decoded<Message>
+    do {
+      decoded = try decode(bytes)
+    } catch {
+      return .refused(error)
+    }
+    let frame = DecodedFrame(
+      codec: name, message: decoded.messageName, fields: decoded.fields, diagnostics: decoded.diagnostics)
+    let reencoded: [UInt8]
+    do {
+      reencoded = try craftBytes(decoded.message, values: CraftValues(force: true))
+    } catch {
+      return .decoded(frame, problem: .refusesToEncode(error))
+    }
+    do {
+      let again = try decode(reencoded)
+      guard again.message == decoded.message else {
+        return .decoded(frame, problem: .differs(first: "\(decoded.message)", again: "\(again.message)"))
+      }
+    } catch {
+      return .decoded(frame, problem: .reencodedDoesNotDecode(error))
+    }
+    return .decoded(frame, problem: nil)
+  }
+}

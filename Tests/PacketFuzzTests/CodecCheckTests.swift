@@ -1,0 +1,96 @@
+import PacketFuzz
+import PacketKit
+import Testing
+
+/// The fuzzer's per-input checks must catch codecs that break their own
+/// promises. A tiny codec (one byte, one field) is broken one way at a
+/// time and each mutated-input check must name the broken promise.
+@Suite struct CodecCheckTests {
+  enum Fault: Sendable {
+    case none
+    /// Encodes a different byte than it decoded.
+    case reencodesOtherBytes
+    /// Refuses to encode what it decoded.
+    case refusesToEncode
+    /// `cleanFields` names another message than `decode`.
+    case cleanFieldsLies
+    /// `cleanKind` claims inputs `decode` refuses.
+    case cleanKindClaimsDamage
+    /// A field's byte range runs past the input.
+    case rangePastInput
+  }
+
+  struct ByteCodec: FrameCodec {
+    var fault: Fault
+
+    var info: CodecInfo {
+      CodecInfo(
+        name: "byte", title: "one byte", transport: "test",
+        messages: [
+          MessageSchema(
+            "value", summary: "a byte", direction: .either,
+            fields: [FieldSchema("value", kind: .integer, range: 0...255, help: "the byte")])
+        ])
+    }
+
+    func decode(_ bytes: UnsafeRawBufferPointer) throws(DecodeError) -> Decoded<UInt8> {
+      guard bytes.count == 1 else {
+        throw DecodeError(code: "bad-length", text: "\(bytes.count) bytes; expected 1", offset: 0)
+      }
+      let end = fault == .rangePastInput ? 2 : 1
+      return Decoded(
+        message: bytes[0], messageName: "value",
+        fields: [DissectionNode("value", .integer(Int64(bytes[0])), range: 0..<end)])
+    }
+
+    func encode(_ message: UInt8) throws(EncodeError) -> [UInt8] {
+      switch fault {
+      case .reencodesOtherBytes: return [message &+ 1]
+      case .refusesToEncode: throw EncodeError(code: "refused", text: "this codec refuses")
+      default: return [message]
+      }
+    }
+
+    func probe(_ bytes: UnsafeRawBufferPointer) -> Int { bytes.count == 1 ? 50 : 0 }
+
+    func cleanKind(_ bytes: UnsafeRawBufferPointer) -> Int? {
+      fault == .cleanKindClaimsDamage || bytes.count == 1 ? 0 : nil
+    }
+
+    func cleanFields(_ bytes: UnsafeRawBufferPointer, into fields: inout FlatFields) -> Bool {
+      guard bytes.count == 1 else { return false }
+      fields.removeAll()
+      fields.message = fault == .cleanFieldsLies ? "other" : "value"
+      fields.append(.init("value", .integer(Int64(bytes[0])), range: 0..<(fault == .rangePastInput ? 2 : 1)))
+      return true
+    }
+
+    func message(_ message: String, from values: CraftValues) throws(EncodeError) -> UInt8 {
+      UInt8(clamping: Int(values.values["value"]?.numericValue ?? 0))
+    }
+
+    func kind(of message: UInt8) -> String { "value" }
+  }
+
+  static func firstFailure(_ fault: Fault, inputs: [[UInt8]] = [[7], [], [1, 2]]) -> String? {
+    let target = CodecFuzzTarget(ByteCodec(fault: fault))
+    var stats = FuzzStats()
+    for input in inputs {
+      if let failure = target.check(input, stats: &stats) { return failure.kind }
+    }
+    return nil
+  }
+
+  @Test func aSoundCodecPasses() {
+    #expect(Self.firstFailure(.none) == nil)
+  }
+
+  @Test(arguments: [
+    (Fault.reencodesOtherBytes, "idempotence"), (.refusesToEncode, "re-encode"),
+    (.cleanFieldsLies, "clean-fields"), (.cleanKindClaimsDamage, "clean-kind"),
+    (.rangePastInput, "range-outside-input"),
+  ])
+  func eachBrokenPromiseIsNamed(fault: Fault, kind: String) {
+    #expect(Self.firstFailure(fault) == kind)
+  }
+}
