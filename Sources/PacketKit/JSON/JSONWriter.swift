@@ -4,11 +4,15 @@
 /// The buffer is owned outright (the type cannot be copied), so an append
 /// is a capacity check and a copy: no uniqueness check, no generic sequence
 /// machinery. Output code appends a few bytes at a time, millions of times.
+///
+/// The per-byte methods are inlinable: the renderers live in another
+/// module, and a call per appended byte cost more than the append.
 public struct JSONWriter: ~Copyable {
-  private var base: UnsafeMutablePointer<UInt8>
-  private var capacity: Int
+  @usableFromInline var base: UnsafeMutablePointer<UInt8>
+  @usableFromInline var capacity: Int
+  @usableFromInline var used = 0
   /// Bytes written so far.
-  public private(set) var count = 0
+  @inlinable public var count: Int { used }
 
   public init(capacity: Int = 256) {
     self.capacity = max(capacity, 16)
@@ -27,15 +31,15 @@ public struct JSONWriter: ~Copyable {
   }
 
   /// Forgets what was written, keeping the memory.
-  public mutating func removeAll() { count = 0 }
+  public mutating func removeAll() { used = 0 }
 
-  @inline(__always)
-  private mutating func reserve(_ needed: Int) {
+  @inlinable @inline(__always)
+  mutating func reserve(_ needed: Int) {
     if capacity - count < needed { grow(needed) }
   }
 
-  @inline(never)
-  private mutating func grow(_ needed: Int) {
+  @usableFromInline @inline(never)
+  mutating func grow(_ needed: Int) {
     var newCapacity = capacity * 2
     while newCapacity - count < needed { newCapacity *= 2 }
     let grown = UnsafeMutablePointer<UInt8>.allocate(capacity: newCapacity)
@@ -45,13 +49,14 @@ public struct JSONWriter: ~Copyable {
     capacity = newCapacity
   }
 
-  @inline(__always)
+  @inlinable @inline(__always)
   public mutating func append(_ byte: UInt8) {
     reserve(1)
-    base[count] = byte
-    count += 1
+    base[used] = byte
+    used += 1
   }
 
+  @inlinable
   public mutating func append(bytes: UnsafeRawBufferPointer) {
     guard let source = bytes.baseAddress, !bytes.isEmpty else { return }
     copy(from: source, count: bytes.count)
@@ -60,8 +65,8 @@ public struct JSONWriter: ~Copyable {
   /// Most pieces of output are a few bytes (a key, an address, a unit):
   /// those are copied as two overlapping words instead of through a call
   /// to memmove.
-  @inline(__always)
-  private mutating func copy(from source: UnsafeRawPointer, count length: Int) {
+  @inlinable @inline(__always)
+  mutating func copy(from source: UnsafeRawPointer, count length: Int) {
     reserve(length)
     let target = UnsafeMutableRawPointer(base + count)
     if length >= 8, length <= 16 {
@@ -82,7 +87,7 @@ public struct JSONWriter: ~Copyable {
     } else {
       target.copyMemory(from: source, byteCount: length)
     }
-    count += length
+    used += length
   }
 
   public mutating func append(contentsOf bytes: [UInt8]) {
@@ -90,6 +95,7 @@ public struct JSONWriter: ~Copyable {
   }
 
   /// A String's UTF-8 bytes, in one copy.
+  @inlinable
   public mutating func append(utf8 text: String) {
     let done: Void? = text.utf8.withContiguousStorageIfAvailable { append(bytes: UnsafeRawBufferPointer($0)) }
     guard done == nil else { return }
@@ -103,25 +109,25 @@ public struct JSONWriter: ~Copyable {
     reserve(padding)
     (base + index + padding).update(from: base + index, count: count - index)
     (base + index).update(repeating: byte, count: padding)
-    count += padding
+    used += padding
   }
 
-  @inline(__always)
+  @inlinable @inline(__always)
   public mutating func raw(_ text: StaticString) {
     copy(from: text.utf8Start, count: text.utf8CodeUnitCount)
   }
 
   /// Drops the last `n` bytes written.
   public mutating func removeLast(_ n: Int) {
-    count -= min(max(n, 0), count)
+    used -= min(max(n, 0), used)
   }
 
   /// `n` copies of `byte`.
   public mutating func append(_ byte: UInt8, count n: Int) {
     guard n > 0 else { return }
     reserve(n)
-    for offset in 0..<n { base[count + offset] = byte }
-    count += n
+    for offset in 0..<n { base[used + offset] = byte }
+    used += n
   }
 
   /// Text written as it is. (Named apart from `raw(_: StaticString)` so a
@@ -133,29 +139,44 @@ public struct JSONWriter: ~Copyable {
   /// `"text"` with JSON escapes.
   public mutating func string(_ text: String) {
     append(UInt8(ascii: "\""))
-    var text = text
-    text.withUTF8 { utf8 in
-      var plainStart = 0
-      for index in 0..<utf8.count {
-        let byte = utf8[index]
-        guard byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") else { continue }
-        append(bytes: UnsafeRawBufferPointer(UnsafeBufferPointer(rebasing: utf8[plainStart..<index])))
-        plainStart = index + 1
-        append(UInt8(ascii: "\\"))
-        switch byte {
-        case UInt8(ascii: "\""), UInt8(ascii: "\\"): append(byte)
-        case 0x0A: append(UInt8(ascii: "n"))
-        case 0x0D: append(UInt8(ascii: "r"))
-        case 0x09: append(UInt8(ascii: "t"))
-        default:
-          raw("u00")
-          append(Self.hexDigit(byte >> 4))
-          append(Self.hexDigit(byte & 0x0F))
-        }
-      }
-      append(bytes: UnsafeRawBufferPointer(UnsafeBufferPointer(rebasing: utf8[plainStart...])))
+    let done: Void? = text.utf8.withContiguousStorageIfAvailable { escaped($0) }
+    if done == nil {
+      var text = text  // bridged or otherwise not contiguous: made native
+      text.withUTF8 { escaped($0) }
     }
     append(UInt8(ascii: "\""))
+  }
+
+  /// UTF-8 text with JSON escapes; most text has none and is copied whole.
+  private mutating func escaped(_ utf8: UnsafeBufferPointer<UInt8>) {
+    var plain = true
+    for byte in utf8 where byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") {
+      plain = false
+      break
+    }
+    if plain {
+      append(bytes: UnsafeRawBufferPointer(utf8))
+      return
+    }
+    var plainStart = 0
+    for index in 0..<utf8.count {
+      let byte = utf8[index]
+      guard byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") else { continue }
+      append(bytes: UnsafeRawBufferPointer(UnsafeBufferPointer(rebasing: utf8[plainStart..<index])))
+      plainStart = index + 1
+      append(UInt8(ascii: "\\"))
+      switch byte {
+      case UInt8(ascii: "\""), UInt8(ascii: "\\"): append(byte)
+      case 0x0A: append(UInt8(ascii: "n"))
+      case 0x0D: append(UInt8(ascii: "r"))
+      case 0x09: append(UInt8(ascii: "t"))
+      default:
+        raw("u00")
+        append(Self.hexDigit(byte >> 4))
+        append(Self.hexDigit(byte & 0x0F))
+      }
+    }
+    append(bytes: UnsafeRawBufferPointer(UnsafeBufferPointer(rebasing: utf8[plainStart...])))
   }
 
   private static func hexDigit(_ nibble: UInt8) -> UInt8 {
@@ -165,7 +186,8 @@ public struct JSONWriter: ~Copyable {
   /// `formatNumber(value)`'s text, without a String for whole numbers and
   /// short decimals (timestamps, percentages).
   public mutating func number(_ value: Double) {
-    if value == value.rounded(), value.magnitude < 1e15 {
+    // Whole numbers by conversion, not by rounded() (a libm call).
+    if value.magnitude < 1e15, Double(Int64(value)) == value {
       decimal(Int64(value))
     } else if !shortDecimal(value) {
       append(utf8: JSONWriter.formatNumber(value))
@@ -209,10 +231,8 @@ public struct JSONWriter: ~Copyable {
       decimal(Int64(found / scale))
       append(UInt8(ascii: "."))
       let begin = count
-      decimal(Int64(found % scale))
-      let written = count - begin
-      if written < digits { insert(UInt8(ascii: "0"), count: digits - written, at: begin) }
-      while count > begin + 1, base[count - 1] == UInt8(ascii: "0") { count -= 1 }  // (k was the least)
+      decimal(Int64(found % scale), width: digits, fill: UInt8(ascii: "0"))
+      while count > begin + 1, base[count - 1] == UInt8(ascii: "0") { used -= 1 }  // (k was the least)
       return true
     }
     return false
@@ -227,6 +247,7 @@ public struct JSONWriter: ~Copyable {
   }
 
   /// 10^k for 0 ≤ k ≤ 19 (beyond: UInt64.max, which no magnitude exceeds).
+  @inline(__always)
   static func powerOfTen(_ k: Int) -> UInt64 {
     switch k {
     case 0: 1
@@ -285,7 +306,7 @@ public struct JSONWriter: ~Copyable {
     } else {
       base[index - 1] = UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: magnitude)
     }
-    count += digits
+    used += digits
   }
 
   public mutating func integer<T: BinaryInteger>(_ value: T) {
