@@ -74,6 +74,14 @@ struct RiderCleanCommand {
     return command.read(bytes, keepMembers: true) ? command : nil
   }
 
+  /// `scan` straight into flat fields (nothing handed back to copy).
+  static func flat(_ bytes: UnsafeRawBufferPointer, into fields: inout FlatFields) -> Bool {
+    var command = RiderCleanCommand()
+    guard command.read(bytes, keepMembers: true) else { return false }
+    command.write(into: &fields)
+    return true
+  }
+
   /// Whether `bytes` hold a clean command, and which variant: true for
   /// `move`, false for `drive`, nil when not clean.
   static func variant(_ bytes: UnsafeRawBufferPointer) -> Bool? {
@@ -206,7 +214,7 @@ struct RiderCleanCommand {
 extension RiderCleanCommand {
   /// The message name and fields, flat: what `decode` returns for the same
   /// bytes (`decoded()` builds its tree from these).
-  func flat(into fields: inout FlatFields) {
+  func write(into fields: inout FlatFields) {
     fields.removeAll()
     fields.message = isMove ? "move" : "drive"
     for index in 0..<count {
@@ -235,7 +243,7 @@ extension RiderCleanCommand {
   /// for the same bytes.
   func decoded() -> Decoded<RiderMessage> {
     var fields = FlatFields()
-    flat(into: &fields)
+    write(into: &fields)
     if isMove {
       let message = RiderMessage.move(
         RiderMove(

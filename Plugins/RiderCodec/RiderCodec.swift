@@ -39,9 +39,7 @@ public struct RiderCodec: FrameCodec {
   }
 
   public func cleanFields(_ bytes: UnsafeRawBufferPointer, into fields: inout FlatFields) -> Bool {
-    guard let clean = RiderCleanCommand.scan(bytes) else { return false }
-    clean.flat(into: &fields)
-    return true
+    RiderCleanCommand.flat(bytes, into: &fields)
   }
 
   /// Every datagram, clean or not, through the JSON tree (or the legacy

@@ -87,4 +87,27 @@ import Testing
       #expect(Self.written(value) == JSONWriter.formatNumber(value), "\(value.bitPattern)")
     }
   }
+
+  /// Digit counts and padded integers against Swift's own integer text, at
+  /// every power-of-ten boundary and on random magnitudes.
+  @Test func integersAreWrittenAsStringWritesThem() {
+    var random = SplitMix64(seed: 21)
+    var magnitudes: [UInt64] = [0, .max]
+    var power: UInt64 = 1
+    for _ in 0..<19 {
+      power *= 10
+      magnitudes += [power - 1, power, power + 1]
+    }
+    for _ in 0..<20_000 { magnitudes.append(random.next() >> UInt64(random.below(64))) }
+    for magnitude in magnitudes {
+      #expect(JSONWriter.decimalDigits(magnitude) == String(magnitude).count, "\(magnitude)")
+      guard let value = Int64(exactly: magnitude) else { continue }
+      for signed in [value, -value] {
+        var writer = JSONWriter()
+        writer.decimal(signed, width: 12, fill: UInt8(ascii: " "))
+        let text = String(signed)
+        #expect(writer.text == String(repeating: " ", count: max(0, 12 - text.count)) + text)
+      }
+    }
+  }
 }

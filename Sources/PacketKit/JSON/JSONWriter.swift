@@ -238,40 +238,24 @@ public struct JSONWriter: ~Copyable {
     return false
   }
 
-  /// How many decimal digits `magnitude` has: estimated from its bit
-  /// length (log10 2 ≈ 1233/4096), then one comparison.
-  public static func decimalDigits(_ magnitude: UInt64) -> Int {
-    let bits = 64 - (magnitude | 1).leadingZeroBitCount
-    let estimate = (bits &* 1233) >> 12  // ⌊(bits) · log10 2⌋: digits or one less
-    return magnitude >= powerOfTen(estimate) ? estimate + 1 : max(estimate, 1)
-  }
-
-  /// 10^k for 0 ≤ k ≤ 19 (beyond: UInt64.max, which no magnitude exceeds).
-  @inline(__always)
-  static func powerOfTen(_ k: Int) -> UInt64 {
-    switch k {
-    case 0: 1
-    case 1: 10
-    case 2: 100
-    case 3: 1000
-    case 4: 10000
-    case 5: 100_000
-    case 6: 1_000_000
-    case 7: 10_000_000
-    case 8: 100_000_000
-    case 9: 1_000_000_000
-    case 10: 10_000_000_000
-    case 11: 100_000_000_000
-    case 12: 1_000_000_000_000
-    case 13: 10_000_000_000_000
-    case 14: 100_000_000_000_000
-    case 15: 1_000_000_000_000_000
-    case 16: 10_000_000_000_000_000
-    case 17: 100_000_000_000_000_000
-    case 18: 1_000_000_000_000_000_000
-    case 19: 10_000_000_000_000_000_000
-    default: .max
+  /// How many decimal digits `magnitude` has, by comparisons in a
+  /// balanced tree (a table lookup compiled to an indirect jump here).
+  @inlinable
+  public static func decimalDigits(_ m: UInt64) -> Int {
+    if m < 10_000_000_000 {
+      if m < 100_000 {
+        if m < 100 { return m < 10 ? 1 : 2 }
+        return m < 1000 ? 3 : (m < 10_000 ? 4 : 5)
+      }
+      if m < 10_000_000 { return m < 1_000_000 ? 6 : 7 }
+      return m < 100_000_000 ? 8 : (m < 1_000_000_000 ? 9 : 10)
     }
+    if m < 1_000_000_000_000_000 {
+      if m < 1_000_000_000_000 { return m < 100_000_000_000 ? 11 : 12 }
+      return m < 10_000_000_000_000 ? 13 : (m < 100_000_000_000_000 ? 14 : 15)
+    }
+    if m < 100_000_000_000_000_000 { return m < 10_000_000_000_000_000 ? 16 : 17 }
+    return m < 1_000_000_000_000_000_000 ? 18 : (m < 10_000_000_000_000_000_000 ? 19 : 20)
   }
 
   /// `value` right-aligned in `width` columns: `fill` before it until the
