@@ -37,13 +37,7 @@ public enum JSONNumber {
       if index < end, base[index] &- UInt8(ascii: "0") < 10 { return nil }  // leading zero
     } else {
       let wholeStart = index
-      mantissa = eightDigits(base, &index, end, mantissa)
-      while index < end {
-        let digit = base[index] &- UInt8(ascii: "0")
-        guard digit < 10 else { break }
-        mantissa = mantissa &* 10 &+ UInt64(digit)
-        index += 1
-      }
+      mantissa = digitRun(base, &index, end, mantissa)
       digits = index - wholeStart
     }
     if index < end, base[index] == UInt8(ascii: ".") {
@@ -55,13 +49,7 @@ public enum JSONNumber {
         while index < end, base[index] == UInt8(ascii: "0") { index += 1 }
       }
       let significantStart = index
-      mantissa = eightDigits(base, &index, end, mantissa)
-      while index < end {
-        let digit = base[index] &- UInt8(ascii: "0")
-        guard digit < 10 else { break }
-        mantissa = mantissa &* 10 &+ UInt64(digit)
-        index += 1
-      }
+      mantissa = digitRun(base, &index, end, mantissa)
       guard index > fractionStart else { return nil }
       digits += index - significantStart
       exponent = fractionStart - index
@@ -125,6 +113,23 @@ public enum JSONNumber {
     case 22: 1e22
     default: 1
     }
+  }
+
+  /// The digits at `index` (advanced past them) appended to `mantissa`
+  /// (wrapping: the caller counts digits): eight at a time, then one by one.
+  @inlinable
+  @inline(__always)
+  static func digitRun(_ base: UnsafePointer<UInt8>, _ index: inout Int, _ end: Int, _ mantissa: UInt64)
+    -> UInt64
+  {
+    var mantissa = eightDigits(base, &index, end, mantissa)
+    while index < end {
+      let digit = base[index] &- UInt8(ascii: "0")
+      guard digit < 10 else { break }
+      mantissa = mantissa &* 10 &+ UInt64(digit)
+      index += 1
+    }
+    return mantissa
   }
 
   /// While eight digits follow `index`, adds them to `mantissa` (wrapping:

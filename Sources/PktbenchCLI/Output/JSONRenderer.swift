@@ -24,23 +24,20 @@ enum JSONRenderer {
     json.raw(",\"dst\":")
     if let destination = record.destination { json.string(destination) } else { json.null() }
     json.raw(",\"codec\":")
-    if let flat = record.flat {
+    switch (record.result, record.flat) {
+    case (_, let flat?):
       json.string(flat.codec)
       json.raw(",\"message\":")
       quoted(flat.fields.pointee.message, into: &json)
       json.raw(",\"fields\":")
       folded(flat, into: &json)
-    }
-    switch record.result {
-    case .decoded(let frame):
+    case (.decoded(let frame), nil):
       json.string(frame.codec)
       json.raw(",\"message\":")
       json.string(frame.message)
       json.raw(",\"fields\":")
       folded(frame.fields, into: &json)
-    case nil where record.flat != nil:
-      break
-    case .failed, nil:
+    case (_, nil):
       if case .failed(let codec, _) = record.result { json.string(codec) } else { json.null() }
       json.raw(",\"message\":")
       if let event = record.event {

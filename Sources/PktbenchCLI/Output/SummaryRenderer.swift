@@ -36,38 +36,27 @@ enum SummaryRenderer {
       line.part(&out)
       out.append(utf8: note)
     }
-    if let flat = record.flat {
+    switch (record.result, record.flat) {
+    case (_, let flat?):
       line.part(&out)
       line.styled(flat.codec, "36", &out)
       out.append(utf8: " ")
       line.styled(flat.fields.pointee.message, "1", &out)
-      // Key fields are a part of their own: its separator goes first, and
-      // goes again when there are none.
-      out.raw("  ")
-      let start = out.count
-      KeyFields.collect(flat, into: &out)
-      if out.count == start { out.removeLast(2) }
-    }
-    switch record.result {
-    case .decoded(let frame):
+      keyFieldsPart(&out) { KeyFields.collect(flat, into: &$0) }
+    case (.decoded(let frame), nil):
       line.part(&out)
       line.styled(frame.codec, "36", &out)
       out.append(utf8: " ")
       line.styled(frame.message, "1", &out)
       var keys = KeyFields()
-      out.raw("  ")
-      let start = out.count
-      keys.collect(frame.fields, into: &out)
-      if out.count == start { out.removeLast(2) }
-    case .failed(let codec, let error):
+      keyFieldsPart(&out) { keys.collect(frame.fields, into: &$0) }
+    case (.failed(let codec, let error), nil):
       line.part(&out)
       line.styled(codec, "36", &out)
       out.append(utf8: " ")
       let at = error.offset.map { " at offset \($0)" } ?? ""
       line.styled("ERROR \(error.code)\(at): \(error.text)", "31", &out)
-    case nil where record.flat != nil:
-      break
-    case nil:
+    case (nil, nil):
       line.part(&out)
       if let error = record.layerError {
         let at = error.offset.map { " at offset \($0)" } ?? ""
@@ -93,6 +82,15 @@ enum SummaryRenderer {
         line.styled("⚠ \(diagnostic.code)", "33", &out)
       }
     }
+  }
+
+  /// Key fields are a part of their own: its separator goes first, and is
+  /// taken back when `body` writes none.
+  private static func keyFieldsPart(_ out: inout JSONWriter, _ body: (inout JSONWriter) -> Void) {
+    out.raw("  ")
+    let start = out.count
+    body(&out)
+    if out.count == start { out.removeLast(2) }
   }
 
   /// A line being written into the output: parts separated by two spaces.
