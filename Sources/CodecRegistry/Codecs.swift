@@ -12,11 +12,21 @@ public enum Codecs {
   /// The codecs, each with its hot-path calls bound to its own type (made
   /// here, where the concrete types are known, so they are specialised).
   static let calls: [CodecCalls] = [
-    CodecCalls(RiderCodec()),
-    CodecCalls(LegCtrlCodec()),
-    CodecCalls(RallieCodec()),
-    CodecCalls(FalconEyeCodec()),
+    .bound(RiderCodec()),
+    .bound(LegCtrlCodec()),
+    .bound(RallieCodec()),
+    .bound(FalconEyeCodec()),
   ]
+
+  /// `calls` unretained, for per-message calls at +0: `calls` keeps every
+  /// one alive for the life of the process.
+  private static let unretained: [Unmanaged<CodecCalls>] = calls.map { .passUnretained($0) }
+
+  /// Runs `body` on codec `index`'s calls without retaining them.
+  @inline(__always)
+  private static func withCalls<Result>(_ index: Int, _ body: (CodecCalls) -> Result) -> Result {
+    unretained.withUnsafeBufferPointer { $0[index]._withUnsafeGuaranteedRef(body) }
+  }
 
   /// Names in the order of `all`, computed once (a codec's `info` is a
   /// large value; hot paths must not rebuild it per packet).
@@ -58,31 +68,29 @@ public enum Codecs {
   /// The best probe score for a payload: the codec's index in `all` and its
   /// score, without allocating. Ties go to the earlier codec.
   public static func bestProbe(_ bytes: UnsafeRawBufferPointer) -> (index: Int, score: Int) {
-    calls.withUnsafeBufferPointer { codecs in
-      var best = (index: 0, score: -1)
-      for index in codecs.indices {
-        let score = codecs[index].probe(bytes)
-        if score > best.score { best = (index, score) }
-      }
-      return best
+    var best = (index: 0, score: -1)
+    for index in 0..<unretained.count {
+      let score = withCalls(index) { $0.probe(bytes) }
+      if score > best.score { best = (index, score) }
     }
+    return best
   }
 
   /// `all[index].cleanKind(bytes)`, through `calls`.
   public static func cleanKind(_ index: Int, _ bytes: UnsafeRawBufferPointer) -> Int? {
-    calls.withUnsafeBufferPointer { $0[index].cleanKind(bytes) }
+    withCalls(index) { $0.cleanKind(bytes) }
   }
 
   /// `all[index].cleanFields(bytes, into: &fields)`, through `calls`.
   public static func cleanFields(_ index: Int, _ bytes: UnsafeRawBufferPointer, into fields: inout FlatFields)
     -> Bool
   {
-    calls.withUnsafeBufferPointer { $0[index].cleanFields(bytes, &fields) }
+    withCalls(index) { $0.cleanFields(bytes, &fields) }
   }
 
   /// `all[index].decodeFrame(bytes)`, through `calls`.
   public static func decodeFrame(_ index: Int, _ bytes: UnsafeRawBufferPointer) -> FrameDecode {
-    calls.withUnsafeBufferPointer { $0[index].decodeFrame(bytes) }
+    withCalls(index) { $0.decodeFrame(bytes) }
   }
 
   /// The codec and message schema a `craft` name stands for: a message's

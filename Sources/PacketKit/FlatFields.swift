@@ -104,6 +104,21 @@ public struct FlatFields: Sendable {
     }
   }
 
+  /// The fields of the value at `pointer`, read in place: no field is
+  /// copied out (a `Field` is 64 bytes, and the subscript's switch copies
+  /// one per read). The buffer is valid while the value at `pointer` is
+  /// neither changed nor deinitialized.
+  @inlinable
+  public static func fields(at pointer: UnsafePointer<FlatFields>) -> UnsafeBufferPointer<Field> {
+    // The storage is a homogeneous tuple: its elements lie one stride apart.
+    UnsafeBufferPointer(
+      start: UnsafeRawPointer(pointer).advanced(by: storageOffset).assumingMemoryBound(to: Field.self),
+      count: pointer.pointee.used)
+  }
+
+  @usableFromInline
+  static let storageOffset = MemoryLayout<FlatFields>.offset(of: \FlatFields.storage)!
+
   /// The fields as the leaves of a dissection tree.
   public var nodes: [DissectionNode] {
     (0..<count).map { index in

@@ -133,12 +133,12 @@ enum JSONRenderer {
   /// Reads the fields in place, through `FlatMessage.fields`.
   static func folded(_ flat: FlatMessage, into json: inout JSONWriter) {
     json.raw("{")
-    for index in 0..<flat.fields.pointee.count {
+    let fields = FlatFields.fields(at: flat.fields)
+    for index in fields.indices {
       if index > 0 { json.raw(",") }
-      let field = flat.fields.pointee[index]
-      quoted(field.name, into: &json)
+      quoted(fields[index].name, into: &json)
       json.raw(":")
-      switch field.value {
+      switch fields[index].value {
       case .integer(let v): json.integer(v)
       case .number(let v): v.isFinite ? json.number(v) : json.null()
       case .text(let text): quoted(text, into: &json)

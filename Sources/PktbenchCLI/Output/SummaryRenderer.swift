@@ -177,30 +177,47 @@ enum SummaryRenderer {
     }
 
     /// The same fields from a flat message, read in place through
-    /// `FlatMessage.fields`. Names shown are found by index, so no String
-    /// is made or kept (a static function: no `shown` to set up per line).
+    /// `FlatMessage.fields`. Fields shown are remembered as a bit per index,
+    /// so no String is made or kept (a static function: no `shown` to set
+    /// up per line).
     static func collect(_ flat: FlatMessage, into out: inout JSONWriter) {
+      let fields = FlatFields.fields(at: flat.fields)
+      var shown = 0
       var count = 0
-      for index in 0..<flat.fields.pointee.count where count < Self.limit {
-        let field = flat.fields.pointee[index]
-        if Self.isSkipped(field.name) { continue }
+      for index in fields.indices where count < Self.limit {
+        let name = fields[index].name
         // A name shown before (top-level names repeat only in odd codecs).
-        if (0..<index).contains(where: {
-          Self.same(flat.fields.pointee[$0].name, field.name) && !Self.isSkipped(flat.fields.pointee[$0].name)
-        }) {
-          continue
-        }
+        if Self.isSkipped(name) || Self.wasShown(name, among: fields, shown) { continue }
+        shown |= 1 << index
         if count > 0 { out.append(UInt8(ascii: " ")) }
         count += 1
-        out.raw(field.name)
+        out.raw(name)
         out.append(UInt8(ascii: "="))
-        switch field.value {
+        switch fields[index].value {
         case .integer(let v): out.integer(v)
         case .number(let v): out.number(v)
         case .text(let text): out.append(utf8: Self.cut(JSONWriter.quoted(text.description)))
         }
-        if Self.same(field.unit, "%") || Self.same(field.unit, "°") { out.raw(field.unit) }
+        let unit = fields[index].unit
+        if Self.same(unit, "%") || Self.same(unit, "°") { out.raw(unit) }
       }
+    }
+
+    /// Whether a field in the `shown` bit set has this name. The codec's
+    /// literals usually share storage, so the same address settles it first.
+    private static func wasShown(
+      _ name: StaticString, among fields: UnsafeBufferPointer<FlatFields.Field>, _ shown: Int
+    ) -> Bool {
+      var rest = shown
+      while rest != 0 {
+        let other = fields[rest.trailingZeroBitCount].name
+        rest &= rest - 1
+        if other.utf8Start == name.utf8Start && other.utf8CodeUnitCount == name.utf8CodeUnitCount {
+          return true
+        }
+        if Self.same(other, name) { return true }
+      }
+      return false
     }
 
     private static func same(_ a: StaticString, _ b: StaticString) -> Bool { same(bytes(a), bytes(b)) }
