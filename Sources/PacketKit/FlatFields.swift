@@ -117,7 +117,12 @@ public struct FlatFields: Sendable {
   }
 
   @usableFromInline
-  static let storageOffset = MemoryLayout<FlatFields>.offset(of: \FlatFields.storage)!
+  static let storageOffset: Int = {
+    guard let offset = MemoryLayout<FlatFields>.offset(of: \FlatFields.storage) else {
+      preconditionFailure("FlatFields.storage is a stored property: it has an offset")
+    }
+    return offset
+  }()
 
   /// The fields as the leaves of a dissection tree.
   public var nodes: [DissectionNode] {

@@ -37,7 +37,7 @@ public final class OutputWriter {
   }
 
   public func bytes<C: Collection>(_ bytes: C) where C.Element == UInt8 {
-    let copied = bytes.withContiguousStorageIfAvailable {
+    let copied: Void? = bytes.withContiguousStorageIfAvailable {
       self.buffer.append(bytes: UnsafeRawBufferPointer($0))
     }
     if copied == nil { buffer.append(contentsOf: Array(bytes)) }
