@@ -45,10 +45,19 @@ public final class HCIFuzzTarget: FuzzTarget {
       let end = min(offset + length, input.count)
       frame += 1
       let flags = UInt32(control & 1) | UInt32(frame & 2)
-      Array(input[offset..<end]).withUnsafeBytes { record in
-        decoder.decode(linkType, frame: frame, time: Double(frame), flags: flags, data: record) {
+      // Each record in an array of its own size, so that under ASan a value
+      // viewed past its record is caught; and a value said to lie at an
+      // offset in its record must be exactly those bytes.
+      let misplaced: String? = Array(input[offset..<end]).withUnsafeBytes { record in
+        var misplaced: String?
+        decoder.decodeBorrowing(linkType, frame: frame, time: Double(frame), flags: flags, data: record) {
           Self.count($0, &stats)
+          if misplaced == nil { misplaced = Self.misplacedValue($0, in: record) }
         }
+        return misplaced
+      }
+      if let misplaced {
+        return FuzzFailure(target: name, kind: "value-offset", detail: misplaced, input: input)
       }
       offset = end
     }
@@ -56,6 +65,21 @@ public final class HCIFuzzTarget: FuzzTarget {
     return .bounds(
       target: name, input: input, buffered: decoder.bufferedBytes, limit: decoder.limits.maxBufferedBytes,
       startedAt: start)
+  }
+
+  /// Why an ATT value does not match the record bytes at its
+  /// `valueOffsetInRecord`, or nil when it does (or came reassembled).
+  static func misplacedValue(_ event: BluetoothEvent, in record: UnsafeRawBufferPointer) -> String? {
+    guard case .attValue(let value) = event, let at = value.valueOffsetInRecord else { return nil }
+    return value.withValueBytes { bytes in
+      guard at >= 0, at + bytes.count <= record.count else {
+        return "value of \(bytes.count) bytes at offset \(at) passes the \(record.count)-byte record"
+      }
+      guard UnsafeRawBufferPointer(rebasing: record[at..<at + bytes.count]).elementsEqual(bytes) else {
+        return "value at offset \(at) is not the record's bytes there"
+      }
+      return nil
+    }
   }
 
   static func count(_ event: BluetoothEvent, _ stats: inout FuzzStats) {

@@ -70,6 +70,14 @@ public struct ByteReader {
     return out
   }
 
+  /// The next `count` bytes as a view of the input, without copying them.
+  public mutating func readView(_ count: Int, _ field: String) throws(DecodeError) -> UnsafeRawBufferPointer {
+    try require(count, for: field)
+    let view = UnsafeRawBufferPointer(rebasing: bytes[offset..<offset + count])
+    offset += count
+    return view
+  }
+
   public mutating func skip(_ count: Int, _ field: String) throws(DecodeError) {
     try require(count, for: field)
     offset += count

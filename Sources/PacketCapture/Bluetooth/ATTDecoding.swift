@@ -149,7 +149,7 @@ extension BluetoothDecoder {
     case 0x12, 0x52, 0x1B, 0x1D:
       let handle = try reader.readUInt16LE("attribute handle")
       let start = reader.offset
-      let value = try reader.readBytes(reader.remaining, "attribute value")
+      let value = try reader.readView(reader.remaining, "attribute value")
       if opcode == 0x12 { connection.clients[client].lastRequest = .other(opcode: opcode) }
       let operation =
         switch opcode {
@@ -158,15 +158,17 @@ extension BluetoothDecoder {
         case 0x1B: "notification"
         default: "indication"
         }
-      reportValue(context, opcode, operation, handle: handle, value: value, offsetInPDU: start, emit)
+      reportValue(
+        context, opcode, operation, handle: handle, bytes: .borrowed(value), offsetInPDU: start, emit)
 
     case 0xD2:
       let handle = try reader.readUInt16LE("attribute handle")
       try reader.require(12, for: "authentication signature")
       let start = reader.offset
-      let value = try reader.readBytes(reader.remaining - 12, "attribute value")
+      let value = try reader.readView(reader.remaining - 12, "attribute value")
       reportValue(
-        context, opcode, "signed-write-command", handle: handle, value: value, offsetInPDU: start, emit)
+        context, opcode, "signed-write-command", handle: handle, bytes: .borrowed(value), offsetInPDU: start,
+        emit)
 
     case 0x16:
       let handle = try reader.readUInt16LE("attribute handle")
@@ -217,8 +219,9 @@ extension BluetoothDecoder {
       let handle = try reader.readUInt16LE("attribute handle")
       let length = Int(try reader.readUInt16LE("value length"))
       let start = reader.offset
-      let value = try reader.readBytes(length, "attribute value")
-      reportValue(context, 0x23, "notification", handle: handle, value: value, offsetInPDU: start, emit)
+      let value = try reader.readView(length, "attribute value")
+      reportValue(
+        context, 0x23, "notification", handle: handle, bytes: .borrowed(value), offsetInPDU: start, emit)
     }
   }
 
@@ -263,8 +266,9 @@ extension BluetoothDecoder {
   }
 
   /// Reports an application value with what the handle map knows of it.
+  /// `bytes` may be a view of the PDU: the event is handled before it returns.
   func reportValue(
-    _ context: ATTContext, _ opcode: UInt8, _ operation: String, handle: UInt16, value: [UInt8],
+    _ context: ATTContext, _ opcode: UInt8, _ operation: String, handle: UInt16, bytes: ATTBytes,
     offsetInPDU: Int?, frame: Int? = nil, time: Double? = nil, _ emit: (BluetoothEvent) -> Void
   ) {
     statistics.attValues += 1
@@ -279,7 +283,7 @@ extension BluetoothDecoder {
           characteristicUUID: known
             ? lookup(connection, serverSide: context.serverSide, handle: handle) : nil,
           serviceUUID: known ? serviceUUID(connection, serverSide: context.serverSide, handle: handle) : nil,
-          value: value,
+          bytes: bytes,
           valueOffsetInRecord: offsetInPDU.flatMap { offset in context.recordOffset.map { $0 + offset } })))
   }
 }

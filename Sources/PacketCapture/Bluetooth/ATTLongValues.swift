@@ -9,10 +9,10 @@ extension BluetoothDecoder {
   func readResponse(_ pdu: UnsafeRawBufferPointer, _ context: ATTContext, _ emit: (BluetoothEvent) -> Void) {
     let connection = context.connection
     let client = context.clientSide.rawValue
-    let value = [UInt8](pdu.btSlice(from: 1))
+    let value = pdu.btSlice(from: 1)
     guard case .read(let handle)? = connection.clients[client].lastRequest else {
       // The request was not captured: the handle is unknown.
-      reportValue(context, 0x0B, "read-response", handle: 0, value: value, offsetInPDU: 1, emit)
+      reportValue(context, 0x0B, "read-response", handle: 0, bytes: .borrowed(value), offsetInPDU: 1, emit)
       return
     }
     connection.clients[client].lastRequest = nil
@@ -23,12 +23,12 @@ extension BluetoothDecoder {
       reserveQuietly(value.count, for: connection)
     {
       connection.clients[client].pendingRead = PendingRead(
-        frame: context.frame, time: context.time, handle: handle, value: value,
+        frame: context.frame, time: context.time, handle: handle, value: [UInt8](value),
         offsetInRecord: context.recordOffset.map { $0 + 1 }, direction: context.direction,
         serverSide: context.serverSide)
       return
     }
-    reportValue(context, 0x0B, "read-response", handle: handle, value: value, offsetInPDU: 1, emit)
+    reportValue(context, 0x0B, "read-response", handle: handle, bytes: .borrowed(value), offsetInPDU: 1, emit)
   }
 
   func readBlobRequest(handle: UInt16, offset: Int, _ context: ATTContext, _ emit: (BluetoothEvent) -> Void) {
@@ -46,9 +46,10 @@ extension BluetoothDecoder {
   ) {
     let connection = context.connection
     let client = context.clientSide.rawValue
-    let part = [UInt8](pdu.btSlice(from: 1))
+    let part = pdu.btSlice(from: 1)
     guard case .readBlob(let handle, let offset)? = connection.clients[client].lastRequest else {
-      reportValue(context, 0x0D, "read-blob-response", handle: 0, value: part, offsetInPDU: 1, emit)
+      reportValue(
+        context, 0x0D, "read-blob-response", handle: 0, bytes: .borrowed(part), offsetInPDU: 1, emit)
       return
     }
     connection.clients[client].lastRequest = nil
@@ -66,7 +67,8 @@ extension BluetoothDecoder {
             frame: context.frame, time: context.time, layer: "att", offset: context.recordOffset ?? 0,
             text: "long read of handle \(BluetoothText.hex16(handle)) passes the buffering limit at "
               + "offset \(offset); the rest is reported separately"))
-        reportValue(context, 0x0D, "read-blob-response", handle: handle, value: part, offsetInPDU: 1, emit)
+        reportValue(
+          context, 0x0D, "read-blob-response", handle: handle, bytes: .borrowed(part), offsetInPDU: 1, emit)
         return
       }
       connection.clients[client].pendingRead = nil
@@ -80,12 +82,13 @@ extension BluetoothDecoder {
     // not captured) is held the same way.
     if offset == 0, continues, reserveQuietly(part.count, for: connection) {
       connection.clients[client].pendingRead = PendingRead(
-        frame: context.frame, time: context.time, handle: handle, value: part,
+        frame: context.frame, time: context.time, handle: handle, value: [UInt8](part),
         offsetInRecord: context.recordOffset.map { $0 + 1 }, direction: context.direction,
         serverSide: context.serverSide)
       return
     }
-    reportValue(context, 0x0D, "read-blob-response", handle: handle, value: part, offsetInPDU: 1, emit)
+    reportValue(
+      context, 0x0D, "read-blob-response", handle: handle, bytes: .borrowed(part), offsetInPDU: 1, emit)
   }
 
   /// Reports a held long read as one Read Response value.
@@ -185,7 +188,7 @@ extension BluetoothDecoder {
         continue
       }
       reportValue(
-        context, 0x18, "execute-write", handle: handle, value: entry.value, offsetInPDU: nil,
+        context, 0x18, "execute-write", handle: handle, bytes: .owned(entry.value), offsetInPDU: nil,
         frame: entry.first.frame, time: entry.first.time, emit)
     }
   }

@@ -33,8 +33,22 @@ public final class BluetoothDecoder {
   public var trackedConnectionCount: Int { connections.count }
 
   /// Decodes one capture record. `flags` are the btsnoop record flags (0 for
-  /// pcap records).
+  /// pcap records). The events own their bytes: they may be kept.
   public func decode(
+    _ linkType: BluetoothLinkType, frame: Int, time: Double, flags: UInt32,
+    data: UnsafeRawBufferPointer, emit: (BluetoothEvent) -> Void
+  ) {
+    decodeBorrowing(linkType, frame: frame, time: time, flags: flags, data: data) { event in
+      guard case .attValue(var value) = event, case .borrowed = value.bytes else { return emit(event) }
+      value.bytes = value.bytes.owning
+      emit(.attValue(value))
+    }
+  }
+
+  /// `decode` without copying ATT values: a value that came whole in this
+  /// record is a view of `data`, valid only while `emit` handles its event.
+  /// A handler that keeps a value keeps a copy (`ATTValue.value`).
+  public func decodeBorrowing(
     _ linkType: BluetoothLinkType, frame: Int, time: Double, flags: UInt32,
     data: UnsafeRawBufferPointer, emit: (BluetoothEvent) -> Void
   ) {

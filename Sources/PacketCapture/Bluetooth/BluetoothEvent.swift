@@ -84,7 +84,14 @@ public struct ATTValue: Sendable, Equatable {
   /// The service whose handle range holds `attributeHandle`, when discovery
   /// was captured.
   public var serviceUUID: String?
-  public var value: [UInt8]
+  /// The value's bytes (a copy, when the event was delivered borrowed).
+  public var value: [UInt8] {
+    get { bytes.array }
+    set { bytes = .owned(newValue) }
+  }
+  /// The value's bytes as delivered: owned, or borrowed from the record
+  /// being decoded (`BluetoothDecoder.decodeBorrowing`).
+  var bytes: ATTBytes
   /// Offset of the value in the record's data when all of it came from that
   /// one record; nil when it was reassembled.
   public var valueOffsetInRecord: Int?
@@ -94,6 +101,18 @@ public struct ATTValue: Sendable, Equatable {
     accessAddress: UInt32? = nil, direction: BluetoothDirection, opcode: UInt8, operation: String,
     attributeHandle: UInt16, characteristicUUID: String?, serviceUUID: String? = nil, value: [UInt8],
     valueOffsetInRecord: Int?
+  ) {
+    self.init(
+      frame: frame, time: time, connectionHandle: connectionHandle, adapterIndex: adapterIndex,
+      accessAddress: accessAddress, direction: direction, opcode: opcode, operation: operation,
+      attributeHandle: attributeHandle, characteristicUUID: characteristicUUID, serviceUUID: serviceUUID,
+      bytes: .owned(value), valueOffsetInRecord: valueOffsetInRecord)
+  }
+
+  init(
+    frame: Int, time: Double, connectionHandle: UInt16, adapterIndex: UInt16, accessAddress: UInt32?,
+    direction: BluetoothDirection, opcode: UInt8, operation: String, attributeHandle: UInt16,
+    characteristicUUID: String?, serviceUUID: String?, bytes: ATTBytes, valueOffsetInRecord: Int?
   ) {
     self.frame = frame
     self.time = time
@@ -106,8 +125,16 @@ public struct ATTValue: Sendable, Equatable {
     self.attributeHandle = attributeHandle
     self.characteristicUUID = characteristicUUID
     self.serviceUUID = serviceUUID
-    self.value = value
+    self.bytes = bytes
     self.valueOffsetInRecord = valueOffsetInRecord
+  }
+
+  /// The value's length in bytes.
+  public var valueCount: Int { bytes.count }
+
+  /// Runs `body` on the value's bytes without copying them.
+  public func withValueBytes<Result>(_ body: (UnsafeRawBufferPointer) throws -> Result) rethrows -> Result {
+    try bytes.withBytes(body)
   }
 }
 

@@ -96,13 +96,15 @@ extension BluetoothDecoder {
             "\(BluetoothUUID.shortForm(uuid)) \(Self.propertyNames(properties))"))
       } else {
         let start = reader.offset
-        let value = try reader.readBytes(length - 2, "attribute value")
+        let value = try reader.readView(length - 2, "attribute value")
         if let valueType {
           learn(
             context.connection, serverSide: context.serverSide, handle: handle, uuid: valueType,
             fromDeclaration: false)
           reportValue(
-            context, 0x09, "read-by-type-response", handle: handle, value: value, offsetInPDU: start, emit)
+            context, 0x09, "read-by-type-response", handle: handle, bytes: .borrowed(value),
+            offsetInPDU: start,
+            emit)
         }
         fields.append(ATTField(BluetoothText.hex16(handle), Hex.spaced(value.prefix(32))))
       }

@@ -10,7 +10,8 @@ extension CapturePipeline {
     _ linkType: BluetoothLinkType, frame: Int, time: Double, flags: UInt32, data: UnsafeRawBufferPointer
   ) {
     stats.record(frame: frame, time: time)
-    bluetooth.decode(linkType, frame: frame, time: time, flags: flags, data: data) {
+    // Values are views of `data`: each is handled before the next record.
+    bluetooth.decodeBorrowing(linkType, frame: frame, time: time, flags: flags, data: data) {
       self.handleBluetooth($0)
     }
   }
@@ -23,12 +24,12 @@ extension CapturePipeline {
     switch event {
     case .attValue(let value):
       let choice = bleCodec(value)
-      if !wantsRecords, let choice, let kind = value.value.withUnsafeBytes({ choice.cleanKind($0) }) {
-        stats.countClean(codec: choice.index, kind: kind, bytes: value.value.count, transport: .bleATT)
+      if !wantsRecords, let choice, let kind = value.withValueBytes({ choice.cleanKind($0) }) {
+        stats.countClean(codec: choice.index, kind: kind, bytes: value.valueCount, transport: .bleATT)
         return
       }
       var record = bleRecord(value.connectionHandle, value.direction, frame: value.frame, time: value.time)
-      record.payloadLength = value.value.count
+      record.payloadLength = value.valueCount
       var extra: [FieldValue.Member] = [
         .init("att_operation", .string(value.operation)),
         .init("handle", .integer(Int64(value.attributeHandle))),
@@ -37,8 +38,8 @@ extension CapturePipeline {
       extra.append(.init("direction", .string(value.direction.description)))
       record.extra = extra
       record.carrierNote = bleNames.carrierNote(value)
-      value.value.withUnsafeBytes { payload in
-        if wantsPayload { record.payload = value.value }
+      value.withValueBytes { payload in
+        if wantsPayload { record.payload = [UInt8](payload) }
         if let choice {
           record.routing = choice.reason
           record.result = choice.decodeFrame(payload)
@@ -93,7 +94,7 @@ extension CapturePipeline {
       if let index = Codecs.index(named: rule.codec) { return .init(index: index, reason: "--ble-map") }
     }
     if let uuid = value.characteristicUUID, let choice = bleNames.gattChoice(uuid) { return choice }
-    return value.value.withUnsafeBytes { router.probe($0) }
+    return value.withValueBytes { router.probe($0) }
   }
 
   /// src/dst name the connection and the side: `ble 0x0040 central`.
