@@ -27,6 +27,7 @@ public enum BluetoothLinkType: Sendable, Hashable, CustomStringConvertible {
   /// packet header, then access address, LL PDU and CRC.
   case nordicBLESniffer
 
+  @inlinable
   public static func forPcapLinkType<T: BinaryInteger>(_ linkType: T) -> BluetoothLinkType? {
     switch Int(truncatingIfNeeded: linkType) {
     case 187: .hciH4WithoutDirection
@@ -40,6 +41,7 @@ public enum BluetoothLinkType: Sendable, Hashable, CustomStringConvertible {
 
   /// nil for datalinks the reader accepts but nothing decodes (1003 BCSP,
   /// 1004 three-wire: their reliable-transport framing is not parsed).
+  @inlinable
   public static func forBtsnoopDatalink<T: BinaryInteger>(_ datalink: T) -> BluetoothLinkType? {
     switch Int(truncatingIfNeeded: datalink) {
     case 1001: .hciUnencapsulated

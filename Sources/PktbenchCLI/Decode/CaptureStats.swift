@@ -21,9 +21,17 @@ struct CaptureStats {
   var stoppedEarly: String?
   /// Messages counted by `countClean`: per codec and message index (see
   /// `Codecs.messageNames`), count and bytes; folded into `perCodec` for reports.
-  private var cleanCounts: [[(count: Int, bytes: Int)]] = Codecs.messageNames.map {
-    Array(repeating: (0, 0), count: $0.count)
-  }
+  /// One flat array (a nested one is two uniqueness checks per count):
+  /// codec `c`'s kinds start at `cleanStart[c]`.
+  private var cleanCounts: [(count: Int, bytes: Int)] = Array(
+    repeating: (0, 0), count: Codecs.messageNames.reduce(0) { $0 + $1.count })
+  private static let cleanStart: [Int] = {
+    var start = 0
+    return Codecs.messageNames.map { names in
+      defer { start += names.count }
+      return start
+    }
+  }()
   /// Per `CleanTransport`, records counted by `countClean`.
   private var cleanTransportCounts = Array(repeating: 0, count: CleanTransport.allCases.count)
 
@@ -49,16 +57,19 @@ struct CaptureStats {
   /// A message its codec's `cleanKind` classified: no diagnostics, so only
   /// its kind and size count.
   mutating func countClean(codec: Int, kind: Int, bytes: Int, transport: CleanTransport) {
-    cleanCounts[codec][kind].count += 1
-    cleanCounts[codec][kind].bytes += bytes
+    let slot = Self.cleanStart[codec] + kind
+    cleanCounts[slot].count += 1
+    cleanCounts[slot].bytes += bytes
     cleanTransportCounts[transport.rawValue] += 1
   }
 
   /// These counts with `countClean`'s folded in, for reports.
   private var merged: CaptureStats {
     var merged = self
-    for (codec, kinds) in cleanCounts.enumerated() {
-      for (kind, entry) in kinds.enumerated() where entry.count > 0 {
+    for codec in Codecs.messageNames.indices {
+      for kind in Codecs.messageNames[codec].indices {
+        let entry = cleanCounts[Self.cleanStart[codec] + kind]
+        guard entry.count > 0 else { continue }
         let codecName = Codecs.names[codec]
         let message = Codecs.messageNames[codec][kind]
         merged.perCodec[codecName, default: [:]][message, default: (0, 0)].count += entry.count
