@@ -71,7 +71,9 @@ import Testing
     var rng = SplitMix64(seed: 7)
     var values: [Double] = [0.05, -37.5, 0.1, 0.001, 0.0011, 1700000000.05, 1700049999.95, 123.456, 2.5e-3]
     for _ in 0..<200_000 {
-      switch rng.below(4) {
+      switch rng.below(5) {
+      case 4:  // up to 2^53 with a few decimals: neighbours of the nearest candidate matter here
+        values.append(Double(rng.next() >> UInt64(11 + rng.below(20))) / [10, 100, 1000][rng.below(3)])
       case 0:  // capture timestamps: seconds with up to 6 decimals
         values.append(
           1_700_000_000 + Double(rng.below(100_000_000)) / [10, 100, 1000, 1_000_000][rng.below(4)])

@@ -216,17 +216,26 @@ public struct JSONWriter: ~Copyable {
       guard scaled < 9.0e15 else { return false }
       let nearest = scaled.rounded()
       var found: UInt64 = 0
-      var candidates = 0
-      var m = max(0, nearest - 1)
-      while m <= nearest + 1 {
-        if m / power == magnitude {
-          found = UInt64(m)
-          candidates += 1
+      // m/10^k reads back as `value` only within half an ulp of it, which
+      // is power·ulp/2 in scaled units; the neighbours of `nearest` are at
+      // least 1/2 - ulp(scaled)/2 away from the exact product. When that
+      // gap is wider, only `nearest` can be a candidate: one division, not three.
+      if power * magnitude.ulp + scaled.ulp < 0.5 {
+        guard nearest / power == magnitude else { continue }
+        found = UInt64(nearest)
+      } else {
+        var candidates = 0
+        var m = max(0, nearest - 1)
+        while m <= nearest + 1 {
+          if m / power == magnitude {
+            found = UInt64(m)
+            candidates += 1
+          }
+          m += 1
         }
-        m += 1
+        if candidates > 1 { return false }
+        guard candidates == 1 else { continue }
       }
-      if candidates > 1 { return false }
-      guard candidates == 1 else { continue }
       if value < 0 { append(UInt8(ascii: "-")) }
       decimal(Int64(found / scale))
       append(UInt8(ascii: "."))
@@ -267,26 +276,34 @@ public struct JSONWriter: ~Copyable {
     decimal(value)
   }
 
+  /// "00", "01" … "99", one after another.
+  private static let digitPairs: StaticString =
+    "00010203040506070809101112131415161718192021222324252627282930313233343536373839404142434445464748495051525354555657585960616263646566676869707172737475767778798081828384858687888990919293949596979899"
+
   /// An integer's decimal digits, without a String.
   public mutating func decimal(_ value: Int64) {
     if value < 0 { append(UInt8(ascii: "-")) }
     var magnitude = value.magnitude
     let digits = Self.decimalDigits(magnitude)
     reserve(digits)
-    // Two digits per step: the chain of divisions is half as long.
+    // Two digits per step, copied from a table: the chain of divisions is
+    // half as long, and each pair is one load and one store.
+    let pairs = UnsafeRawPointer(Self.digitPairs.utf8Start)
+    let out = UnsafeMutableRawPointer(base)
     var index = count + digits
     while magnitude >= 100 {
-      let pair = magnitude % 100
+      let pair = Int(truncatingIfNeeded: magnitude % 100)
       magnitude /= 100
       index -= 2
-      let tens = pair / 10
-      base[index] = UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: tens)
-      base[index + 1] = UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: pair &- tens &* 10)
+      out.storeBytes(
+        of: pairs.loadUnaligned(fromByteOffset: 2 * pair, as: UInt16.self), toByteOffset: index,
+        as: UInt16.self)
     }
     if magnitude >= 10 {
-      let tens = magnitude / 10
-      base[index - 2] = UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: tens)
-      base[index - 1] = UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: magnitude &- tens &* 10)
+      let pair = Int(truncatingIfNeeded: magnitude)
+      out.storeBytes(
+        of: pairs.loadUnaligned(fromByteOffset: 2 * pair, as: UInt16.self), toByteOffset: index - 2,
+        as: UInt16.self)
     } else {
       base[index - 1] = UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: magnitude)
     }
