@@ -1,28 +1,57 @@
 /// Hex text in and out.
 public enum Hex {
-  private static let digits: [Character] = Array("0123456789ABCDEF")
-
   /// `01 03 02 00 DC 05`
+  @inlinable
   public static func spaced<C: Collection>(_ bytes: C) -> String where C.Element == UInt8 {
-    var out = ""
-    out.reserveCapacity(bytes.count * 3)
-    for (index, byte) in bytes.enumerated() {
-      if index > 0 { out.append(" ") }
-      out.append(digits[Int(byte >> 4)])
-      out.append(digits[Int(byte & 0x0F)])
+    if let text = bytes.withContiguousStorageIfAvailable({ spaced(UnsafeRawBufferPointer($0)) }) {
+      return text
     }
-    return out
+    return Array(bytes).withUnsafeBytes { spaced($0) }
+  }
+
+  /// `spaced` for bytes in memory: the text is written into the string's
+  /// own storage, two digits and a space per byte (decode errors show the
+  /// bytes they found, so this runs for every refused fuzz input).
+  public static func spaced(_ bytes: UnsafeRawBufferPointer) -> String {
+    guard !bytes.isEmpty else { return "" }
+    return String(unsafeUninitializedCapacity: bytes.count * 3 - 1) { out in
+      for index in bytes.indices {
+        let byte = bytes[index]
+        if index > 0 { out[index * 3 - 1] = UInt8(ascii: " ") }
+        out[index * 3] = upper(byte >> 4)
+        out[index * 3 + 1] = upper(byte & 0x0F)
+      }
+      return bytes.count * 3 - 1
+    }
   }
 
   /// `010302` (lower case, as xxd -p writes it).
+  @inlinable
   public static func compact<C: Collection>(_ bytes: C) -> String where C.Element == UInt8 {
-    var out = ""
-    out.reserveCapacity(bytes.count * 2)
-    for byte in bytes {
-      out.append(Character(digits[Int(byte >> 4)].lowercased()))
-      out.append(Character(digits[Int(byte & 0x0F)].lowercased()))
+    if let text = bytes.withContiguousStorageIfAvailable({ compact(UnsafeRawBufferPointer($0)) }) {
+      return text
     }
-    return out
+    return Array(bytes).withUnsafeBytes { compact($0) }
+  }
+
+  /// `compact` for bytes in memory.
+  public static func compact(_ bytes: UnsafeRawBufferPointer) -> String {
+    String(unsafeUninitializedCapacity: bytes.count * 2) { out in
+      for index in bytes.indices {
+        let byte = bytes[index]
+        out[index * 2] = lower(byte >> 4)
+        out[index * 2 + 1] = lower(byte & 0x0F)
+      }
+      return bytes.count * 2
+    }
+  }
+
+  private static func upper(_ nibble: UInt8) -> UInt8 {
+    nibble < 10 ? UInt8(ascii: "0") + nibble : UInt8(ascii: "A") + nibble - 10
+  }
+
+  private static func lower(_ nibble: UInt8) -> UInt8 {
+    nibble < 10 ? UInt8(ascii: "0") + nibble : UInt8(ascii: "a") + nibble - 10
   }
 
   public struct ParseError: Error, Sendable, CustomStringConvertible {

@@ -1,3 +1,4 @@
+import Foundation
 import PacketKit
 import Testing
 
@@ -20,6 +21,21 @@ import Testing
   ])
   func parsesCommonSpellings(text: String) throws {
     #expect(try Hex.parse(text) == [0x01, 0x03, 0x02, 0x00, 0xDC, 0x05])
+  }
+
+  /// Spaced upper case and compact lower case, against printf's %02X and
+  /// %02x, for every byte value, empty input, slices and non-contiguous
+  /// collections; and parse reads back what spaced wrote.
+  @Test func writesEveryByteAsPrintfDoes() throws {
+    let all = (0...255).map { UInt8($0) }
+    let upper = all.map { String(format: "%02X", $0) }
+    let lower = all.map { String(format: "%02x", $0) }
+    #expect(Hex.spaced(all) == upper.joined(separator: " "))
+    #expect(Hex.compact(all) == lower.joined())
+    #expect(Hex.spaced(all[16..<19]) == "10 11 12")
+    #expect(Hex.compact(all.lazy.map { $0 ^ 0xFF }.prefix(2)) == "fffe")
+    #expect(Hex.spaced([UInt8]()) == "" && Hex.compact([UInt8]()) == "")
+    #expect(try Hex.parse(Hex.spaced(all)) == all)
   }
 
   @Test func oddDigitCountIsRefused() {
