@@ -293,6 +293,69 @@ public struct LegCtrlCodec: FrameCodec {
     }
   }
 
+  /// `cleanKind`'s frames as `decode` dissects them: the header group, then
+  /// the payload's fields, every name and value a literal of PROTOCOLS.md §2.
+  public func cleanFields(_ bytes: UnsafeRawBufferPointer, into fields: inout FlatFields) -> Bool {
+    guard let kind = cleanKind(bytes) else { return false }
+    fields.removeAll()
+    let typeName: StaticString
+    switch kind {
+    case 0: (fields.message, typeName) = ("arm", "ARM")
+    case 1: (fields.message, typeName) = ("disarm", "DISARM")
+    case 2: (fields.message, typeName) = ("set_servo_ch0", "SET_SERVO_CH0")
+    case 3: (fields.message, typeName) = ("ping", "PING")
+    default: (fields.message, typeName) = ("telemetry", "TELEMETRY")
+    }
+    fields.append(.init("header", .group(count: 4), range: 0..<4))
+    fields.append(.init("version", .unsigned(UInt64(bytes[0])), range: 0..<1))
+    fields.append(.init("msg_type", .enumeration(typeName, raw: Int64(bytes[1])), range: 1..<2))
+    fields.append(.init("payload_len", .unsigned(UInt64(bytes[2])), unit: "bytes", range: 2..<3))
+    fields.append(.init("reserved", .unsigned(UInt64(bytes[3])), range: 3..<4))
+    switch kind {
+    case 2:
+      let pulse = UInt64(bytes[4]) | UInt64(bytes[5]) << 8
+      fields.append(.init("pulse_us", .unsigned(pulse), unit: "µs", range: 4..<6))
+    case 4:
+      guard let state = Self.stateName(bytes[4]), let error = Self.errorCodeName(bytes[5]) else {
+        return false
+      }
+      let age = UInt64(bytes[6]) | UInt64(bytes[7]) << 8
+      let battery = UInt64(bytes[8]) | UInt64(bytes[9]) << 8
+      let reserved = UInt64(bytes[10]) | UInt64(bytes[11]) << 8
+      fields.append(.init("state", .enumeration(state, raw: Int64(bytes[4])), range: 4..<5))
+      fields.append(.init("error_code", .enumeration(error, raw: Int64(bytes[5])), range: 5..<6))
+      fields.append(.init("last_cmd_age_ms", .unsigned(age), unit: "ms", range: 6..<8))
+      fields.append(.init("battery_mv", .unsigned(battery), unit: "mV", range: 8..<10))
+      fields.append(.init("reserved", .unsigned(reserved), range: 10..<12))
+    default:
+      break
+    }
+    return true
+  }
+
+  /// `LegCtrlSchema.state`'s names as literals.
+  static func stateName(_ raw: UInt8) -> StaticString? {
+    switch raw {
+    case 0: "DISARMED"
+    case 1: "ARMED"
+    case 2: "FAULT"
+    default: nil
+    }
+  }
+
+  /// `LegCtrlSchema.errorCode`'s names as literals.
+  static func errorCodeName(_ raw: UInt8) -> StaticString? {
+    switch raw {
+    case 0: "NONE"
+    case 1: "DEADMAN_TIMEOUT"
+    case 2: "LOW_BATTERY"
+    case 3: "I2C_FAULT"
+    case 4: "INVALID_CMD"
+    case 0xFF: "UNKNOWN"
+    default: nil
+    }
+  }
+
   // MARK: Probe
 
   public func probe(_ bytes: UnsafeRawBufferPointer) -> Int {

@@ -1,6 +1,7 @@
-/// A clean message's name and top-level fields as scalars, in wire order,
-/// held inline: what `FrameCodec.cleanFields` fills so that summary lines
-/// and ndjson can write a message without building a dissection tree.
+/// A clean message's name and fields as scalars, in wire order, held
+/// inline: what `FrameCodec.cleanFields` fills so that summary lines and
+/// ndjson can write a message without building a dissection tree. A field
+/// may be a group of the scalars after it (a binary header): one level.
 ///
 /// Names, units and text values are static strings (the codec's own
 /// literals), so filling one allocates nothing. `nodes` gives the same
@@ -11,10 +12,17 @@ public struct FlatFields: Sendable {
   @frozen
   public enum Value: Sendable {
     case integer(Int64)
+    case unsigned(UInt64)
     case number(Double)
     /// A string value from the codec's vocabulary (plain ASCII, no quotes
     /// or backslashes: it is written without escaping).
     case text(StaticString)
+    /// An enumeration's case name (from the codec's vocabulary, as `text`)
+    /// and raw value.
+    case enumeration(StaticString, raw: Int64)
+    /// A group whose members are the `count` fields that follow it, all
+    /// scalars (groups do not nest): a tree node with children.
+    case group(count: Int)
   }
 
   @frozen
@@ -38,15 +46,30 @@ public struct FlatFields: Sendable {
     public var fieldValue: FieldValue {
       switch value {
       case .integer(let v): .integer(v)
+      case .unsigned(let v): .unsigned(v)
       case .number(let v): .number(v)
       case .text(let text): .string(text.description)
+      case .enumeration(let name, let raw): .enumeration(name: name.description, raw: raw)
+      case .group: .null
       }
+    }
+
+    public var isGroup: Bool {
+      if case .group = value { return true }
+      return false
+    }
+
+    /// The number of members when this field is a group, else 0.
+    @inlinable
+    public var members: Int {
+      if case .group(let count) = value { return count }
+      return 0
     }
 
     public var hasUnit: Bool { unit.utf8CodeUnitCount > 0 }
   }
 
-  public static let capacity = 8
+  public static let capacity = 12
 
   /// The message kind's name in PROTOCOLS.md.
   public var message: StaticString = ""
@@ -54,14 +77,14 @@ public struct FlatFields: Sendable {
   @usableFromInline
   var used = 0
   @usableFromInline
-  var storage: (Field, Field, Field, Field, Field, Field, Field, Field)
+  var storage: (Field, Field, Field, Field, Field, Field, Field, Field, Field, Field, Field, Field)
 
   @usableFromInline
   static let unused = Field("", .integer(0), range: 0..<0)
 
   public init() {
     let unused = Self.unused
-    storage = (unused, unused, unused, unused, unused, unused, unused, unused)
+    storage = (unused, unused, unused, unused, unused, unused, unused, unused, unused, unused, unused, unused)
   }
 
   /// Adds a field; false (and nothing added) when all `capacity` are used.
@@ -77,6 +100,10 @@ public struct FlatFields: Sendable {
     case 5: storage.5 = field
     case 6: storage.6 = field
     case 7: storage.7 = field
+    case 8: storage.8 = field
+    case 9: storage.9 = field
+    case 10: storage.10 = field
+    case 11: storage.11 = field
     default: return false
     }
     used += 1
@@ -100,7 +127,11 @@ public struct FlatFields: Sendable {
     case 4: storage.4
     case 5: storage.5
     case 6: storage.6
-    default: storage.7
+    case 7: storage.7
+    case 8: storage.8
+    case 9: storage.9
+    case 10: storage.10
+    default: storage.11
     }
   }
 
@@ -124,13 +155,39 @@ public struct FlatFields: Sendable {
     return offset
   }()
 
-  /// The fields as the leaves of a dissection tree.
+  /// The fields as a dissection tree: scalars as leaves, a group as a node
+  /// whose children are its members. (A group claiming more members than
+  /// follow it gets those that do; one among members stays empty. Either
+  /// is a codec's mistake, and its tree then differs from `decode`'s, which
+  /// the fuzzer reports.)
   public var nodes: [DissectionNode] {
-    (0..<count).map { index in
+    var nodes: [DissectionNode] = []
+    var index = 0
+    while index < count {
       let field = self[index]
-      return DissectionNode(
-        field.name.description, field.fieldValue, unit: field.hasUnit ? field.unit.description : nil,
-        range: field.range)
+      index += 1
+      guard case .group(let members) = field.value else {
+        nodes.append(Self.leaf(field))
+        continue
+      }
+      let end = min(index + max(members, 0), count)
+      var children: [DissectionNode] = []
+      while index < end {
+        let member = self[index]
+        index += 1
+        children.append(
+          member.isGroup
+            ? DissectionNode(group: member.name.description, range: member.range, children: [])
+            : Self.leaf(member))
+      }
+      nodes.append(DissectionNode(group: field.name.description, range: field.range, children: children))
     }
+    return nodes
+  }
+
+  private static func leaf(_ field: Field) -> DissectionNode {
+    DissectionNode(
+      field.name.description, field.fieldValue, unit: field.hasUnit ? field.unit.description : nil,
+      range: field.range)
   }
 }

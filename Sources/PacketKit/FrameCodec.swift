@@ -33,7 +33,8 @@ public protocol FrameCodec: Sendable {
   func cleanKind(_ bytes: UnsafeRawBufferPointer) -> Int?
 
   /// `cleanKind` with the message: for a payload that decodes with no
-  /// diagnostics into top-level scalar fields only, fills `fields` with the
+  /// diagnostics into scalar fields (and groups of scalars, such as a
+  /// binary header) only, fills `fields` with the
   /// message's name and exactly the fields `decode` returns, and says true.
   /// False (and `fields` unspecified) in every other case. Must not
   /// allocate; the fuzzer checks it against `decode` on every input.

@@ -48,10 +48,36 @@ import Testing
     #expect(clean > 100, "clean frames should appear among these; saw \(clean)")
   }
 
-  /// Whether `frame` was clean; records an issue when cleanKind and decode disagree.
+  /// PROTOCOLS.md §2's servo vector as flat fields: the header group and
+  /// the pulse, in the names and units the dissection tree uses.
+  @Test func servoVectorAsFlatFields() throws {
+    var flat = FlatFields()
+    let bytes: [UInt8] = [0x01, 0x03, 0x02, 0x00, 0xDC, 0x05]
+    try #require(bytes.withUnsafeBytes { codec.cleanFields($0, into: &flat) })
+    #expect(flat.message.description == "set_servo_ch0")
+    let nodes = flat.nodes
+    try #require(nodes.count == 2)
+    #expect(nodes[0].name == "header" && nodes[0].shape == .object && nodes[0].range == 0..<4)
+    #expect(
+      nodes[0].children.map(\.value) == [
+        .unsigned(1), .enumeration(name: "SET_SERVO_CH0", raw: 3), .unsigned(2), .unsigned(0),
+      ])
+    #expect(nodes[0].children.map(\.name) == ["version", "msg_type", "payload_len", "reserved"])
+    #expect(nodes[1] == DissectionNode("pulse_us", .unsigned(1500), unit: "µs", range: 4..<6))
+  }
+
+  /// Whether `frame` was clean; records an issue when cleanKind and decode
+  /// disagree, or cleanFields and decode.
   private func check(_ frame: [UInt8]) -> Bool {
     let kind = frame.withUnsafeBytes { codec.cleanKind($0) }
     let decoded = try? codec.decode(frame)
+    var flat = FlatFields()
+    let isFlat = frame.withUnsafeBytes { codec.cleanFields($0, into: &flat) }
+    #expect(isFlat == (kind != nil), "cleanFields and cleanKind disagree on \(Hex.spaced(frame))")
+    if isFlat, let decoded {
+      #expect(flat.message.description == decoded.messageName, "\(Hex.spaced(frame))")
+      #expect(flat.nodes == decoded.fields, "\(Hex.spaced(frame))")
+    }
     let isClean = decoded.map { $0.diagnostics.isEmpty } ?? false
     if let kind {
       #expect(isClean, "cleanKind \(kind) for \(Hex.spaced(frame)), which is not clean")

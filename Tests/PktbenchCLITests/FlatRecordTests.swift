@@ -95,6 +95,67 @@ import Testing
     #expect(compared > 2000)
   }
 
+  /// LegCtrl frames of every kind, with values across their ranges (the
+  /// header is a group: ndjson nests it, summary lines skip it).
+  @Test func legCtrlFramesRenderAsTheirTrees() throws {
+    let legCtrl = try #require(Codecs.index(named: "legctrl"))
+    let flat = FlatMessage()
+    var random = SplitMix64(seed: 0x1E6)
+    var compared = 0
+    for _ in 0..<3000 {
+      let frame: [UInt8]
+      switch random.below(5) {
+      case 0: frame = [0x01, [0x01, 0x02, 0x04][random.below(3)], 0x00, 0x00]
+      case 1:
+        let pulse = UInt16(400 + random.below(2300))
+        frame = [0x01, 0x03, 0x02, 0x00, UInt8(pulse & 0xFF), UInt8(pulse >> 8)]
+      default:
+        let age = UInt16(truncatingIfNeeded: random.next())
+        let battery = UInt16(truncatingIfNeeded: random.next())
+        frame = [
+          0x01, 0x10, 0x08, 0x00, UInt8(random.below(4)), [0, 1, 2, 3, 4, 5, 0xFF][random.below(7)],
+          UInt8(age & 0xFF), UInt8(age >> 8), UInt8(battery & 0xFF), UInt8(battery >> 8), 0, 0,
+        ]
+      }
+      frame.withUnsafeBytes { bytes in
+        guard let (tree, flatRecord) = Self.pair(codec: legCtrl, bytes, flat: flat) else { return }
+        Self.expectSameOutput(tree, flatRecord, Hex.spaced(frame))
+        compared += 1
+      }
+    }
+    // Pulses outside 500…2500 and unknown states or error codes go to the tree.
+    #expect(compared > 2000)
+  }
+
+  /// Groups: a skipped one is left out with its members, another one's
+  /// members are key fields like any others; ndjson nests both.
+  @Test func groupsRenderAsTheirTrees() {
+    let fields: [FlatFields.Field] = [
+      .init("header", .group(count: 2), range: 0..<2),
+      .init("version", .unsigned(1), range: 0..<1),
+      .init("kind", .enumeration("PING", raw: 4), range: 1..<2),
+      .init("pose", .group(count: 3), range: 2..<5),
+      .init("x", .number(1.5), unit: "m", range: 2..<3),
+      .init("yaw", .integer(-90), unit: "°", range: 3..<4),
+      .init("mode", .enumeration("HOLD", raw: 2), range: 4..<5),
+      .init("empty", .group(count: 0), range: 5..<5),
+      .init("count", .unsigned(.max), range: 5..<6),
+    ]
+    for length in 0...fields.count {
+      let flat = FlatMessage()
+      flat.codec = "test"
+      flat.fields.pointee.message = "probe"
+      // A prefix may cut a group short: its tree has the members that follow.
+      for field in fields.prefix(length) { flat.fields.pointee.append(field) }
+      var tree = DecodedRecord(frame: 1, time: 2, transport: "udp", payloadLength: 6)
+      var flatRecord = tree
+      tree.result = .decoded(
+        DecodedFrame(codec: "test", message: "probe", fields: flat.fields.pointee.nodes, diagnostics: []))
+      flatRecord.flat = flat
+      Self.expectSameOutput(tree, flatRecord, "first \(length) fields")
+    }
+  }
+
   /// The renderers' rules for key fields — header names skipped, a name
   /// shown once, five at most, units % and ° only, text quoted — hold for
   /// flat fields as for their tree.
@@ -126,7 +187,7 @@ import Testing
     }
   }
 
-  @Test func flatFieldsHoldEightAndRefuseMore() {
+  @Test func flatFieldsHoldTheirCapacityAndRefuseMore() {
     var fields = FlatFields()
     for index in 0..<FlatFields.capacity {
       let added = fields.append(.init("f", .integer(Int64(index)), range: index..<index + 1))
@@ -135,6 +196,6 @@ import Testing
     let overflow = fields.append(.init("g", .integer(9), range: 0..<1))
     #expect(!overflow)
     #expect(fields.count == FlatFields.capacity)
-    #expect(fields.nodes.map(\.value) == (0..<8).map { FieldValue.integer(Int64($0)) })
+    #expect(fields.nodes.map(\.value) == (0..<FlatFields.capacity).map { FieldValue.integer(Int64($0)) })
   }
 }

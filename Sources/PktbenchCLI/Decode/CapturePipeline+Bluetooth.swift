@@ -38,13 +38,7 @@ extension CapturePipeline {
       extra.append(.init("direction", .string(value.direction.description)))
       record.extra = extra
       record.carrierNote = bleNames.carrierNote(value)
-      value.withValueBytes { payload in
-        if wantsPayload { record.payload = [UInt8](payload) }
-        if let choice {
-          record.routing = choice.reason
-          record.result = choice.decodeFrame(payload)
-        }
-      }
+      value.withValueBytes { decode($0, choice: choice, into: &record) }
       deliver(record)
     case .att(let operation):
       var record = bleRecord(

@@ -129,22 +129,44 @@ enum JSONRenderer {
   }
 
   /// The `fields` object of a flat message: names and text values are the
-  /// codec's plain ASCII literals, written without escaping.
-  /// Reads the fields in place, through `FlatMessage.fields`.
+  /// codec's plain ASCII literals, written without escaping; a group is an
+  /// object of its members. Reads the fields in place, through
+  /// `FlatMessage.fields`.
   static func folded(_ flat: FlatMessage, into json: inout JSONWriter) {
-    json.raw("{")
     let fields = FlatFields.fields(at: flat.fields)
-    for index in fields.indices {
+    json.raw("{")
+    var index = 0
+    while index < fields.count {
       if index > 0 { json.raw(",") }
       quoted(fields[index].name, into: &json)
       json.raw(":")
-      switch fields[index].value {
-      case .integer(let v): json.integer(v)
-      case .number(let v): v.isFinite ? json.number(v) : json.null()
-      case .text(let text): quoted(text, into: &json)
+      guard case .group(let members) = fields[index].value else {
+        flatValue(fields[index].value, into: &json)
+        index += 1
+        continue
       }
+      let end = min(index + 1 + max(members, 0), fields.count)
+      json.raw("{")
+      for member in index + 1..<end {
+        if member > index + 1 { json.raw(",") }
+        quoted(fields[member].name, into: &json)
+        json.raw(":")
+        flatValue(fields[member].value, into: &json)
+      }
+      json.raw("}")
+      index = end
     }
     json.raw("}")
+  }
+
+  private static func flatValue(_ value: FlatFields.Value, into json: inout JSONWriter) {
+    switch value {
+    case .integer(let v): json.integer(v)
+    case .unsigned(let v): json.integer(v)
+    case .number(let v): v.isFinite ? json.number(v) : json.null()
+    case .text(let text), .enumeration(let text, _): quoted(text, into: &json)
+    case .group: json.raw("{}")  // groups do not nest: as `FlatFields.nodes` shows it
+    }
   }
 
   private static func quoted(_ text: StaticString, into json: inout JSONWriter) {

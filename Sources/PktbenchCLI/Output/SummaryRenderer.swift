@@ -184,21 +184,39 @@ enum SummaryRenderer {
       let fields = FlatFields.fields(at: flat.fields)
       var shown = 0
       var count = 0
-      for index in fields.indices where count < Self.limit {
-        let name = fields[index].name
+      var index = 0
+      while index < fields.count, count < Self.limit {
+        let current = index
+        index += 1
+        let name = fields[current].name
+        // A skipped group goes with its members; a group shown is its
+        // members, which follow it as fields of their own.
+        if Self.isSkipped(name) {
+          index += fields[current].members
+          continue
+        }
+        if case .group = fields[current].value { continue }
         // A name shown before (top-level names repeat only in odd codecs).
-        if Self.isSkipped(name) || Self.wasShown(name, among: fields, shown) { continue }
-        shown |= 1 << index
+        if Self.wasShown(name, among: fields, shown) { continue }
+        shown |= 1 << current
         if count > 0 { out.append(UInt8(ascii: " ")) }
         count += 1
         out.raw(name)
         out.append(UInt8(ascii: "="))
-        switch fields[index].value {
+        switch fields[current].value {
         case .integer(let v): out.integer(v)
+        case .unsigned(let v): out.integer(v)
         case .number(let v): out.number(v)
         case .text(let text): out.append(utf8: Self.cut(JSONWriter.quoted(text.description)))
+        case .enumeration(let name, _):
+          if name.utf8CodeUnitCount > 40 {
+            out.append(utf8: Self.cut(name.description))
+          } else {
+            out.raw(name)
+          }
+        case .group: break
         }
-        let unit = fields[index].unit
+        let unit = fields[current].unit
         if Self.same(unit, "%") || Self.same(unit, "°") { out.raw(unit) }
       }
     }
