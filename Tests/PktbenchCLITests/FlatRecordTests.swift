@@ -141,18 +141,27 @@ import Testing
       .init("empty", .group(count: 0), range: 5..<5),
       .init("count", .unsigned(.max), range: 5..<6),
     ]
+    // A prefix may cut a group short: its tree has the members that follow.
+    Self.expectPrefixesRenderAsTheirTrees(fields)
+  }
+
+  /// Each prefix of `fields` as a flat message and as the tree its `nodes`
+  /// give, rendered both ways.
+  static func expectPrefixesRenderAsTheirTrees(_ fields: [FlatFields.Field]) {
     for length in 0...fields.count {
       let flat = FlatMessage()
       flat.codec = "test"
       flat.fields.pointee.message = "probe"
-      // A prefix may cut a group short: its tree has the members that follow.
-      for field in fields.prefix(length) { flat.fields.pointee.append(field) }
-      var tree = DecodedRecord(frame: 1, time: 2, transport: "udp", payloadLength: 6)
+      for field in fields.prefix(length) {
+        let added = flat.fields.pointee.append(field)
+        #expect(added)
+      }
+      var tree = DecodedRecord(frame: 1, time: 2, transport: "udp", payloadLength: 8)
       var flatRecord = tree
       tree.result = .decoded(
         DecodedFrame(codec: "test", message: "probe", fields: flat.fields.pointee.nodes, diagnostics: []))
       flatRecord.flat = flat
-      Self.expectSameOutput(tree, flatRecord, "first \(length) fields")
+      expectSameOutput(tree, flatRecord, "first \(length) fields")
     }
   }
 
@@ -170,21 +179,7 @@ import Testing
       .init("ratio", .number(0.1), unit: "%", range: 6..<7),
       .init("last", .number(1e300), range: 7..<8),
     ]
-    for length in 0...fields.count {
-      let flat = FlatMessage()
-      flat.codec = "test"
-      flat.fields.pointee.message = "probe"
-      for field in fields.prefix(length) {
-        let added = flat.fields.pointee.append(field)
-        #expect(added)
-      }
-      var tree = DecodedRecord(frame: 1, time: 2, transport: "udp", payloadLength: 8)
-      var flatRecord = tree
-      tree.result = .decoded(
-        DecodedFrame(codec: "test", message: "probe", fields: flat.fields.pointee.nodes, diagnostics: []))
-      flatRecord.flat = flat
-      Self.expectSameOutput(tree, flatRecord, "first \(length) fields")
-    }
+    Self.expectPrefixesRenderAsTheirTrees(fields)
   }
 
   @Test func flatFieldsHoldTheirCapacityAndRefuseMore() {

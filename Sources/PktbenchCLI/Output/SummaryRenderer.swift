@@ -196,7 +196,8 @@ enum SummaryRenderer {
           continue
         }
         if case .group = fields[current].value { continue }
-        // A name shown before (top-level names repeat only in odd codecs).
+        // A name shown before (a group's member may share a name with a
+        // field beside the group).
         if Self.wasShown(name, among: fields, shown) { continue }
         shown |= 1 << current
         if count > 0 { out.append(UInt8(ascii: " ")) }
