@@ -1,5 +1,6 @@
 import Foundation
 import PacketCapture
+import PacketKit
 import Testing
 
 /// The btsnoop reader: header checks, record fields, time, damage.
@@ -101,6 +102,50 @@ import Testing
       #expect(afterFrame == 2)
       #expect(byteOffset == 16 + 24 + 22 + 24 + 18)
       #expect(reason.contains("record 3"))
+    }
+  }
+
+  /// Records of every size up to the largest one allowed, several windows'
+  /// worth, so that records cross the reader's window at every kind of
+  /// boundary: each comes back with its own bytes, frame and file offset,
+  /// and a file cut inside the last one says so.
+  @Test func recordsAcrossTheReadWindowComeBackWhole() throws {
+    var random = SplitMix64(seed: 0xB75)
+    var file = Self.header
+    var written: [(offset: Int, data: [UInt8])] = []
+    var lengths = [BtsnoopFile.maxRecordLength, 0, 1, 23, 24, 25]
+    while file.count < 3 * BtsnoopFile.windowLength {
+      lengths.append(
+        random.chance(1, in: 20) ? BtsnoopFile.maxRecordLength - random.below(64) : random.below(3000))
+      let length = lengths.removeFirst()
+      let data = (0..<length).map { _ in UInt8(truncatingIfNeeded: random.next()) }
+      written.append((file.count, data))
+      for field in [UInt32(length), UInt32(length), 0, 0, 0, 0] {
+        file += [
+          UInt8(field >> 24), UInt8(field >> 16 & 0xFF), UInt8(field >> 8 & 0xFF), UInt8(field & 0xFF),
+        ]
+      }
+      file += data
+    }
+    for cut in [0, 1] {
+      let path = try Self.write(Array(file.dropLast(cut)), name: "window\(cut)")
+      defer { try? FileManager.default.removeItem(atPath: path) }
+      var read = 0
+      let end = try BtsnoopFile(path: path).read { record in
+        guard read < written.count else { return }
+        #expect(record.frame == read + 1)
+        #expect(record.fileOffset == written[read].offset)
+        #expect(Array(record.data) == written[read].data, "record \(read + 1)")
+        read += 1
+      }
+      if cut == 0 {
+        #expect(end == .endOfFile)
+        #expect(read == written.count)
+      } else {
+        #expect(read == written.count - 1)
+        #expect(end == .damaged(afterFrame: read, byteOffset: written[read].offset, reason: end.reason))
+        #expect(end.reason.contains("cut off"))
+      }
     }
   }
 

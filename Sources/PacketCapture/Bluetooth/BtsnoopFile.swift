@@ -8,8 +8,8 @@ import PacketKit
   import Darwin
 #endif
 
-/// One btsnoop record. `data` points into the reader's reused buffer and is
-/// valid only inside the `read` callback.
+/// One btsnoop record. `data` points into the reader's window of the file
+/// and is valid only inside the `read` callback.
 public struct BtsnoopRecord {
   /// 1-based record number.
   public var frame: Int
@@ -34,7 +34,8 @@ public enum BtsnoopEnd: Sendable, Equatable {
 }
 
 /// A btsnoop file (Android's btsnoop_hci.log, `btmon -w`), read record by
-/// record through one reused buffer; the file is never loaded whole.
+/// record through one window of a quarter megabyte; the file is never
+/// loaded whole.
 ///
 /// Layout (big-endian): 16-byte header `btsnoop\0`, version (1), datalink;
 /// then records of original length, included length, flags, cumulative
@@ -64,7 +65,6 @@ public final class BtsnoopFile {
   public let datalink: UInt32
 
   private let file: UnsafeMutablePointer<FILE>
-  private var buffer: [UInt8] = [UInt8](repeating: 0, count: 4096)
 
   public init(path: String) throws(BluetoothError) {
     guard let file = fopen(path, "rb") else {
@@ -108,64 +108,90 @@ public final class BtsnoopFile {
     fclose(file)
   }
 
+  /// Bytes read from the file at a time: records are parsed in place in
+  /// this window, and one that crosses its end is moved to the front first.
+  /// It holds the largest record, so memory stays at this whatever the file.
+  public static let windowLength = 1 << 18
+
   /// Calls `body` for each record in file order, from the first record on
-  /// every call.
+  /// every call. Records are views of a window of the file read a quarter
+  /// megabyte at a time (not two reads per record).
   public func read(_ body: (BtsnoopRecord) -> Void) -> BtsnoopEnd {
     var offset = Self.headerLength
     var frame = 0
     guard fseeko(file, off_t(offset), SEEK_SET) == 0 else {
       return .damaged(afterFrame: 0, byteOffset: offset, reason: "cannot seek to the first record")
     }
-    var header = [UInt8](repeating: 0, count: Self.recordHeaderLength)
+    let window = UnsafeMutableRawPointer.allocate(byteCount: Self.windowLength, alignment: 8)
+    defer { window.deallocate() }
+    var start = 0  // the next record's first byte in the window
+    var end = 0  // bytes read into the window
+    var readError: String?
+    /// Makes `need` bytes from `start` available, reading more when the
+    /// file has them; says whether it could.
+    func available(_ need: Int) -> Bool {
+      if end - start >= need { return true }
+      if start > 0 {
+        window.copyMemory(from: window + start, byteCount: end - start)
+        end -= start
+        start = 0
+      }
+      while end < need, readError == nil {
+        let got = fread(window + end, 1, Self.windowLength - end, file)
+        end += got
+        if got == 0 {
+          if ferror(file) != 0 { readError = String(cString: strerror(errno)) }
+          break
+        }
+      }
+      return end - start >= need
+    }
     while true {
-      let got = header.withUnsafeMutableBytes { fread($0.baseAddress, 1, Self.recordHeaderLength, file) }
-      if got == 0 {
-        if ferror(file) != 0 {
+      guard available(Self.recordHeaderLength) else {
+        let got = end - start
+        if let readError {
           return .damaged(
             afterFrame: frame, byteOffset: offset,
-            reason: "read error before record \(frame + 1): \(String(cString: strerror(errno)))")
+            reason: "read error before record \(frame + 1): \(readError)")
         }
-        return .endOfFile
-      }
-      guard got == Self.recordHeaderLength else {
+        if got == 0 { return .endOfFile }
         return .damaged(
           afterFrame: frame, byteOffset: offset,
           reason: "record \(frame + 1) at byte \(offset) is cut off inside its header: "
             + "\(got) of \(Self.recordHeaderLength) bytes")
       }
-      let originalLength = Int(Self.bigEndian32(header, at: 0))
-      let includedLength = Int(Self.bigEndian32(header, at: 4))
-      let flags = Self.bigEndian32(header, at: 8)
-      let drops = Self.bigEndian32(header, at: 12)
-      let stamp = Int64(
-        bitPattern: UInt64(Self.bigEndian32(header, at: 16)) << 32 | UInt64(Self.bigEndian32(header, at: 20)))
+      let header = UnsafeRawBufferPointer(start: window + start, count: Self.recordHeaderLength)
+      let originalLength = Int(header.btBE32(0))
+      let includedLength = Int(header.btBE32(4))
+      let flags = header.btBE32(8)
+      let drops = header.btBE32(12)
+      let stamp = Int64(bitPattern: UInt64(header.btBE32(16)) << 32 | UInt64(header.btBE32(20)))
       guard includedLength <= Self.maxRecordLength else {
         return .damaged(
           afterFrame: frame, byteOffset: offset,
           reason: "record \(frame + 1) at byte \(offset) claims \(includedLength) bytes, more than "
             + "the \(Self.maxRecordLength) any HCI packet needs: the record header is damaged")
       }
-      if buffer.count < includedLength {
-        buffer = [UInt8](repeating: 0, count: includedLength)
-      }
-      if includedLength > 0 {
-        let gotData = buffer.withUnsafeMutableBytes { fread($0.baseAddress, 1, includedLength, file) }
-        guard gotData == includedLength else {
+      guard available(Self.recordHeaderLength + includedLength) else {
+        if let readError {
           return .damaged(
             afterFrame: frame, byteOffset: offset,
-            reason: "record \(frame + 1) at byte \(offset) is cut off: its header says "
-              + "\(includedLength) bytes but only \(gotData) remain")
+            reason: "read error inside record \(frame + 1): \(readError)")
         }
+        return .damaged(
+          afterFrame: frame, byteOffset: offset,
+          reason: "record \(frame + 1) at byte \(offset) is cut off: its header says "
+            + "\(includedLength) bytes but only \(end - start - Self.recordHeaderLength) remain")
       }
       frame += 1
       let time = Double(stamp &- Self.unixEpochMicroseconds) / 1_000_000
-      buffer.withUnsafeBytes { raw in
-        body(
-          BtsnoopRecord(
-            frame: frame, time: time, flags: flags, originalLength: originalLength,
-            cumulativeDrops: drops, fileOffset: offset,
-            data: UnsafeRawBufferPointer(rebasing: raw[0..<includedLength])))
-      }
+      body(
+        BtsnoopRecord(
+          frame: frame, time: time, flags: flags, originalLength: originalLength,
+          cumulativeDrops: drops, fileOffset: offset,
+          data: UnsafeRawBufferPointer(start: window + start + Self.recordHeaderLength, count: includedLength)
+        ))
+      start += Self.recordHeaderLength + includedLength
       offset += Self.recordHeaderLength + includedLength
     }
   }

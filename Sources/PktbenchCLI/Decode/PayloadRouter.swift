@@ -77,9 +77,10 @@ struct PayloadRouter {
   func probe(_ payload: UnsafeRawBufferPointer) -> Choice? {
     let best = Codecs.bestProbe(payload)
     guard best.score >= minimumProbeScore else { return nil }
-    return Choice(index: best.index, reason: Self.probeReasons[min(best.score, 100)])
+    return Choice(index: best.index, reason: probeReasons[min(best.score, 100)])
   }
 
-  /// "probe 0" … "probe 100", made once rather than per packet.
-  private static let probeReasons: [String] = (0...100).map { "probe \($0)" }
+  /// "probe 0" … "probe 100", made once rather than per packet (and held
+  /// per router: a static is a lazy global, checked on every access).
+  private let probeReasons: [String] = (0...100).map { "probe \($0)" }
 }
