@@ -318,6 +318,14 @@ public struct JSONWriter: ~Copyable {
     }
   }
 
+  public mutating func integer(_ value: UInt64) {
+    if let small = Int64(exactly: value) {
+      decimal(small)
+    } else {
+      raw(text: String(value))
+    }
+  }
+
   public mutating func integer(_ value: Int) {
     decimal(Int64(value))
   }

@@ -10,13 +10,52 @@ final class FlatMessage {
   /// bytes) would be copied on every access.
   let fields: UnsafeMutablePointer<FlatFields>
 
+  /// The summary line's key fields for the last layout of fields seen: a
+  /// bit per field index. The choice depends on the fields' names and
+  /// groups alone, and names are the codec's static strings, so a layout
+  /// with the same addresses (and lengths and groups) gets the same choice.
+  private(set) var keyFields = 0
+  private let layout: UnsafeMutablePointer<(name: UnsafeRawPointer?, length: Int, members: Int)>
+  private var layoutCount = -1
+
   init() {
     fields = .allocate(capacity: 1)
     fields.initialize(to: FlatFields())
+    layout = .allocate(capacity: FlatFields.capacity)
+    layout.initialize(repeating: (nil, 0, 0), count: FlatFields.capacity)
   }
 
   deinit {
     fields.deinitialize(count: 1)
     fields.deallocate()
+    layout.deallocate()
+  }
+
+  /// Whether `keyFields` was chosen for fields named and grouped as these.
+  func hasKeyFields(for fields: UnsafeBufferPointer<FlatFields.Field>) -> Bool {
+    guard layoutCount == fields.count else { return false }
+    for index in fields.indices {
+      let name = fields[index].name
+      guard layout[index].name == UnsafeRawPointer(name.utf8Start),
+        layout[index].length == name.utf8CodeUnitCount,
+        layout[index].members == Self.members(fields[index])
+      else { return false }
+    }
+    return true
+  }
+
+  /// Remembers `keyFields` for fields named and grouped as these.
+  func remember(keyFields: Int, for fields: UnsafeBufferPointer<FlatFields.Field>) {
+    for index in fields.indices {
+      let name = fields[index].name
+      layout[index] = (UnsafeRawPointer(name.utf8Start), name.utf8CodeUnitCount, Self.members(fields[index]))
+    }
+    layoutCount = fields.count
+    self.keyFields = keyFields
+  }
+
+  /// A group's member count, -1 for a scalar.
+  private static func members(_ field: FlatFields.Field) -> Int {
+    field.isGroup ? field.members : -1
   }
 }

@@ -177,11 +177,43 @@ enum SummaryRenderer {
     }
 
     /// The same fields from a flat message, read in place through
-    /// `FlatMessage.fields`. Fields shown are remembered as a bit per index,
-    /// so no String is made or kept (a static function: no `shown` to set
-    /// up per line).
+    /// `FlatMessage.fields`. Which fields are shown is chosen once per
+    /// layout of names (`FlatMessage.keyFields`), so no String is made or
+    /// kept, and a run of same-shaped messages compares a few addresses.
     static func collect(_ flat: FlatMessage, into out: inout JSONWriter) {
       let fields = FlatFields.fields(at: flat.fields)
+      if !flat.hasKeyFields(for: fields) {
+        flat.remember(keyFields: shown(fields), for: fields)
+      }
+      var rest = flat.keyFields
+      while rest != 0 {
+        let index = rest.trailingZeroBitCount
+        if rest != flat.keyFields { out.append(UInt8(ascii: " ")) }
+        rest &= rest - 1
+        out.raw(fields[index].name)
+        out.append(UInt8(ascii: "="))
+        switch fields[index].value {
+        case .integer(let v): out.integer(v)
+        case .unsigned(let v): out.integer(v)
+        case .number(let v): out.number(v)
+        case .text(let text): out.append(utf8: Self.cut(JSONWriter.quoted(text.description)))
+        case .enumeration(let name, _):
+          if name.utf8CodeUnitCount > 40 {
+            out.append(utf8: Self.cut(name.description))
+          } else {
+            out.raw(name)
+          }
+        case .group: break
+        }
+        let unit = fields[index].unit
+        if Self.same(unit, "%") || Self.same(unit, "°") { out.raw(unit) }
+      }
+    }
+
+    /// The key fields among flat fields, a bit per index: the tree's rules
+    /// (skipped names, a skipped group with its members, a name once, five
+    /// at most), decided by names and groups alone.
+    private static func shown(_ fields: UnsafeBufferPointer<FlatFields.Field>) -> Int {
       var shown = 0
       var count = 0
       var index = 0
@@ -195,31 +227,14 @@ enum SummaryRenderer {
           index += fields[current].members
           continue
         }
-        if case .group = fields[current].value { continue }
+        if fields[current].isGroup { continue }
         // A name shown before (a group's member may share a name with a
         // field beside the group).
         if Self.wasShown(name, among: fields, shown) { continue }
         shown |= 1 << current
-        if count > 0 { out.append(UInt8(ascii: " ")) }
         count += 1
-        out.raw(name)
-        out.append(UInt8(ascii: "="))
-        switch fields[current].value {
-        case .integer(let v): out.integer(v)
-        case .unsigned(let v): out.integer(v)
-        case .number(let v): out.number(v)
-        case .text(let text): out.append(utf8: Self.cut(JSONWriter.quoted(text.description)))
-        case .enumeration(let name, _):
-          if name.utf8CodeUnitCount > 40 {
-            out.append(utf8: Self.cut(name.description))
-          } else {
-            out.raw(name)
-          }
-        case .group: break
-        }
-        let unit = fields[current].unit
-        if Self.same(unit, "%") || Self.same(unit, "°") { out.raw(unit) }
       }
+      return shown
     }
 
     /// Whether a field in the `shown` bit set has this name. The codec's
