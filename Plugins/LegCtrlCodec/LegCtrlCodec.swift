@@ -183,13 +183,18 @@ public struct LegCtrlCodec: FrameCodec {
   }
 
   static func typeName(_ msgType: UInt8) -> String {
+    knownTypeName(msgType)?.description ?? "unknown(0x\(Hex.compact([msgType])))"
+  }
+
+  /// PROTOCOLS.md §2's msg_type names, as literals (flat fields carry them).
+  static func knownTypeName(_ msgType: UInt8) -> StaticString? {
     switch msgType {
     case LegCtrlMsgType.arm: "ARM"
     case LegCtrlMsgType.disarm: "DISARM"
     case LegCtrlMsgType.setServoCh0: "SET_SERVO_CH0"
     case LegCtrlMsgType.ping: "PING"
     case LegCtrlMsgType.telemetry: "TELEMETRY"
-    default: "unknown(0x\(Hex.compact([msgType])))"
+    default: nil
     }
   }
 
@@ -296,15 +301,14 @@ public struct LegCtrlCodec: FrameCodec {
   /// `cleanKind`'s frames as `decode` dissects them: the header group, then
   /// the payload's fields, every name and value a literal of PROTOCOLS.md §2.
   public func cleanFields(_ bytes: UnsafeRawBufferPointer, into fields: inout FlatFields) -> Bool {
-    guard let kind = cleanKind(bytes) else { return false }
+    guard let kind = cleanKind(bytes), let typeName = Self.knownTypeName(bytes[1]) else { return false }
     fields.removeAll()
-    let typeName: StaticString
     switch kind {
-    case 0: (fields.message, typeName) = ("arm", "ARM")
-    case 1: (fields.message, typeName) = ("disarm", "DISARM")
-    case 2: (fields.message, typeName) = ("set_servo_ch0", "SET_SERVO_CH0")
-    case 3: (fields.message, typeName) = ("ping", "PING")
-    default: (fields.message, typeName) = ("telemetry", "TELEMETRY")
+    case 0: fields.message = "arm"
+    case 1: fields.message = "disarm"
+    case 2: fields.message = "set_servo_ch0"
+    case 3: fields.message = "ping"
+    default: fields.message = "telemetry"
     }
     fields.append(.init("header", .group(count: 4), range: 0..<4))
     fields.append(.init("version", .unsigned(UInt64(bytes[0])), range: 0..<1))
@@ -316,7 +320,8 @@ public struct LegCtrlCodec: FrameCodec {
       let pulse = UInt64(bytes[4]) | UInt64(bytes[5]) << 8
       fields.append(.init("pulse_us", .unsigned(pulse), unit: "µs", range: 4..<6))
     case 4:
-      guard let state = Self.stateName(bytes[4]), let error = Self.errorCodeName(bytes[5]) else {
+      guard let state = LegCtrlSchema.stateName(bytes[4]), let error = LegCtrlSchema.errorCodeName(bytes[5])
+      else {
         return false
       }
       let age = UInt64(bytes[6]) | UInt64(bytes[7]) << 8
@@ -331,29 +336,6 @@ public struct LegCtrlCodec: FrameCodec {
       break
     }
     return true
-  }
-
-  /// `LegCtrlSchema.state`'s names as literals.
-  static func stateName(_ raw: UInt8) -> StaticString? {
-    switch raw {
-    case 0: "DISARMED"
-    case 1: "ARMED"
-    case 2: "FAULT"
-    default: nil
-    }
-  }
-
-  /// `LegCtrlSchema.errorCode`'s names as literals.
-  static func errorCodeName(_ raw: UInt8) -> StaticString? {
-    switch raw {
-    case 0: "NONE"
-    case 1: "DEADMAN_TIMEOUT"
-    case 2: "LOW_BATTERY"
-    case 3: "I2C_FAULT"
-    case 4: "INVALID_CMD"
-    case 0xFF: "UNKNOWN"
-    default: nil
-    }
   }
 
   // MARK: Probe

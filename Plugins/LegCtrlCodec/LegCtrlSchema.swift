@@ -2,17 +2,43 @@ import PacketKit
 
 /// The message kinds and fields of LegCtrl, in PROTOCOLS.md's names.
 enum LegCtrlSchema {
+  /// `state`'s names, as literals: flat fields carry them without a
+  /// String, and the schema's cases are made from them.
+  static func stateName(_ raw: UInt8) -> StaticString? {
+    switch raw {
+    case 0: "DISARMED"
+    case 1: "ARMED"
+    case 2: "FAULT"
+    default: nil
+    }
+  }
+
+  /// `error_code`'s names, as literals (see `stateName`).
+  static func errorCodeName(_ raw: UInt8) -> StaticString? {
+    switch raw {
+    case 0: "NONE"
+    case 1: "DEADMAN_TIMEOUT"
+    case 2: "LOW_BATTERY"
+    case 3: "I2C_FAULT"
+    case 4: "INVALID_CMD"
+    case 0xFF: "UNKNOWN"
+    default: nil
+    }
+  }
+
+  /// The cases `name` knows, in raw-value order.
+  private static func cases(_ name: (UInt8) -> StaticString?) -> [FieldSchema.EnumCase] {
+    (0...255).compactMap { raw in name(UInt8(raw)).map { .init($0.description, Int64(raw)) } }
+  }
+
   static let state = FieldSchema(
-    "state", kind: .enumeration([.init("DISARMED", 0), .init("ARMED", 1), .init("FAULT", 2)]),
+    "state", kind: .enumeration(cases(stateName)),
     default: .enumeration(name: "DISARMED", raw: 0),
     help: "controller state: disarmed, armed or fault")
 
   static let errorCode = FieldSchema(
     "error_code", flag: "error",
-    kind: .enumeration([
-      .init("NONE", 0), .init("DEADMAN_TIMEOUT", 1), .init("LOW_BATTERY", 2),
-      .init("I2C_FAULT", 3), .init("INVALID_CMD", 4), .init("UNKNOWN", 0xFF),
-    ]),
+    kind: .enumeration(cases(errorCodeName)),
     default: .enumeration(name: "NONE", raw: 0),
     help: "last error: none, deadman-timeout, low-battery, i2c-fault, invalid-cmd, unknown")
 

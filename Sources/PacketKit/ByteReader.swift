@@ -64,10 +64,7 @@ public struct ByteReader {
   }
 
   public mutating func readBytes(_ count: Int, _ field: String) throws(DecodeError) -> [UInt8] {
-    try require(count, for: field)
-    let out = [UInt8](UnsafeRawBufferPointer(rebasing: bytes[offset..<offset + count]))
-    offset += count
-    return out
+    [UInt8](try readView(count, field))
   }
 
   /// The next `count` bytes as a view of the input, without copying them.

@@ -54,16 +54,11 @@ public struct FlatFields: Sendable {
       }
     }
 
-    public var isGroup: Bool {
-      if case .group = value { return true }
-      return false
-    }
-
-    /// The number of members when this field is a group, else 0.
+    /// The number of members when this field is a group; nil for a scalar.
     @inlinable
-    public var members: Int {
+    public var members: Int? {
       if case .group(let count) = value { return count }
-      return 0
+      return nil
     }
 
     public var hasUnit: Bool { unit.utf8CodeUnitCount > 0 }
@@ -176,9 +171,9 @@ public struct FlatFields: Sendable {
         let member = self[index]
         index += 1
         children.append(
-          member.isGroup
-            ? DissectionNode(group: member.name.description, range: member.range, children: [])
-            : Self.leaf(member))
+          member.members == nil
+            ? Self.leaf(member)
+            : DissectionNode(group: member.name.description, range: member.range, children: []))
       }
       nodes.append(DissectionNode(group: field.name.description, range: field.range, children: children))
     }

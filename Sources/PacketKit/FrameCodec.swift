@@ -90,11 +90,7 @@ extension FrameCodec {
   @inlinable
   public func decodeFrame(_ bytes: UnsafeRawBufferPointer) -> FrameDecode {
     do {
-      let decoded = try decode(bytes)
-      return .decoded(
-        DecodedFrame(
-          codec: name, message: decoded.messageName, fields: decoded.fields,
-          diagnostics: decoded.diagnostics))
+      return .decoded(DecodedFrame(codec: name, try decode(bytes)))
     } catch {
       return .failed(codec: name, error: error)
     }
@@ -149,6 +145,13 @@ public struct DecodedFrame: Sendable {
     self.message = message
     self.fields = fields
     self.diagnostics = diagnostics
+  }
+
+  /// A codec's typed decode with the message type erased.
+  @inlinable
+  public init<Message>(codec: String, _ decoded: Decoded<Message>) {
+    self.init(
+      codec: codec, message: decoded.messageName, fields: decoded.fields, diagnostics: decoded.diagnostics)
   }
 }
 

@@ -3,10 +3,15 @@ public enum Hex {
   /// `01 03 02 00 DC 05`
   @inlinable
   public static func spaced<C: Collection>(_ bytes: C) -> String where C.Element == UInt8 {
-    if let text = bytes.withContiguousStorageIfAvailable({ spaced(UnsafeRawBufferPointer($0)) }) {
-      return text
-    }
-    return Array(bytes).withUnsafeBytes { spaced($0) }
+    inMemory(bytes) { spaced($0) }
+  }
+
+  /// `text` on the bytes where they lie, or on a contiguous copy.
+  @inlinable
+  static func inMemory<C: Collection>(_ bytes: C, _ text: (UnsafeRawBufferPointer) -> String) -> String
+  where C.Element == UInt8 {
+    bytes.withContiguousStorageIfAvailable { text(UnsafeRawBufferPointer($0)) }
+      ?? Array(bytes).withUnsafeBytes(text)
   }
 
   /// `spaced` for bytes in memory: the text is written into the string's
@@ -28,10 +33,7 @@ public enum Hex {
   /// `010302` (lower case, as xxd -p writes it).
   @inlinable
   public static func compact<C: Collection>(_ bytes: C) -> String where C.Element == UInt8 {
-    if let text = bytes.withContiguousStorageIfAvailable({ compact(UnsafeRawBufferPointer($0)) }) {
-      return text
-    }
-    return Array(bytes).withUnsafeBytes { compact($0) }
+    inMemory(bytes) { compact($0) }
   }
 
   /// `compact` for bytes in memory.
@@ -39,8 +41,8 @@ public enum Hex {
     String(unsafeUninitializedCapacity: bytes.count * 2) { out in
       for index in bytes.indices {
         let byte = bytes[index]
-        out[index * 2] = lower(byte >> 4)
-        out[index * 2 + 1] = lower(byte & 0x0F)
+        out[index * 2] = lowerDigit(byte >> 4)
+        out[index * 2 + 1] = lowerDigit(byte & 0x0F)
       }
       return bytes.count * 2
     }
@@ -50,7 +52,8 @@ public enum Hex {
     nibble < 10 ? UInt8(ascii: "0") + nibble : UInt8(ascii: "A") + nibble - 10
   }
 
-  private static func lower(_ nibble: UInt8) -> UInt8 {
+  /// A nibble's lower-case hex digit (also JSON's `\u00XX` escapes).
+  static func lowerDigit(_ nibble: UInt8) -> UInt8 {
     nibble < 10 ? UInt8(ascii: "0") + nibble : UInt8(ascii: "a") + nibble - 10
   }
 

@@ -31,8 +31,7 @@ extension FrameCodec {
     } catch {
       return .refused(error)
     }
-    let frame = DecodedFrame(
-      codec: name, message: decoded.messageName, fields: decoded.fields, diagnostics: decoded.diagnostics)
+    let frame = DecodedFrame(codec: name, decoded)
     let reencoded: [UInt8]
     do {
       reencoded = try craftBytes(decoded.message, values: CraftValues(force: true))

@@ -86,8 +86,7 @@ public final class BtsnoopFile {
       throw BluetoothError(
         "\(path) is cut off inside the btsnoop header: \(got) of \(Self.headerLength) bytes")
     }
-    let version = Self.bigEndian32(header, at: 8)
-    let datalink = Self.bigEndian32(header, at: 12)
+    let (version, datalink) = header.withUnsafeBytes { ($0.btBE32(8), $0.btBE32(12)) }
     guard version == 1 else {
       fclose(file)
       throw BluetoothError("\(path): unsupported btsnoop version \(version) (only version 1 is defined)")
@@ -194,12 +193,6 @@ public final class BtsnoopFile {
       start += Self.recordHeaderLength + includedLength
       offset += Self.recordHeaderLength + includedLength
     }
-  }
-
-  private static func bigEndian32(_ bytes: [UInt8], at index: Int) -> UInt32 {
-    guard index >= 0, index + 4 <= bytes.count else { return 0 }
-    return UInt32(bytes[index]) << 24 | UInt32(bytes[index + 1]) << 16
-      | UInt32(bytes[index + 2]) << 8 | UInt32(bytes[index + 3])
   }
 
   /// A hint when the bytes are a format a user may have confused with btsnoop.

@@ -172,15 +172,11 @@ public struct JSONWriter: ~Copyable {
       case 0x09: append(UInt8(ascii: "t"))
       default:
         raw("u00")
-        append(Self.hexDigit(byte >> 4))
-        append(Self.hexDigit(byte & 0x0F))
+        append(Hex.lowerDigit(byte >> 4))
+        append(Hex.lowerDigit(byte & 0x0F))
       }
     }
     append(bytes: UnsafeRawBufferPointer(UnsafeBufferPointer(rebasing: utf8[plainStart...])))
-  }
-
-  private static func hexDigit(_ nibble: UInt8) -> UInt8 {
-    nibble < 10 ? UInt8(ascii: "0") + nibble : UInt8(ascii: "a") + nibble - 10
   }
 
   /// `formatNumber(value)`'s text, without a String for whole numbers and
@@ -310,15 +306,10 @@ public struct JSONWriter: ~Copyable {
     used += digits
   }
 
+  /// Any integer; inlinable, so it is specialised where it is called (an
+  /// unsigned field value is not written through generic code).
+  @inlinable
   public mutating func integer<T: BinaryInteger>(_ value: T) {
-    if let small = Int64(exactly: value) {
-      decimal(small)
-    } else {
-      raw(text: String(value))
-    }
-  }
-
-  public mutating func integer(_ value: UInt64) {
     if let small = Int64(exactly: value) {
       decimal(small)
     } else {

@@ -15,7 +15,7 @@ final class FlatMessage {
   /// groups alone, and names are the codec's static strings, so a layout
   /// with the same addresses (and lengths and groups) gets the same choice.
   private(set) var keyFields = 0
-  private let layout: UnsafeMutablePointer<(name: UnsafeRawPointer?, length: Int, members: Int)>
+  private let layout: UnsafeMutablePointer<(name: UnsafeRawPointer?, length: Int, members: Int?)>
   private var layoutCount = -1
 
   init() {
@@ -38,7 +38,7 @@ final class FlatMessage {
       let name = fields[index].name
       guard layout[index].name == UnsafeRawPointer(name.utf8Start),
         layout[index].length == name.utf8CodeUnitCount,
-        layout[index].members == Self.members(fields[index])
+        layout[index].members == fields[index].members
       else { return false }
     }
     return true
@@ -48,14 +48,9 @@ final class FlatMessage {
   func remember(keyFields: Int, for fields: UnsafeBufferPointer<FlatFields.Field>) {
     for index in fields.indices {
       let name = fields[index].name
-      layout[index] = (UnsafeRawPointer(name.utf8Start), name.utf8CodeUnitCount, Self.members(fields[index]))
+      layout[index] = (UnsafeRawPointer(name.utf8Start), name.utf8CodeUnitCount, fields[index].members)
     }
     layoutCount = fields.count
     self.keyFields = keyFields
-  }
-
-  /// A group's member count, -1 for a scalar.
-  private static func members(_ field: FlatFields.Field) -> Int {
-    field.isGroup ? field.members : -1
   }
 }

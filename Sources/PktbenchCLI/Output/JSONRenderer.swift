@@ -138,20 +138,17 @@ enum JSONRenderer {
     var index = 0
     while index < fields.count {
       if index > 0 { json.raw(",") }
-      quoted(fields[index].name, into: &json)
-      json.raw(":")
-      guard case .group(let members) = fields[index].value else {
-        flatValue(fields[index].value, into: &json)
+      guard let members = fields[index].members else {
+        member(fields[index], into: &json)
         index += 1
         continue
       }
+      quoted(fields[index].name, into: &json)
+      json.raw(":{")
       let end = min(index + 1 + max(members, 0), fields.count)
-      json.raw("{")
-      for member in index + 1..<end {
-        if member > index + 1 { json.raw(",") }
-        quoted(fields[member].name, into: &json)
-        json.raw(":")
-        flatValue(fields[member].value, into: &json)
+      for inner in index + 1..<end {
+        if inner > index + 1 { json.raw(",") }
+        member(fields[inner], into: &json)
       }
       json.raw("}")
       index = end
@@ -159,8 +156,11 @@ enum JSONRenderer {
     json.raw("}")
   }
 
-  private static func flatValue(_ value: FlatFields.Value, into json: inout JSONWriter) {
-    switch value {
+  /// `"name":value` for one scalar field.
+  private static func member(_ field: FlatFields.Field, into json: inout JSONWriter) {
+    quoted(field.name, into: &json)
+    json.raw(":")
+    switch field.value {
     case .integer(let v): json.integer(v)
     case .unsigned(let v): json.integer(v)
     case .number(let v): v.isFinite ? json.number(v) : json.null()

@@ -224,10 +224,10 @@ enum SummaryRenderer {
         // A skipped group goes with its members; a group shown is its
         // members, which follow it as fields of their own.
         if Self.isSkipped(name) {
-          index += fields[current].members
+          index += fields[current].members ?? 0
           continue
         }
-        if fields[current].isGroup { continue }
+        if fields[current].members != nil { continue }
         // A name shown before (a group's member may share a name with a
         // field beside the group).
         if Self.wasShown(name, among: fields, shown) { continue }
@@ -237,8 +237,7 @@ enum SummaryRenderer {
       return shown
     }
 
-    /// Whether a field in the `shown` bit set has this name. The codec's
-    /// literals usually share storage, so the same address settles it first.
+    /// Whether a field in the `shown` bit set has this name.
     private static func wasShown(
       _ name: StaticString, among fields: UnsafeBufferPointer<FlatFields.Field>, _ shown: Int
     ) -> Bool {
@@ -246,9 +245,6 @@ enum SummaryRenderer {
       while rest != 0 {
         let other = fields[rest.trailingZeroBitCount].name
         rest &= rest - 1
-        if other.utf8Start == name.utf8Start && other.utf8CodeUnitCount == name.utf8CodeUnitCount {
-          return true
-        }
         if Self.same(other, name) { return true }
       }
       return false
