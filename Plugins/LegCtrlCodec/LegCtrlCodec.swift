@@ -45,13 +45,13 @@ public struct LegCtrlCodec: FrameCodec {
         offset: 2, expected: "0…8", found: String(payloadLength))
     }
     guard bytes.count == Self.headerLength + payloadLength else {
+      let count = bytes.count
       throw DecodeError(
         code: "bad-length",
-        text: "frame is \(bytes.count) bytes but payload_len at offset 2 says \(payloadLength), "
+        text: "frame is \(count) bytes but payload_len at offset 2 says \(payloadLength), "
           + "so \(Self.headerLength + payloadLength) were expected",
-        offset: bytes.count < Self.headerLength + payloadLength
-          ? bytes.count : Self.headerLength + payloadLength,
-        expected: "\(Self.headerLength + payloadLength) bytes", found: "\(bytes.count) bytes")
+        offset: min(count, Self.headerLength + payloadLength),
+        expected: "\(Self.headerLength + payloadLength) bytes", found: "\(count) bytes")
     }
     if reserved != 0 {
       diagnostics.append(

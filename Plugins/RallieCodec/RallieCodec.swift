@@ -24,11 +24,12 @@ public struct RallieCodec: FrameCodec {
     try Self.checkMagic(bytes)
     guard bytes.count == RallieSchema.commandLength || bytes.count == RallieSchema.responseLength
     else {
+      let count = bytes.count
       throw DecodeError(
         code: "bad-length",
-        text: "frame is \(bytes.count) bytes; a Rallie frame is 10 (command) or 5 (response)",
-        offset: min(bytes.count, RallieSchema.commandLength),
-        expected: "10 (command) or 5 (response)", found: "\(bytes.count) bytes")
+        text: "frame is \(count) bytes; a Rallie frame is 10 (command) or 5 (response)",
+        offset: min(count, RallieSchema.commandLength),
+        expected: "10 (command) or 5 (response)", found: "\(count) bytes")
     }
     let variant = try Self.matchingCheckVariant(bytes)
     let checkOffset = bytes.count - 1
@@ -166,12 +167,17 @@ public struct RallieCodec: FrameCodec {
     if let variant = RallieCheckVariant.allCases.first(where: { $0.check(covered) == found }) {
       return variant
     }
-    let expected = RallieCheckVariant.allCases.map { "0x\(Hex.spaced([$0.check(covered)])) (\($0.label))" }
-      .joined(separator: " or ")
+    // The words are written later, from the two checks: not from `covered`,
+    // whose bytes may be gone by then.
+    let (xor, modbus) = (RallieCheckVariant.xor.check(covered), RallieCheckVariant.modbus16lo.check(covered))
+    @Sendable func expected() -> String {
+      "0x\(Hex.spaced([xor])) (\(RallieCheckVariant.xor.label)) or "
+        + "0x\(Hex.spaced([modbus])) (\(RallieCheckVariant.modbus16lo.label))"
+    }
     throw DecodeError(
       code: "bad-check",
-      text: "check at offset \(checkOffset) is 0x\(Hex.spaced([found])); expected \(expected)",
-      offset: checkOffset, expected: expected, found: "0x\(Hex.spaced([found]))")
+      text: "check at offset \(checkOffset) is 0x\(Hex.spaced([found])); expected \(expected())",
+      offset: checkOffset, expected: expected(), found: "0x\(Hex.spaced([found]))")
   }
 
   // MARK: Encode

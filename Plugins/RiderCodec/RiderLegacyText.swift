@@ -42,6 +42,7 @@ enum RiderLegacyText {
       let digitsStart = index
       while let c = byte(at: index), isDigit(c) {
         guard index - digitsStart < maxDigits else {
+          let index = index
           throw DecodeError(
             code: "bad-number",
             text: "integer at offset \(start) has more than \(maxDigits) digits",
@@ -51,21 +52,24 @@ enum RiderLegacyText {
         index += 1
       }
       guard index > digitsStart else {
+        let (index, found) = (index, byte(at: index))
         throw DecodeError(
           code: "bad-legacy",
           text: "legacy form left,right,direction needs an integer at offset \(index)",
-          offset: index, expected: "an integer", found: describe(byte(at: index)))
+          offset: index, expected: "an integer", found: describe(found))
       }
       values.append((negative ? -magnitude : magnitude, start..<index))
       while isSpace(byte(at: index)) { index += 1 }
       guard let separator = byte(at: index) else { break }
       guard separator == UInt8(ascii: ",") else {
+        let index = index
         throw DecodeError(
           code: "bad-legacy",
           text: "legacy form expects ',' at offset \(index), found \(describe(separator))",
           offset: index, expected: ",", found: describe(separator))
       }
       guard values.count < 3 else {
+        let index = index
         throw DecodeError(
           code: "bad-legacy",
           text: "legacy form left,right,direction has more than 3 values (a 4th after offset \(index))",
@@ -74,10 +78,11 @@ enum RiderLegacyText {
       index += 1
     }
     guard values.count == 3 else {
+      let count = values.count
       throw DecodeError(
         code: "bad-legacy",
-        text: "legacy form left,right,direction needs 3 integers, found \(values.count)",
-        offset: bytes.count, expected: "3 integers", found: "\(values.count)")
+        text: "legacy form left,right,direction needs 3 integers, found \(count)",
+        offset: bytes.count, expected: "3 integers", found: "\(count)")
     }
     return values
   }

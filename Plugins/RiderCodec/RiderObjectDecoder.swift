@@ -84,7 +84,7 @@ struct RiderObjectDecoder {
     default:
       throw DecodeError(
         code: "wrong-type",
-        text: "\(key) at offset \(value.range.lowerBound) is \(article(value.typeName)); "
+        text: "\(key) at offset \(value.range.lowerBound) is \(Self.article(value.typeName)); "
           + "it must be a number (the robot ignores the datagram)",
         offset: value.range.lowerBound, keyPath: key, expected: "number", found: value.typeName)
     }
@@ -112,7 +112,7 @@ struct RiderObjectDecoder {
       diagnostics.append(
         .warning(
           "wrong-type",
-          "timestamp at offset \(member.value.range.lowerBound) is \(article(member.value.typeName)), "
+          "timestamp at offset \(member.value.range.lowerBound) is \(Self.article(member.value.typeName)), "
             + "not Unix seconds; the robot ignores it",
           range: member.value.range))
       return nil
@@ -129,7 +129,7 @@ struct RiderObjectDecoder {
     guard let word = member.value.string else {
       throw DecodeError(
         code: "wrong-type",
-        text: "command at offset \(member.value.range.lowerBound) is \(article(member.value.typeName)); "
+        text: "command at offset \(member.value.range.lowerBound) is \(Self.article(member.value.typeName)); "
           + "it must be \"move\" or \"stop\"",
         offset: member.value.range.lowerBound, keyPath: "command", expected: "string",
         found: member.value.typeName)
@@ -187,7 +187,7 @@ struct RiderObjectDecoder {
     }
   }
 
-  private func article(_ typeName: String) -> String {
+  private static func article(_ typeName: String) -> String {
     switch typeName {
     case "null": "null"
     case "array", "object": "an \(typeName)"

@@ -20,12 +20,16 @@ public struct ByteReader {
   /// Checks that `count` bytes are available for `field`.
   public func require(_ count: Int, for field: String) throws(DecodeError) {
     guard count >= 0, remaining >= count else {
+      let (offset, remaining) = (offset, max(remaining, 0))
       throw DecodeError(
         code: "truncated",
-        text: "\(field) needs \(count) byte\(count == 1 ? "" : "s") at offset \(offset), "
-          + "but only \(max(remaining, 0)) remain",
-        offset: offset, expected: "\(count) bytes", found: "\(max(remaining, 0)) bytes")
+        text: "\(field) needs \(Self.bytes(count)) at offset \(offset), but only \(remaining) remain",
+        offset: offset, expected: Self.bytes(count), found: Self.bytes(remaining))
     }
+  }
+
+  private static func bytes(_ count: Int) -> String {
+    count == 1 ? "1 byte" : "\(count) bytes"
   }
 
   public mutating func readUInt8(_ field: String) throws(DecodeError) -> UInt8 {

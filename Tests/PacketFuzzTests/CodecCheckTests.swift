@@ -35,7 +35,8 @@ import Testing
 
     func decode(_ bytes: UnsafeRawBufferPointer) throws(DecodeError) -> Decoded<UInt8> {
       guard bytes.count == 1 else {
-        throw DecodeError(code: "bad-length", text: "\(bytes.count) bytes; expected 1", offset: 0)
+        let count = bytes.count
+        throw DecodeError(code: "bad-length", text: "\(count) bytes; expected 1", offset: 0)
       }
       let end = fault == .rangePastInput ? 2 : 1
       return Decoded(

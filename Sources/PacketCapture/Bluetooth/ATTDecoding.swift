@@ -238,9 +238,10 @@ extension BluetoothDecoder {
   /// A UUID of 2 or 16 bytes as ATT carries them.
   func readUUID(_ reader: inout ByteReader, count: Int, _ field: String) throws(DecodeError) -> String {
     guard count == 2 || count == 16 else {
+      let offset = reader.offset
       throw DecodeError(
-        code: "bad-length", text: "\(field) is \(count) bytes at offset \(reader.offset); 2 or 16 expected",
-        offset: reader.offset, expected: "2 or 16 bytes", found: "\(count) bytes")
+        code: "bad-length", text: "\(field) is \(count) bytes at offset \(offset); 2 or 16 expected",
+        offset: offset, expected: "2 or 16 bytes", found: "\(count) bytes")
     }
     try reader.require(count, for: field)
     let uuid = BluetoothUUID.canonical(littleEndian: reader.bytes.btSlice(reader.offset, count)) ?? ""

@@ -32,8 +32,9 @@ public struct JSONParser {
     _ bytes: UnsafeRawBufferPointer, limits: Limits = .default
   ) throws(DecodeError) -> JSONValue {
     guard bytes.count <= limits.maxBytes else {
+      let (count, limits) = (bytes.count, limits)
       throw DecodeError(
-        code: "too-large", text: "JSON text is \(bytes.count) bytes; the limit is \(limits.maxBytes)",
+        code: "too-large", text: "JSON text is \(count) bytes; the limit is \(limits.maxBytes)",
         offset: limits.maxBytes)
     }
     var parser = JSONParser(bytes, limits: limits)
@@ -422,14 +423,17 @@ public struct JSONParser {
     return describe(c)
   }
 
-  private func describe(_ c: UInt8) -> String {
+  private func describe(_ c: UInt8) -> String { Self.describe(c) }
+
+  private static func describe(_ c: UInt8) -> String {
     if c >= 0x21 && c < 0x7F { return "'\(Character(Unicode.Scalar(c)))'" }
     return "byte 0x\(Hex.compact([c]))"
   }
 
   private func error(_ code: String, _ text: String, expected: String? = nil) -> DecodeError {
-    DecodeError(
+    let next = peek()
+    return DecodeError(
       code: code, text: text, offset: min(index, bytes.count), expected: expected,
-      found: peek().map { describe($0) } ?? "end of input")
+      found: next.map { Self.describe($0) } ?? "end of input")
   }
 }
