@@ -68,6 +68,19 @@ public func monotonicNanoseconds() -> UInt64 {
   return UInt64(spec.tv_sec) * 1_000_000_000 + UInt64(spec.tv_nsec)
 }
 
+/// Monotonic nanoseconds at the clock tick's resolution (a few
+/// milliseconds on Linux): enough for the quarter-second bound on one
+/// input, which reads the clock twice per input, at a fraction of the cost.
+public func coarseMonotonicNanoseconds() -> UInt64 {
+  var spec = timespec()
+  #if os(Linux)
+    clock_gettime(CLOCK_MONOTONIC_COARSE, &spec)
+  #else
+    clock_gettime(CLOCK_MONOTONIC, &spec)
+  #endif
+  return UInt64(spec.tv_sec) * 1_000_000_000 + UInt64(spec.tv_nsec)
+}
+
 #if canImport(Glibc)
   import Glibc
 #elseif canImport(Darwin)

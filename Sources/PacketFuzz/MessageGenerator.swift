@@ -8,6 +8,7 @@ public struct MessageGenerator {
 
   public func values(for schema: MessageSchema, rng: inout SplitMix64) -> CraftValues {
     var values = CraftValues()
+    values.values.reserveCapacity(schema.fields.count)
     for field in schema.fields {
       if let value = value(for: field, rng: &rng) { values[field.name] = value }
     }

@@ -61,6 +61,10 @@ public protocol FrameCodec: Sendable {
   /// Decode, re-encode, decode again, with the message type erased (see
   /// `SelfCheck`); a requirement for the same reason as `decodeFrame`.
   func selfCheck(_ bytes: UnsafeRawBufferPointer) -> SelfCheck
+
+  /// Craft, decode, re-encode, with the message type erased (see
+  /// `CraftCheck`); a requirement for the same reason as `decodeFrame`.
+  func craftCheck(_ message: String, values: CraftValues) -> CraftCheck
 }
 
 extension FrameCodec {

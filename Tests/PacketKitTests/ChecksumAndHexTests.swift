@@ -8,6 +8,27 @@ import Testing
     #expect(Checksums.crc16Modbus(Array("123456789".utf8)) == 0x4B37)
   }
 
+  /// The table-driven CRC against the catalogue's bit-at-a-time definition
+  /// on random inputs of every length up to 64, as arrays and as slices.
+  @Test func crc16ModbusMatchesBitwiseDefinition() {
+    func bitwise(_ bytes: [UInt8]) -> UInt16 {
+      var crc: UInt16 = 0xFFFF
+      for byte in bytes {
+        crc ^= UInt16(byte)
+        for _ in 0..<8 { crc = crc & 1 == 1 ? (crc >> 1) ^ 0xA001 : crc >> 1 }
+      }
+      return crc
+    }
+    var rng = SplitMix64(seed: 7)
+    for length in 0...64 {
+      for _ in 0..<20 {
+        let bytes = (0..<length).map { _ in UInt8(truncatingIfNeeded: rng.next()) }
+        #expect(Checksums.crc16Modbus(bytes) == bitwise(bytes))
+        #expect(Checksums.crc16Modbus(bytes.dropFirst()) == bitwise(Array(bytes.dropFirst())))
+      }
+    }
+  }
+
   @Test func rallieVectorsFromProtocols() {
     let command: [UInt8] = [0x5A, 0xA5, 0x83, 0x32, 0x32, 0x2D, 0x2D, 0x32, 0x00]
     #expect(Checksums.xor(command) == 0x4E)

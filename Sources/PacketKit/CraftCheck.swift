@@ -1,0 +1,62 @@
+/// One message crafted from values, decoded and encoded again, with the
+/// message type erased: the fuzzer's round trip.
+///
+/// Like `SelfCheck`, `FrameCodec.craftCheck` is a requirement with a default
+/// implementation, so each codec's witness is compiled for its own types;
+/// run in the fuzzer's generic code, the same steps instantiated generic
+/// metadata and went through value witnesses on every call.
+public enum CraftCheck: Sendable {
+  /// The codec refused the values (`message(_:from:)` or `craftBytes`): a
+  /// generated value it does not take, not a failure.
+  case refused(EncodeError)
+  /// The crafted bytes do not decode.
+  case doesNotDecode([UInt8], DecodeError)
+  /// The crafted bytes decoded; `problem` is what went wrong after (nil:
+  /// none). `wireEquivalent`: the decoded message differs from the crafted
+  /// one only in what the wire cannot carry, since it encodes to the very
+  /// same bytes.
+  case decoded([UInt8], fields: [DissectionNode], problem: Problem?, wireEquivalent: Bool)
+
+  public enum Problem: Sendable {
+    /// The decoded message is another one, and encodes to other bytes: both, as text.
+    case differs(sent: String, decoded: String)
+    /// `encode` refuses the decoded message.
+    case refusesToEncode(EncodeError)
+    /// `encode` gives other bytes than were crafted.
+    case reencodes([UInt8])
+  }
+}
+
+extension FrameCodec {
+  @inlinable
+  public func craftCheck(_ message: String, values: CraftValues) -> CraftCheck {
+    let sent: Message
+    let bytes: [UInt8]
+    do {
+      sent = try self.message(message, from: values)
+      bytes = try craftBytes(sent, values: values)
+    } catch {
+      return .refused(error)
+    }
+    let decoded: Decoded<Message>
+    do {
+      decoded = try decode(bytes)
+    } catch {
+      return .doesNotDecode(bytes, error)
+    }
+    let again: Result<[UInt8], EncodeError> = Result { () throws(EncodeError) in try encode(decoded.message) }
+    let wireEquivalent = (try? again.get()) == bytes
+    let problem: CraftCheck.Problem?
+    if decoded.message != sent && !wireEquivalent {
+      problem = .differs(sent: "\(sent)", decoded: "\(decoded.message)")
+    } else {
+      switch again {
+      case .failure(let error): problem = .refusesToEncode(error)
+      case .success(let reencoded): problem = reencoded == bytes ? nil : .reencodes(reencoded)
+      }
+    }
+    return .decoded(
+      bytes, fields: decoded.fields, problem: problem,
+      wireEquivalent: wireEquivalent && decoded.message != sent)
+  }
+}
