@@ -177,22 +177,40 @@ enum FalconEyeBase64 {
     (try? decode(text)) != nil
   }
 
+  /// Written straight into the string's storage, three bytes to four
+  /// characters at a time (a camera frame is a few hundred kilobytes).
   static func encode(_ bytes: [UInt8]) -> String {
-    var out: [UInt8] = []
-    out.reserveCapacity((bytes.count + 2) / 3 * 4)
-    var index = 0
-    while index < bytes.count {
-      let count = min(3, bytes.count - index)
-      var group: UInt32 = UInt32(bytes[index]) << 16
-      if count > 1 { group |= UInt32(bytes[index + 1]) << 8 }
-      if count > 2 { group |= UInt32(bytes[index + 2]) }
-      out.append(alphabet[Int(group >> 18 & 0x3F)])
-      out.append(alphabet[Int(group >> 12 & 0x3F)])
-      out.append(count > 1 ? alphabet[Int(group >> 6 & 0x3F)] : UInt8(ascii: "="))
-      out.append(count > 2 ? alphabet[Int(group & 0x3F)] : UInt8(ascii: "="))
-      index += 3
+    String(unsafeUninitializedCapacity: (bytes.count + 2) / 3 * 4) { out in
+      bytes.withUnsafeBufferPointer { input in
+        alphabet.withUnsafeBufferPointer { alphabet in
+          @inline(__always) func character(_ group: UInt32, _ shift: UInt32) -> UInt8 {
+            alphabet[Int(truncatingIfNeeded: group >> shift & 0x3F)]
+          }
+          let whole = input.count - input.count % 3
+          var read = 0
+          var written = 0
+          while read < whole {
+            let group = UInt32(input[read]) << 16 | UInt32(input[read + 1]) << 8 | UInt32(input[read + 2])
+            out[written] = character(group, 18)
+            out[written + 1] = character(group, 12)
+            out[written + 2] = character(group, 6)
+            out[written + 3] = character(group, 0)
+            read += 3
+            written += 4
+          }
+          if read < input.count {
+            let two = input.count - read == 2
+            let group = UInt32(input[read]) << 16 | (two ? UInt32(input[read + 1]) << 8 : 0)
+            out[written] = character(group, 18)
+            out[written + 1] = character(group, 12)
+            out[written + 2] = two ? character(group, 6) : UInt8(ascii: "=")
+            out[written + 3] = UInt8(ascii: "=")
+            written += 4
+          }
+          return written
+        }
+      }
     }
-    return String(decoding: out, as: UTF8.self)
   }
 
   private static func describe(_ char: UInt8) -> String {

@@ -58,14 +58,17 @@ public struct JSONMutator {
       value = .array(elements)
     case .string(let text) where !text.isEmpty:
       // base64 damage / string damage: cut, pad, or insert a bad character.
-      var characters = Array(text)
+      // On scalars, not Characters: grapheme breaking a camera frame's
+      // base64 took longer than decoding the message.
+      var scalars = text.unicodeScalars
       switch rng.below(4) {
-      case 0: characters.removeLast(1 + rng.below(characters.count))
-      case 1: characters.insert("!", at: rng.below(characters.count + 1))
-      case 2: characters.append("=")
-      default: characters = Array(String(repeating: text, count: 2))
+      case 0: scalars.removeLast(1 + rng.below(scalars.count))
+      case 1:
+        scalars.insert("!", at: scalars.index(scalars.startIndex, offsetBy: rng.below(scalars.count + 1)))
+      case 2: scalars.append("=")
+      default: scalars.append(contentsOf: text.unicodeScalars)
       }
-      value = .string(String(characters))
+      value = .string(String(scalars))
     case .integer, .number:
       value = Self.replacements[rng.below(Self.replacements.count)]
     default:
