@@ -24,20 +24,21 @@ enum JSONRenderer {
     json.raw(",\"dst\":")
     if let destination = record.destination { json.string(destination) } else { json.null() }
     json.raw(",\"codec\":")
-    switch (record.result, record.flat) {
-    case (_, let flat?):
+    // Not a switch over (result, flat): building that tuple copied the
+    // result on every record, although a flat record has none.
+    if let flat = record.flat {
       json.string(flat.codec)
       json.raw(",\"message\":")
       quoted(flat.fields.pointee.message, into: &json)
       json.raw(",\"fields\":")
       folded(flat, into: &json)
-    case (.decoded(let frame), nil):
+    } else if case .decoded(let frame) = record.result {
       json.string(frame.codec)
       json.raw(",\"message\":")
       json.string(frame.message)
       json.raw(",\"fields\":")
       folded(frame.fields, into: &json)
-    case (_, nil):
+    } else {
       if case .failed(let codec, _) = record.result { json.string(codec) } else { json.null() }
       json.raw(",\"message\":")
       if let event = record.event {

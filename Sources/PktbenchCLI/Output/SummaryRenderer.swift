@@ -36,27 +36,28 @@ enum SummaryRenderer {
       line.part(&out)
       out.append(utf8: note)
     }
-    switch (record.result, record.flat) {
-    case (_, let flat?):
+    // Not a switch over (result, flat): building that tuple copied the
+    // result on every record, although a flat record has none.
+    if let flat = record.flat {
       line.part(&out)
       line.styled(flat.codec, "36", &out)
       out.append(utf8: " ")
       line.styled(flat.fields.pointee.message, "1", &out)
       keyFieldsPart(&out) { KeyFields.collect(flat, into: &$0) }
-    case (.decoded(let frame), nil):
+    } else if case .decoded(let frame) = record.result {
       line.part(&out)
       line.styled(frame.codec, "36", &out)
       out.append(utf8: " ")
       line.styled(frame.message, "1", &out)
       var keys = KeyFields()
       keyFieldsPart(&out) { keys.collect(frame.fields, into: &$0) }
-    case (.failed(let codec, let error), nil):
+    } else if case .failed(let codec, let error) = record.result {
       line.part(&out)
       line.styled(codec, "36", &out)
       out.append(utf8: " ")
       let at = error.offset.map { " at offset \($0)" } ?? ""
       line.styled("ERROR \(error.code)\(at): \(error.text)", "31", &out)
-    case (nil, nil):
+    } else {
       line.part(&out)
       if let error = record.layerError {
         let at = error.offset.map { " at offset \($0)" } ?? ""
