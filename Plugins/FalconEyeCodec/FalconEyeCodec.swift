@@ -62,9 +62,10 @@ public struct FalconEyeCodec: FrameCodec {
     writer.string(kind.rawValue)
     writer.raw(",\"timestamp\":")
     writer.number(timestamp)
-    writer.raw(",\"payload\":")
-    writer.string(FalconEyeBase64.encode(inner))
-    writer.raw("}")
+    // Base64 has nothing JSON escapes: written as it is, not scanned.
+    writer.raw(",\"payload\":\"")
+    writer.raw(text: FalconEyeBase64.encode(inner))
+    writer.raw("\"}")
     return writer.bytes
   }
 

@@ -22,19 +22,22 @@ public final class CodecFuzzTarget<Codec: FrameCodec>: FuzzTarget {
 
   public var isJSON: Bool { ["rider", "falconeye"].contains(codec.name) }
 
-  public func seed(rng: inout SplitMix64) -> [UInt8]? {
+  /// A message kind picked at random and generated craft values for it.
+  private func generated(rng: inout SplitMix64) -> (kind: String, values: CraftValues)? {
     guard !messages.isEmpty else { return nil }
     let schema = messages[rng.below(messages.count)]
-    let values = generator.values(for: schema, rng: &rng)
-    guard let message = try? codec.message(schema.name, from: values) else { return nil }
+    return (schema.name, generator.values(for: schema, rng: &rng))
+  }
+
+  public func seed(rng: inout SplitMix64) -> [UInt8]? {
+    guard let (kind, values) = generated(rng: &rng),
+      let message = try? codec.message(kind, from: values)
+    else { return nil }
     return try? codec.craftBytes(message, values: values)
   }
 
   public func roundTrip(rng: inout SplitMix64, stats: inout FuzzStats) -> FuzzFailure? {
-    guard !messages.isEmpty else { return nil }
-    let schema = messages[rng.below(messages.count)]
-    let values = generator.values(for: schema, rng: &rng)
-    let kind = schema.name
+    guard let (kind, values) = generated(rng: &rng) else { return nil }
     switch codec.craftCheck(kind, values: values) {
     case .refused(let error):
       stats.craftRefusals["\(kind) (\(error.code) \(error.field ?? ""))", default: 0] += 1

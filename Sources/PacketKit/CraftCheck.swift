@@ -44,10 +44,11 @@ extension FrameCodec {
     } catch {
       return .doesNotDecode(bytes, error)
     }
-    let again: Result<[UInt8], EncodeError> = Result { () throws(EncodeError) in try encode(decoded.message) }
-    let wireEquivalent = (try? again.get()) == bytes
+    let again = Result { () throws(EncodeError) in try encode(decoded.message) }
+    let sameBytes = (try? again.get()) == bytes
+    let sameMessage = decoded.message == sent
     let problem: CraftCheck.Problem?
-    if decoded.message != sent && !wireEquivalent {
+    if !sameMessage && !sameBytes {
       problem = .differs(sent: "\(sent)", decoded: "\(decoded.message)")
     } else {
       switch again {
@@ -56,7 +57,6 @@ extension FrameCodec {
       }
     }
     return .decoded(
-      bytes, fields: decoded.fields, problem: problem,
-      wireEquivalent: wireEquivalent && decoded.message != sent)
+      bytes, fields: decoded.fields, problem: problem, wireEquivalent: !sameMessage && sameBytes)
   }
 }

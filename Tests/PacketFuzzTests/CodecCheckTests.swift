@@ -18,6 +18,13 @@ import Testing
     case cleanKindClaimsDamage
     /// A field's byte range runs past the input.
     case rangePastInput
+    /// Encodes to bytes it cannot decode (none at all).
+    case encodesUndecodable
+    /// Crafts the byte itself, but `encode` writes another.
+    case craftsOtherwise
+    /// Drops the low bit when encoding: an odd value comes back even, yet
+    /// encodes to the very bytes it came from (what the wire cannot carry).
+    case dropsLowBit
   }
 
   struct ByteCodec: FrameCodec {
@@ -46,10 +53,16 @@ import Testing
 
     func encode(_ message: UInt8) throws(EncodeError) -> [UInt8] {
       switch fault {
-      case .reencodesOtherBytes: return [message &+ 1]
+      case .reencodesOtherBytes, .craftsOtherwise: return [message &+ 1]
       case .refusesToEncode: throw EncodeError(code: "refused", text: "this codec refuses")
+      case .encodesUndecodable: return []
+      case .dropsLowBit: return [message & 0xFE]
       default: return [message]
       }
+    }
+
+    func craftBytes(_ message: UInt8, values: CraftValues) throws(EncodeError) -> [UInt8] {
+      fault == .craftsOtherwise ? [message] : try encode(message)
     }
 
     func probe(_ bytes: UnsafeRawBufferPointer) -> Int { bytes.count == 1 ? 50 : 0 }
@@ -93,5 +106,49 @@ import Testing
   ])
   func eachBrokenPromiseIsNamed(fault: Fault, kind: String) {
     #expect(Self.firstFailure(fault) == kind)
+  }
+
+  /// Round trips of generated messages (craft, decode, encode again): the
+  /// first failure's kind in 200 of them, and what was counted.
+  static func roundTrips(_ fault: Fault) -> (failure: String?, stats: FuzzStats) {
+    let target = CodecFuzzTarget(ByteCodec(fault: fault))
+    var stats = FuzzStats()
+    var rng = SplitMix64(seed: 11)
+    for _ in 0..<200 {
+      if let failure = target.roundTrip(rng: &rng, stats: &stats) { return (failure.kind, stats) }
+    }
+    return (nil, stats)
+  }
+
+  @Test(arguments: [
+    (Fault.reencodesOtherBytes, "round-trip"), (.encodesUndecodable, "round-trip"),
+    (.craftsOtherwise, "re-encode"), (.rangePastInput, "range-outside-input"),
+  ])
+  func eachBrokenRoundTripIsNamed(fault: Fault, kind: String) {
+    #expect(Self.roundTrips(fault).failure == kind)
+  }
+
+  @Test func soundRoundTripsPassAndAreCounted() {
+    let (failure, stats) = Self.roundTrips(.none)
+    #expect(failure == nil)
+    #expect(stats.roundTrips == 200)
+    #expect(stats.wireEquivalent == 0)
+  }
+
+  /// A codec refusing to craft generated values is counted, not failed.
+  @Test func refusedCraftsAreCounted() {
+    let (failure, stats) = Self.roundTrips(.refusesToEncode)
+    #expect(failure == nil)
+    #expect(stats.roundTrips == 0)
+    #expect(stats.craftRefusals.values.reduce(0, +) == 200)
+  }
+
+  /// An odd value comes back even but re-encodes to the same bytes: counted
+  /// as wire-equivalent, not failed.
+  @Test func wireEquivalentRoundTripsAreCounted() {
+    let (failure, stats) = Self.roundTrips(.dropsLowBit)
+    #expect(failure == nil)
+    #expect(stats.roundTrips == 200)
+    #expect(stats.wireEquivalent > 0 && stats.wireEquivalent < 200)
   }
 }

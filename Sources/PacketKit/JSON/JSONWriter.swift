@@ -149,12 +149,17 @@ public struct JSONWriter: ~Copyable {
 
   /// UTF-8 text with JSON escapes; most text has none and is copied whole.
   private mutating func escaped(_ utf8: UnsafeBufferPointer<UInt8>) {
-    guard let first = Self.firstToEscape(utf8) else {
+    var plain = true
+    for byte in utf8 where byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") {
+      plain = false
+      break
+    }
+    if plain {
       append(bytes: UnsafeRawBufferPointer(utf8))
       return
     }
     var plainStart = 0
-    for index in first..<utf8.count {
+    for index in 0..<utf8.count {
       let byte = utf8[index]
       guard byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") else { continue }
       append(bytes: UnsafeRawBufferPointer(UnsafeBufferPointer(rebasing: utf8[plainStart..<index])))
@@ -172,35 +177,6 @@ public struct JSONWriter: ~Copyable {
       }
     }
     append(bytes: UnsafeRawBufferPointer(UnsafeBufferPointer(rebasing: utf8[plainStart...])))
-  }
-
-  /// The index of the first byte JSON must escape (a quote, a backslash, a
-  /// control byte), or nil. Eight bytes at a time first: base64 images are
-  /// hundreds of kilobytes without one.
-  @inline(__always)
-  static func firstToEscape(_ utf8: UnsafeBufferPointer<UInt8>) -> Int? {
-    guard let base = utf8.baseAddress else { return nil }
-    var index = 0
-    let ones: UInt64 = 0x0101_0101_0101_0101
-    let high: UInt64 = 0x8080_8080_8080_8080
-    // The has-zero-byte tricks tell whether a word holds such a byte, not
-    // which: the bytes of the word that does are looked at one by one.
-    while index + 8 <= utf8.count {
-      let word = UnsafeRawPointer(base + index).loadUnaligned(as: UInt64.self)
-      let quote = word ^ (ones &* 0x22)
-      let backslash = word ^ (ones &* 0x5C)
-      let below20 = (word &- ones &* 0x20) & ~word & high
-      let hasQuote = (quote &- ones) & ~quote & high
-      let hasBackslash = (backslash &- ones) & ~backslash & high
-      if below20 | hasQuote | hasBackslash != 0 { break }
-      index += 8
-    }
-    while index < utf8.count {
-      let byte = utf8[index]
-      if byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") { return index }
-      index += 1
-    }
-    return nil
   }
 
   /// `formatNumber(value)`'s text, without a String for whole numbers and
