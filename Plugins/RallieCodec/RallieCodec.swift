@@ -167,12 +167,11 @@ public struct RallieCodec: FrameCodec {
     if let variant = RallieCheckVariant.allCases.first(where: { $0.check(covered) == found }) {
       return variant
     }
-    // The words are written later, from the two checks: not from `covered`,
-    // whose bytes may be gone by then.
-    let (xor, modbus) = (RallieCheckVariant.xor.check(covered), RallieCheckVariant.modbus16lo.check(covered))
+    // The words are written later, from each variant's check: not from
+    // `covered`, whose bytes may be gone by then.
+    let checks = RallieCheckVariant.allCases.map { ($0.check(covered), $0.label) }
     @Sendable func expected() -> String {
-      "0x\(Hex.spaced([xor])) (\(RallieCheckVariant.xor.label)) or "
-        + "0x\(Hex.spaced([modbus])) (\(RallieCheckVariant.modbus16lo.label))"
+      checks.map { "0x\(Hex.spaced([$0.0])) (\($0.1))" }.joined(separator: " or ")
     }
     throw DecodeError(
       code: "bad-check",

@@ -61,23 +61,25 @@ public struct FuzzStats: Sendable {
   public init() {}
 }
 
-/// Monotonic nanoseconds, for the per-input time bound and rates.
+/// Monotonic nanoseconds, for the runner's time slices and rates.
 public func monotonicNanoseconds() -> UInt64 {
-  var spec = timespec()
-  clock_gettime(CLOCK_MONOTONIC, &spec)
-  return UInt64(spec.tv_sec) * 1_000_000_000 + UInt64(spec.tv_nsec)
+  nanoseconds(CLOCK_MONOTONIC)
 }
 
 /// Monotonic nanoseconds at the clock tick's resolution (a few
 /// milliseconds on Linux): enough for the quarter-second bound on one
 /// input, which reads the clock twice per input, at a fraction of the cost.
 public func coarseMonotonicNanoseconds() -> UInt64 {
-  var spec = timespec()
   #if os(Linux)
-    clock_gettime(CLOCK_MONOTONIC_COARSE, &spec)
+    nanoseconds(CLOCK_MONOTONIC_COARSE)
   #else
-    clock_gettime(CLOCK_MONOTONIC, &spec)
+    nanoseconds(CLOCK_MONOTONIC)
   #endif
+}
+
+private func nanoseconds(_ clock: clockid_t) -> UInt64 {
+  var spec = timespec()
+  clock_gettime(clock, &spec)
   return UInt64(spec.tv_sec) * 1_000_000_000 + UInt64(spec.tv_nsec)
 }
 

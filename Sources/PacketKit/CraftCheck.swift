@@ -11,15 +11,16 @@ public enum CraftCheck: Sendable {
   case refused(EncodeError)
   /// The crafted bytes do not decode.
   case doesNotDecode([UInt8], DecodeError)
-  /// The crafted bytes decoded; `problem` is what went wrong after (nil:
-  /// none). `wireEquivalent`: the decoded message differs from the crafted
-  /// one only in what the wire cannot carry, since it encodes to the very
-  /// same bytes.
+  /// They decode to another message, which encodes to other bytes: both
+  /// messages, as text.
+  case differs([UInt8], sent: String, decoded: String)
+  /// The crafted bytes decoded to the message, or to one that differs only
+  /// in what the wire cannot carry (`wireEquivalent`: it encodes to the
+  /// very same bytes); `problem` is what went wrong encoding it again (nil:
+  /// nothing).
   case decoded([UInt8], fields: [DissectionNode], problem: Problem?, wireEquivalent: Bool)
 
   public enum Problem: Sendable {
-    /// The decoded message is another one, and encodes to other bytes: both, as text.
-    case differs(sent: String, decoded: String)
     /// `encode` refuses the decoded message.
     case refusesToEncode(EncodeError)
     /// `encode` gives other bytes than were crafted.
@@ -47,14 +48,13 @@ extension FrameCodec {
     let again = Result { () throws(EncodeError) in try encode(decoded.message) }
     let sameBytes = (try? again.get()) == bytes
     let sameMessage = decoded.message == sent
-    let problem: CraftCheck.Problem?
     if !sameMessage && !sameBytes {
-      problem = .differs(sent: "\(sent)", decoded: "\(decoded.message)")
-    } else {
-      switch again {
-      case .failure(let error): problem = .refusesToEncode(error)
-      case .success(let reencoded): problem = reencoded == bytes ? nil : .reencodes(reencoded)
-      }
+      return .differs(bytes, sent: "\(sent)", decoded: "\(decoded.message)")
+    }
+    let problem: CraftCheck.Problem?
+    switch again {
+    case .failure(let error): problem = .refusesToEncode(error)
+    case .success(let reencoded): problem = reencoded == bytes ? nil : .reencodes(reencoded)
     }
     return .decoded(
       bytes, fields: decoded.fields, problem: problem, wireEquivalent: !sameMessage && sameBytes)

@@ -80,7 +80,7 @@ public struct JSONParser {
     case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"): return try parseNumber()
     default:
       throw error(
-        "bad-json", "unexpected \(describe(byte)) at offset \(index) where a JSON value was expected",
+        "bad-json", "unexpected \(Self.describe(byte)) at offset \(index) where a JSON value was expected",
         expected: "a value")
     }
   }
@@ -322,7 +322,7 @@ public struct JSONParser {
       }
     default:
       throw error(
-        "bad-string", "unknown escape \\\(describe(c)) at offset \(escapeStart)",
+        "bad-string", "unknown escape \\\(Self.describe(c)) at offset \(escapeStart)",
         expected: "one of \\\" \\\\ \\/ \\b \\f \\n \\r \\t \\u")
     }
   }
@@ -340,7 +340,7 @@ public struct JSONParser {
       case UInt8(ascii: "a")...UInt8(ascii: "f"): digit = UInt32(c - UInt8(ascii: "a") + 10)
       case UInt8(ascii: "A")...UInt8(ascii: "F"): digit = UInt32(c - UInt8(ascii: "A") + 10)
       default:
-        throw error("bad-string", "\\u escape has a non-hex \(describe(c)) at offset \(index)")
+        throw error("bad-string", "\\u escape has a non-hex \(Self.describe(c)) at offset \(index)")
       }
       value = value << 4 | digit
       index += 1
@@ -418,14 +418,11 @@ public struct JSONParser {
 
   private func isDigit(_ c: UInt8) -> Bool { c >= UInt8(ascii: "0") && c <= UInt8(ascii: "9") }
 
-  private func describePeek() -> String {
-    guard let c = peek() else { return "end of input" }
-    return describe(c)
-  }
+  private func describePeek() -> String { Self.describe(peek()) }
 
-  private func describe(_ c: UInt8) -> String { Self.describe(c) }
-
-  private static func describe(_ c: UInt8) -> String {
+  /// A byte as error text shows it; nil is the end of the input.
+  private static func describe(_ c: UInt8?) -> String {
+    guard let c else { return "end of input" }
     if c >= 0x21 && c < 0x7F { return "'\(Character(Unicode.Scalar(c)))'" }
     return "byte 0x\(Hex.compact([c]))"
   }
@@ -434,6 +431,6 @@ public struct JSONParser {
     let next = peek()
     return DecodeError(
       code: code, text: text, offset: min(index, bytes.count), expected: expected,
-      found: next.map { Self.describe($0) } ?? "end of input")
+      found: Self.describe(next))
   }
 }
