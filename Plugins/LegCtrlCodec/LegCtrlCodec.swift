@@ -213,23 +213,38 @@ public struct LegCtrlCodec: FrameCodec {
     values.force ? unchecked(message) : try encode(message)
   }
 
+  /// The frame in one allocation: the header, then the payload.
   private func unchecked(_ message: LegCtrlMessage) -> [UInt8] {
-    var payload: [UInt8] = []
+    let payloadLength: Int
+    switch message.body {
+    case .arm, .disarm, .ping: payloadLength = 0
+    case .setServoCh0: payloadLength = 2
+    case .telemetry: payloadLength = 8
+    case .unknown(_, let bytes): payloadLength = bytes.count
+    }
+    var frame: [UInt8] = []
+    frame.reserveCapacity(Self.headerLength + payloadLength)
+    frame.append(message.version)
+    frame.append(message.msgType)
+    frame.append(UInt8(truncatingIfNeeded: payloadLength))
+    frame.append(message.reserved)
     switch message.body {
     case .arm, .disarm, .ping: break
-    case .setServoCh0(let pulse): payload = littleEndian(pulse)
+    case .setServoCh0(let pulse): appendLittleEndian(pulse, to: &frame)
     case .telemetry(let t):
-      payload =
-        [t.state, t.errorCode] + littleEndian(t.lastCommandAgeMilliseconds)
-        + littleEndian(t.batteryMillivolts) + littleEndian(t.reserved)
-    case .unknown(_, let bytes): payload = bytes
+      frame.append(t.state)
+      frame.append(t.errorCode)
+      appendLittleEndian(t.lastCommandAgeMilliseconds, to: &frame)
+      appendLittleEndian(t.batteryMillivolts, to: &frame)
+      appendLittleEndian(t.reserved, to: &frame)
+    case .unknown(_, let bytes): frame.append(contentsOf: bytes)
     }
-    return [message.version, message.msgType, UInt8(truncatingIfNeeded: payload.count), message.reserved]
-      + payload
+    return frame
   }
 
-  private func littleEndian(_ value: UInt16) -> [UInt8] {
-    [UInt8(value & 0xFF), UInt8(value >> 8)]
+  private func appendLittleEndian(_ value: UInt16, to frame: inout [UInt8]) {
+    frame.append(UInt8(value & 0xFF))
+    frame.append(UInt8(value >> 8))
   }
 
   // MARK: Craft

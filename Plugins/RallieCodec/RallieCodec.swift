@@ -201,14 +201,11 @@ public struct RallieCodec: FrameCodec {
     switch message.body {
     case .command(let command):
       try checkSource(command.source, expected: RallieSource.command)
-      let values: [(FieldSchema, UInt8)] = [
-        (RallieSchema.upperWheel, command.upperWheel), (RallieSchema.lowerWheel, command.lowerWheel),
-        (RallieSchema.pitch, command.pitch), (RallieSchema.yaw, command.yaw),
-        (RallieSchema.feed, command.feed),
-      ]
-      for (schema, value) in values {
-        try schema.validate(.unsigned(UInt64(value)))
-      }
+      try RallieSchema.upperWheel.validate(.unsigned(UInt64(command.upperWheel)))
+      try RallieSchema.lowerWheel.validate(.unsigned(UInt64(command.lowerWheel)))
+      try RallieSchema.pitch.validate(.unsigned(UInt64(command.pitch)))
+      try RallieSchema.yaw.validate(.unsigned(UInt64(command.yaw)))
+      try RallieSchema.feed.validate(.unsigned(UInt64(command.feed)))
       try RallieCraft.checkKnown(RallieSchema.control, Int64(command.control))
     case .response(let response):
       try checkSource(response.source, expected: RallieSource.response)
@@ -224,13 +221,24 @@ public struct RallieCodec: FrameCodec {
     }
   }
 
+  /// The frame in one allocation: magic, body, check byte.
   private func unchecked(_ message: RallieMessage) -> [UInt8] {
-    var bytes = RallieMagic.bytes
+    var bytes: [UInt8] = []
+    bytes.reserveCapacity(RallieSchema.commandLength)
+    bytes.append(RallieMagic.bytes[0])
+    bytes.append(RallieMagic.bytes[1])
     switch message.body {
     case .command(let c):
-      bytes += [c.source, c.upperWheel, c.lowerWheel, c.pitch, c.yaw, c.feed, c.control]
+      bytes.append(c.source)
+      bytes.append(c.upperWheel)
+      bytes.append(c.lowerWheel)
+      bytes.append(c.pitch)
+      bytes.append(c.yaw)
+      bytes.append(c.feed)
+      bytes.append(c.control)
     case .response(let r):
-      bytes += [r.source, r.code]
+      bytes.append(r.source)
+      bytes.append(r.code)
     }
     bytes.append(message.checkVariant.check(bytes))
     return bytes

@@ -46,8 +46,7 @@ enum RallieCraft {
   /// A ranged byte field: the documented range unless forced; the wire
   /// width (one byte) even when forced.
   private static func byte(_ schema: FieldSchema, _ values: CraftValues) throws(EncodeError) -> UInt8 {
-    let number = CraftValues([schema.name: try value(schema, values)])
-    let integer = try number.integer(schema.name)
+    let integer = try CraftValues.integer(value(schema, values), named: schema.name)
     if !values.force { try schema.validate(.integer(integer)) }
     return try fitByte(schema, integer)
   }
@@ -89,7 +88,7 @@ enum RallieCraft {
           + schema.enumCases.map(\.name).joined(separator: ", "),
         field: schema.name)
     }
-    return try CraftValues([schema.name: given]).integer(schema.name)
+    return try CraftValues.integer(given, named: schema.name)
   }
 
   private static func checkVariant(_ values: CraftValues) throws(EncodeError) -> RallieCheckVariant {

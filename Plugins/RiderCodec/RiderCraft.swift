@@ -58,23 +58,22 @@ enum RiderCraft {
     values.has("timestamp") ? try values.number("timestamp") : Date().timeIntervalSince1970
   }
 
-  /// The given value, else the schema default, else `missing`, as a
-  /// one-entry CraftValues so its typed readers check the value's type.
+  /// The given value, else the schema default, else `missing`.
   private static func value(_ schema: FieldSchema, _ values: CraftValues, missing: FieldValue? = nil)
-    throws(EncodeError) -> CraftValues
+    throws(EncodeError) -> FieldValue
   {
     guard let value = values[schema.name] ?? schema.defaultValue ?? missing else {
-      _ = try values.required(schema.name)
-      return values
+      return try values.required(schema.name)
     }
-    return CraftValues([schema.name: value])
+    return value
   }
 
   /// A number in the documented range unless forced; always finite.
   private static func number(_ schema: FieldSchema, _ values: CraftValues, missing: Double? = nil)
     throws(EncodeError) -> Double
   {
-    let number = try value(schema, values, missing: missing.map { .number($0) }).number(schema.name)
+    let number = try CraftValues.number(
+      value(schema, values, missing: missing.map { .number($0) }), named: schema.name)
     guard number.isFinite else {
       throw EncodeError(
         code: "not-finite", text: "\(schema.name) must be a finite number", field: schema.name)
@@ -84,7 +83,7 @@ enum RiderCraft {
   }
 
   private static func integer(_ schema: FieldSchema, _ values: CraftValues) throws(EncodeError) -> Int {
-    let integer = try value(schema, values).integer(schema.name)
+    let integer = try CraftValues.integer(value(schema, values), named: schema.name)
     if !values.force { try schema.validate(.integer(integer)) }
     guard let exact = Int(exactly: integer) else {
       throw .outOfRange(schema.name, String(integer), allowed: "an Int", unit: schema.unit)
@@ -117,7 +116,7 @@ enum RiderCraft {
 
   /// An enumeration sent as its number (legacy direction); forced, any whole number.
   private static func enumRaw(_ schema: FieldSchema, _ values: CraftValues) throws(EncodeError) -> Int {
-    let given = try value(schema, values)[schema.name] ?? .null
+    let given = try value(schema, values)
     if let known = knownCase(schema, given), let raw = Int(exactly: known.raw) { return raw }
     let number = given.stringValue.flatMap { Double($0) } ?? given.numericValue
     guard values.force, let number, let raw = Int(exactly: number) else {
@@ -130,7 +129,7 @@ enum RiderCraft {
   private static func enumName(_ schema: FieldSchema, _ values: CraftValues) throws(EncodeError)
     -> String
   {
-    let given = try value(schema, values)[schema.name] ?? .null
+    let given = try value(schema, values)
     if let known = knownCase(schema, given) { return known.name }
     guard values.force, case .string(let text) = given else { throw unknownEnum(schema, given) }
     return text

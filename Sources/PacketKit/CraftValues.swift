@@ -28,7 +28,18 @@ public struct CraftValues: Sendable {
   }
 
   public func number(_ name: String) throws(EncodeError) -> Double {
-    let value = try required(name)
+    try Self.number(required(name), named: name)
+  }
+
+  /// An integer field; fractional values are refused.
+  public func integer(_ name: String) throws(EncodeError) -> Int64 {
+    try Self.integer(required(name), named: name)
+  }
+
+  /// `value` read as a number, for the field `name` (which the error names).
+  /// Codecs that take a value from elsewhere (a schema default) read it
+  /// here, without building a one-entry CraftValues.
+  public static func number(_ value: FieldValue, named name: String) throws(EncodeError) -> Double {
     guard let number = value.numericValue else {
       throw EncodeError(
         code: "wrong-type", text: "\(name) must be a number, not \(value.display)", field: name)
@@ -36,9 +47,10 @@ public struct CraftValues: Sendable {
     return number
   }
 
-  /// An integer field; fractional values are refused.
-  public func integer(_ name: String) throws(EncodeError) -> Int64 {
-    let number = try number(name)
+  /// `value` read as a whole number, for the field `name`; fractional
+  /// values are refused.
+  public static func integer(_ value: FieldValue, named name: String) throws(EncodeError) -> Int64 {
+    let number = try number(value, named: name)
     guard number.rounded() == number, let exact = Int64(exactly: number) else {
       throw EncodeError(
         code: "wrong-type",
