@@ -116,8 +116,24 @@ import Testing
   }
 
   @Test func fractionalValueIsRefused() {
-    #expect(throws: EncodeError.self) {
-      try codec.craft("rallie", values: values(["pitch": .number(45.5)]))
+    do {
+      _ = try codec.craft("rallie", values: values(["pitch": .number(45.5)]))
+      Issue.record("expected an error")
+    } catch {
+      #expect(error.code == "wrong-type")
+      #expect(error.field == "pitch")
+      #expect(error.text == "pitch must be a whole number, not 45.5")
+    }
+  }
+
+  @Test func textForANumberIsRefused() {
+    do {
+      _ = try codec.craft("rallie", values: values(["feed": .string("lots")]))
+      Issue.record("expected an error")
+    } catch {
+      #expect(error.code == "wrong-type")
+      #expect(error.field == "feed")
+      #expect(error.text.hasPrefix("feed must be a number, not "))
     }
   }
 

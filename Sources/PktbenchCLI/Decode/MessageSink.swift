@@ -88,6 +88,7 @@ final class JSONSink: MessageSink {
   private let asArray: Bool
   private let payloadHex: Bool
   private var count = 0
+  private var flows = FlowTexts()
 
   init(out: OutputWriter, asArray: Bool, payloadHex: Bool = false) {
     self.out = out
@@ -113,7 +114,7 @@ final class JSONSink: MessageSink {
   }
 
   private func write(_ record: DecodedRecord) {
-    out.append { JSONRenderer.write(record, includeDissection: asArray, into: &$0) }
+    out.append { JSONRenderer.write(record, includeDissection: asArray, flows: &flows, into: &$0) }
   }
 
   func finish(name: String, stats: CaptureStats) {

@@ -13,16 +13,20 @@ enum JSONRenderer {
   /// The object written straight into `json` (the output buffer, for
   /// ndjson: no array per record).
   static func write(_ record: DecodedRecord, includeDissection: Bool, into json: inout JSONWriter) {
+    var flows = FlowTexts()
+    write(record, includeDissection: includeDissection, flows: &flows, into: &json)
+  }
+
+  /// `write`, with the flow's transport and endpoints from `flows` (a sink
+  /// keeps one for all its records).
+  static func write(
+    _ record: DecodedRecord, includeDissection: Bool, flows: inout FlowTexts, into json: inout JSONWriter
+  ) {
     json.raw("{\"frame\":")
     if let frame = record.frame { json.integer(frame) } else { json.null() }
     json.raw(",\"time\":")
     if let time = record.time { json.number(time) } else { json.null() }
-    json.raw(",\"transport\":")
-    json.string(record.transport)
-    json.raw(",\"src\":")
-    if let source = record.source { json.string(source) } else { json.null() }
-    json.raw(",\"dst\":")
-    if let destination = record.destination { json.string(destination) } else { json.null() }
+    flows.write(record, into: &json)
     json.raw(",\"codec\":")
     // Not a switch over (result, flat): building that tuple copied the
     // result on every record, although a flat record has none.
