@@ -113,3 +113,42 @@ import Testing
     }
   }
 }
+
+/// `JSONNumber.scan` reads eight digits at a time while eight bytes remain: a
+/// number followed by more text (the usual case inside a message) must end
+/// exactly where its text does, whatever byte follows it, and read the same
+/// value as when it stands alone.
+@Suite struct NumberScanInTextTests {
+  /// Bytes that may follow a number: JSON punctuation, the bytes next to
+  /// the digits ("/" and ":"), and bytes whose low nibble is a digit's.
+  static let followers: [[UInt8]] = [
+    Array(",\"right\":100}".utf8), Array("}".utf8), Array("]".utf8), Array(" , ".utf8), Array("/".utf8),
+    Array(":".utf8), [0xB5, 0x35], [0x00], [0x7F, 0x30], [0x39 + 0x80], Array("\"x\"".utf8),
+  ]
+
+  @Test func scanStopsWhereTheNumberEnds() throws {
+    var rng = SplitMix64(seed: 11)
+    var read = 0
+    for text in NumberFastPathTests.numberTexts(count: 100_000) {
+      let alone = Array(text.utf8)
+      let expected = alone.withUnsafeBytes { JSONNumber.fastValue($0, from: 0, to: $0.count) }
+      let follower = Self.followers[rng.below(Self.followers.count)]
+      let padding = [UInt8](repeating: UInt8(ascii: " "), count: rng.below(12))
+      let lead = [UInt8](repeating: UInt8(ascii: "["), count: rng.below(3))
+      let bytes = lead + alone + follower + padding
+      bytes.withUnsafeBufferPointer { buffer in
+        guard let base = buffer.baseAddress else { return }
+        var index = lead.count
+        let scanned = JSONNumber.scan(base, &index, buffer.count)
+        if let expected {
+          read += 1
+          #expect(scanned?.0.bitPattern == expected.bitPattern, "\(text) before \(follower)")
+          #expect(index == lead.count + alone.count, "\(text) before \(follower): ended at \(index)")
+        } else {
+          #expect(scanned == nil || index != lead.count + alone.count, "\(text) before \(follower)")
+        }
+      }
+    }
+    #expect(read > 50_000)
+  }
+}
