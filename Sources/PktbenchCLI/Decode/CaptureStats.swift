@@ -25,7 +25,9 @@ struct CaptureStats {
   /// codec `c`'s kinds start at `cleanStart[c]`.
   private var cleanCounts: [(count: Int, bytes: Int)] = Array(
     repeating: (0, 0), count: Codecs.messageNames.reduce(0) { $0 + $1.count })
-  private static let cleanStart: [Int] = {
+  /// Held by each value, not a static: a static's lazy initialisation
+  /// check (swift_once) ran on every count.
+  private let cleanStart: [Int] = {
     var start = 0
     return Codecs.messageNames.map { names in
       defer { start += names.count }
@@ -57,7 +59,7 @@ struct CaptureStats {
   /// A message its codec's `cleanKind` classified: no diagnostics, so only
   /// its kind and size count.
   mutating func countClean(codec: Int, kind: Int, bytes: Int, transport: CleanTransport) {
-    let slot = Self.cleanStart[codec] + kind
+    let slot = cleanStart[codec] + kind
     cleanCounts[slot].count += 1
     cleanCounts[slot].bytes += bytes
     cleanTransportCounts[transport.rawValue] += 1
@@ -68,7 +70,7 @@ struct CaptureStats {
     var merged = self
     for codec in Codecs.messageNames.indices {
       for kind in Codecs.messageNames[codec].indices {
-        let entry = cleanCounts[Self.cleanStart[codec] + kind]
+        let entry = cleanCounts[cleanStart[codec] + kind]
         guard entry.count > 0 else { continue }
         let codecName = Codecs.names[codec]
         let message = Codecs.messageNames[codec][kind]
