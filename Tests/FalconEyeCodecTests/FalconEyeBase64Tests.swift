@@ -29,6 +29,42 @@ import Testing
     }
   }
 
+  /// Every byte value, at many places in a camera-sized text: the image
+  /// check (64 characters at a time) takes exactly the alphabet, and a
+  /// character it takes changes the image as Foundation's decode says.
+  @Test func imageCheckTakesExactlyTheAlphabet() throws {
+    var rng = SplitMix64(seed: 64)
+    let bytes = (0..<3000).map { _ in UInt8(truncatingIfNeeded: rng.next()) }
+    let valid = Array(Data(bytes).base64EncodedString().utf8)
+    let alphabet = Set("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/".utf8)
+    for value in 0..<128 {
+      for _ in 0..<8 {
+        var text = valid
+        // Not in the padded last group: '=' is legal there.
+        text[rng.below(text.count - 4)] = UInt8(value)
+        let string = String(decoding: text, as: UTF8.self)
+        if alphabet.contains(UInt8(value)) {
+          let decoded = try #require(Data(base64Encoded: string))
+          #expect(try FalconEyeBase64.image(string) == FalconEyeImage([UInt8](decoded)), "\(value)")
+        } else {
+          #expect(throws: FalconEyeBase64.Failure.self, "byte \(value)") { try FalconEyeBase64.image(string) }
+        }
+      }
+    }
+    // Bytes above 0x7F come as UTF-8 sequences of the same length as the characters they replace.
+    for sequence in ["é", "ÿ", "€", "🤖"] {
+      for _ in 0..<16 {
+        var text = valid
+        let utf8 = Array(sequence.utf8)
+        let at = rng.below(text.count - 4 - utf8.count)
+        text.replaceSubrange(at..<(at + utf8.count), with: utf8)
+        let string = String(decoding: text, as: UTF8.self)
+        #expect(string.utf8.count == valid.count)
+        #expect(throws: FalconEyeBase64.Failure.self, "\(sequence)") { try FalconEyeBase64.image(string) }
+      }
+    }
+  }
+
   @Test func refusesOneBadCharacterAnywhere() {
     var rng = SplitMix64(seed: 5)
     for bytes in Self.samples().prefix(70) where !bytes.isEmpty {
