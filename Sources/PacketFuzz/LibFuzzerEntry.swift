@@ -4,6 +4,8 @@
   import Darwin
 #endif
 
+import PacketKit
+
 /// What every libFuzzer harness in Fuzz/ does with one input: run the named
 /// target's checks, and abort on a broken invariant so libFuzzer keeps the
 /// input (a trap aborts by itself).

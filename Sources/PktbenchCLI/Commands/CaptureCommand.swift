@@ -1,6 +1,7 @@
 import ArgumentParser
 import CodecRegistry
 import PacketCapture
+import PacketKit
 
 /// `pktbench capture -i IFACE [--filter BPF] [-w FILE.pcapng]`: libpcap live
 /// capture, decoded as `decode` decodes a file.
@@ -99,7 +100,7 @@ struct CaptureCommand: ParsableCommand {
     if let warning = capture.activationWarning { said += "; libpcap: \(warning)" }
     OutputWriter.standardError.line(said)
 
-    let started = LiveClock.monotonicNanoseconds()
+    let started = monotonicNanoseconds()
     let deadline = limits.duration.map { started + $0.nanoseconds }
     var failure: String?
     while !stop.isSet {
@@ -126,7 +127,7 @@ struct CaptureCommand: ParsableCommand {
         stop.stop("an error")
         OutputWriter.standardError.line("pktbench: \(failure)")
       }
-      if let deadline, LiveClock.monotonicNanoseconds() >= deadline {
+      if let deadline, monotonicNanoseconds() >= deadline {
         stop.stop("--duration \(DurationText.of(limits.duration?.seconds ?? 0))")
       }
     }
@@ -142,7 +143,7 @@ struct CaptureCommand: ParsableCommand {
     }
     recorder.finish(name: interface)
     if settings.stats {
-      let elapsed = Double(LiveClock.monotonicNanoseconds() - started) / 1e9
+      let elapsed = Double(monotonicNanoseconds() - started) / 1e9
       var summary = LiveSummary(
         name: "capture \(interface)", stopReason: stop.reason ?? "end", elapsedSeconds: elapsed,
         recorder: recorder)

@@ -26,7 +26,7 @@ final class ListenSession {
   private var channels: [Channel] = []
   private var connections: [ObjectIdentifier: WebSocketConnectionHandler] = [:]
   private(set) var stopReason: String?
-  private let startedNanoseconds = LiveClock.monotonicNanoseconds()
+  private let startedNanoseconds = monotonicNanoseconds()
 
   init(configuration: ListenConfiguration, loop: EventLoop, done: EventLoopPromise<Int32>) {
     self.configuration = configuration
@@ -105,7 +105,7 @@ final class ListenSession {
   private func finish() {
     recorder.finish(name: configuration.address.display)
     if configuration.output.stats {
-      let elapsed = Double(LiveClock.monotonicNanoseconds() - startedNanoseconds) / 1e9
+      let elapsed = Double(monotonicNanoseconds() - startedNanoseconds) / 1e9
       let summary = LiveSummary(
         name: "listen \(configuration.address.display)", stopReason: stopReason ?? "end",
         elapsedSeconds: elapsed, recorder: recorder)

@@ -5,21 +5,14 @@
 #endif
 
 /// Wall-clock time for output, and its two printed forms. Rates and
-/// schedules use the monotonic clock (NIODeadline) instead: the wall
-/// clock can be stepped by NTP.
+/// schedules use the monotonic clock (NIODeadline, PacketKit's
+/// `monotonicNanoseconds`) instead: the wall clock can be stepped by NTP.
 enum LiveClock {
   /// Unix seconds, fractional.
   static func now() -> Double {
     var spec = timespec()
     clock_gettime(CLOCK_REALTIME, &spec)
     return Double(spec.tv_sec) + Double(spec.tv_nsec) / 1e9
-  }
-
-  /// Monotonic nanoseconds, for measuring intervals.
-  static func monotonicNanoseconds() -> UInt64 {
-    var spec = timespec()
-    clock_gettime(CLOCK_MONOTONIC, &spec)
-    return UInt64(spec.tv_sec) &* 1_000_000_000 &+ UInt64(spec.tv_nsec)
   }
 
   /// "14:03:22.123456", local time, for the text view.

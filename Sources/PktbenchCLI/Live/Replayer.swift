@@ -103,12 +103,12 @@ final class Replayer {
       due = max(lastDue, clockStart + UInt64(offset * 1e9))
     } else {
       captureStart = time
-      clockStart = LiveClock.monotonicNanoseconds()
+      clockStart = monotonicNanoseconds()
       due = clockStart
     }
     lastDue = due
     guard sleep(until: due) else { return }
-    let now = LiveClock.monotonicNanoseconds()
+    let now = monotonicNanoseconds()
     channel.writeAndFlush(channel.allocator.buffer(bytes: payload), promise: nil)
     sent += 1
     report.sent(step: 0, at: now, latenessNanoseconds: Int64(now) - Int64(due))
@@ -136,7 +136,7 @@ final class Replayer {
   private func sleep(until deadline: UInt64) -> Bool {
     while true {
       if stop.isSet { return false }
-      let now = LiveClock.monotonicNanoseconds()
+      let now = monotonicNanoseconds()
       guard now < deadline else { return true }
       let slice = min(deadline - now, 100_000_000)
       var request = timespec(tv_sec: Int(slice / 1_000_000_000), tv_nsec: Int(slice % 1_000_000_000))
