@@ -1,10 +1,10 @@
+import PacketKit
+
 #if canImport(Glibc)
   import Glibc
 #elseif canImport(Darwin)
   import Darwin
 #endif
-
-import PacketKit
 
 /// What every libFuzzer harness in Fuzz/ does with one input: run the named
 /// target's checks, and abort on a broken invariant so libFuzzer keeps the
