@@ -149,20 +149,21 @@ extension FalconEyeCameraFrame: FalconEyeInner {
     var badRow: JSONValue?
     var columns = 4
     for (r, rowJSON) in rows.enumerated() {
-      let rowPath = FalconEyeReader.path(path, index: r)
-      let cells = try reader.array(rowJSON, at: rowPath, limit: 64)
+      let cells = try reader.array(rowJSON, at: FalconEyeReader.path(path, index: r), limit: 64)
       var row: [Double] = []
       var cellNodes: [DissectionNode] = []
       for (c, cellJSON) in cells.enumerated() {
-        row.append(try reader.number(cellJSON, at: FalconEyeReader.path(rowPath, index: c)))
-        cellNodes.append(reader.leaf("[\(c)]", cellJSON.fieldValue, cellJSON))
+        row.append(
+          try reader.number(
+            cellJSON, at: FalconEyeReader.path(FalconEyeReader.path(path, index: r), index: c)))
+        cellNodes.append(reader.leaf(FalconEyeReader.indexName(c), cellJSON.fieldValue, cellJSON))
       }
       if cells.count != 4, badRow == nil {
         badRow = rowJSON
         columns = cells.count
       }
       matrix.append(row)
-      rowNodes.append(reader.group("[\(r)]", shape: .array, rowJSON, cellNodes))
+      rowNodes.append(reader.group(FalconEyeReader.indexName(r), shape: .array, rowJSON, cellNodes))
     }
     guard rows.count == 4, badRow == nil else {
       let offset = reader.map.wire(offset: (badRow ?? json).range.lowerBound)

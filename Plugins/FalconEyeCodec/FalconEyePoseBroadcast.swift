@@ -80,7 +80,7 @@ extension FalconEyePoseBroadcast: FalconEyeInner {
     for (index, poseJSON) in try reader.array(posesJSON, at: posesPath, limit: maxPoses).enumerated() {
       let (pose, node) = try decodePose(poseJSON, FalconEyeReader.path(posesPath, index: index), &reader)
       poses.append(pose)
-      poseNodes.append(node.renamed("[\(index)]"))
+      poseNodes.append(node.renamed(FalconEyeReader.indexName(index)))
     }
     object.add(reader.group("poses", shape: .array, posesJSON, poseNodes), at: posesJSON)
     return (FalconEyePoseBroadcast(timestamp: timestamp, poses: poses), object.nodes)
@@ -99,7 +99,7 @@ extension FalconEyePoseBroadcast: FalconEyeInner {
       let (joint, node) = try decodeJoint(
         jointJSON, FalconEyeReader.path(jointsPath, index: index), &reader)
       joints.append(joint)
-      jointNodes.append(node.renamed("[\(index)]"))
+      jointNodes.append(node.renamed(FalconEyeReader.indexName(index)))
     }
     object.add(reader.group("joints", shape: .array, jointsJSON, jointNodes), at: jointsJSON)
     let sourceDevice = try object.string("sourceDevice", reader)
@@ -124,18 +124,20 @@ extension FalconEyePoseBroadcast: FalconEyeInner {
         typeJSON)
     }
     let positionJSON = try object.required("position")
-    let positionPath = object.keyPath("position")
     var position: [Double] = []
     var axisNodes: [DissectionNode] = []
-    for (index, axisJSON) in try reader.array(positionJSON, at: positionPath, limit: 64).enumerated() {
-      position.append(try reader.number(axisJSON, at: FalconEyeReader.path(positionPath, index: index)))
-      let name = index < 3 ? ["x", "y", "z"][index] : "[\(index)]"
+    for (index, axisJSON) in try reader.array(positionJSON, at: object.keyPath("position"), limit: 64)
+      .enumerated()
+    {
+      position.append(
+        try reader.number(axisJSON, at: FalconEyeReader.path(object.keyPath("position"), index: index)))
+      let name = index == 0 ? "x" : index == 1 ? "y" : index == 2 ? "z" : FalconEyeReader.indexName(index)
       axisNodes.append(reader.leaf(name, axisJSON.fieldValue, axisJSON, unit: "m"))
     }
     if position.count != 3 {
       reader.warn(
         "bad-shape",
-        "\(positionPath) has \(position.count) numbers; the app reads [x, y, z] and fails on fewer",
+        "\(object.keyPath("position")) has \(position.count) numbers; the app reads [x, y, z] and fails on fewer",
         positionJSON)
     }
     object.add(reader.group("position", shape: .array, positionJSON, axisNodes), at: positionJSON)

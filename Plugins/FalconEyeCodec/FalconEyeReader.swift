@@ -20,6 +20,22 @@ struct FalconEyeReader {
 
   static func path(_ parent: String, index: Int) -> String { "\(parent)[\(index)]" }
 
+  /// "[0]", "[1]" …: an array element's name in the dissection, a literal
+  /// for the first few (a pose's rows and cells, a joint's axes).
+  static func indexName(_ index: Int) -> String {
+    switch index {
+    case 0: "[0]"
+    case 1: "[1]"
+    case 2: "[2]"
+    case 3: "[3]"
+    case 4: "[4]"
+    case 5: "[5]"
+    case 6: "[6]"
+    case 7: "[7]"
+    default: "[\(index)]"
+    }
+  }
+
   func wire(_ range: Range<Int>) -> Range<Int> { map.wire(range) }
 
   mutating func warn(_ code: String, _ text: String, _ value: JSONValue) {
@@ -35,17 +51,19 @@ struct FalconEyeReader {
     var byKey: [String: JSONMember] = [:]
     var object = FalconEyeObject(value: value, path: path, map: map)
     for member in members {
-      let memberPath = Self.path(path, member.key)
       if byKey[member.key] != nil {
         warn(
           "duplicate-key",
-          "\(memberPath) appears more than once; pktbench reads the first, other decoders may read the last",
+          "\(Self.path(path, member.key)) appears more than once; pktbench reads the first, "
+            + "other decoders may read the last",
           member.value)
         continue
       }
       byKey[member.key] = member
       if !known.contains(member.key) {
-        warn("unknown-key", "\(memberPath) is not a field of this message; the app ignores it", member.value)
+        warn(
+          "unknown-key", "\(Self.path(path, member.key)) is not a field of this message; the app ignores it",
+          member.value)
         object.add(map.mapped(member.value.dissection(name: member.key)), at: member.value)
       }
     }
@@ -54,32 +72,39 @@ struct FalconEyeReader {
   }
 
   // MARK: Values
+  //
+  // A value's key path is named only when it is wrong: the readers take it
+  // as an autoclosure, so a pose's sixteen cells and every joint's axes do
+  // not each build "payload.poses[0].joints[3].position[2]" to discard it.
 
-  func string(_ value: JSONValue, at path: String) throws(DecodeError) -> String {
-    guard let string = value.string else { throw wrongType(value, at: path, expected: "string") }
+  func string(_ value: JSONValue, at path: @autoclosure () -> String) throws(DecodeError) -> String {
+    guard let string = value.string else { throw wrongType(value, at: path(), expected: "string") }
     return string
   }
 
-  func number(_ value: JSONValue, at path: String) throws(DecodeError) -> Double {
-    guard let number = value.number else { throw wrongType(value, at: path, expected: "number") }
+  func number(_ value: JSONValue, at path: @autoclosure () -> String) throws(DecodeError) -> Double {
+    guard let number = value.number else { throw wrongType(value, at: path(), expected: "number") }
     return number
   }
 
   /// A whole number (Swift's `Int`); `1920.0` is accepted as JSONDecoder does.
-  func integer(_ value: JSONValue, at path: String) throws(DecodeError) -> Int {
+  func integer(_ value: JSONValue, at path: @autoclosure () -> String) throws(DecodeError) -> Int {
     guard let number = value.number, number.rounded() == number, let exact = Int(exactly: number)
-    else { throw wrongType(value, at: path, expected: "integer") }
+    else { throw wrongType(value, at: path(), expected: "integer") }
     return exact
   }
 
-  func bool(_ value: JSONValue, at path: String) throws(DecodeError) -> Bool {
-    guard let bool = value.bool else { throw wrongType(value, at: path, expected: "boolean") }
+  func bool(_ value: JSONValue, at path: @autoclosure () -> String) throws(DecodeError) -> Bool {
+    guard let bool = value.bool else { throw wrongType(value, at: path(), expected: "boolean") }
     return bool
   }
 
-  func array(_ value: JSONValue, at path: String, limit: Int) throws(DecodeError) -> [JSONValue] {
-    guard let elements = value.elements else { throw wrongType(value, at: path, expected: "array") }
+  func array(_ value: JSONValue, at path: @autoclosure () -> String, limit: Int) throws(DecodeError)
+    -> [JSONValue]
+  {
+    guard let elements = value.elements else { throw wrongType(value, at: path(), expected: "array") }
     guard elements.count <= limit else {
+      let path = path()
       throw DecodeError(
         code: "too-many", text: "\(path) has \(elements.count) elements; pktbench reads at most \(limit)",
         offset: map.wire(offset: value.range.lowerBound), keyPath: path,

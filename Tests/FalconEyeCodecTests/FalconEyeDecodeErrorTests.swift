@@ -182,6 +182,32 @@ import Testing
     #expect(failure.offset == 50)  // python3: text.index("7")
   }
 
+  /// Key paths are written only for a value that is wrong: each reader
+  /// takes its path as an autoclosure. These are the paths built that way.
+  @Test func poseCellOfTheWrongType() throws {
+    let text = Vectors.cameraFrameInner.replacingOccurrences(of: "[0,1,0,0]", with: #"[0,1,"z",0]"#)
+    let failure = try #require(error(text))
+    #expect(failure.code == "wrong-type")
+    #expect(failure.keyPath == "devicePose[1][2]")
+    #expect(failure.offset == 124)  // python3: text.index('"z"')
+    #expect(failure.text.hasPrefix("devicePose[1][2] at offset"))
+    let row = Vectors.cameraFrameInner.replacingOccurrences(of: "[0,0,1,0]", with: "7")
+    #expect(try #require(error(row)).keyPath == "devicePose[2]")
+  }
+
+  @Test func jointAxisOfTheWrongType() throws {
+    let text =
+      #"{"timestamp":1,"poses":[{"personId":"p","joints":[{"type":"head","position":[0,"y",0],"confidence":1}],"sourceDevice":"s","confidence":1}]}"#
+    let failure = try #require(error(text))
+    #expect(failure.code == "wrong-type")
+    #expect(failure.keyPath == "poses[0].joints[0].position[1]")
+    #expect(failure.offset == 79)  // python3: text.index('"y"')
+    let notArray = text.replacingOccurrences(of: #"[0,"y",0]"#, with: "0")
+    let second = try #require(error(notArray))
+    #expect(second.keyPath == "poses[0].joints[0].position")
+    #expect(second.expected == "array")
+  }
+
   // MARK: Limits
 
   @Test func innerDepthIsLimited() throws {

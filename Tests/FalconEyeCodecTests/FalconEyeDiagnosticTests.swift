@@ -88,7 +88,32 @@ import Testing
   @Test func positionThatIsNotXYZ() throws {
     let text =
       #"{"timestamp":1,"poses":[{"personId":"p","joints":[{"type":"head","position":[0,1],"confidence":1}],"sourceDevice":"s","confidence":1}]}"#
-    #expect(codes(try codec.decode(text.bytes)) == ["bad-shape"])
+    let decoded = try codec.decode(text.bytes)
+    #expect(codes(decoded) == ["bad-shape"])
+    let shape = try #require(decoded.diagnostics.first { $0.code == "bad-shape" })
+    #expect(shape.text.hasPrefix("poses[0].joints[0].position has 2 numbers"))
+  }
+
+  /// Array elements are named [0], [1] … and a joint's axes x, y, z; a
+  /// warning about a key names its full path.
+  @Test func poseNamesAndPaths() throws {
+    let text =
+      #"{"timestamp":1,"poses":[{"personId":"p","joints":[{"type":"head","position":[0,1,2,3],"confidence":1,"v":1}],"sourceDevice":"s","confidence":1}]}"#
+    let decoded = try codec.decode(text.bytes)
+    let poses = try #require(decoded.fields.first { $0.name == "poses" })
+    let pose = try #require(poses.children.first)
+    #expect(pose.name == "[0]")
+    let joints = try #require(pose.children.first { $0.name == "joints" })
+    let joint = try #require(joints.children.first)
+    #expect(joint.name == "[0]")
+    let position = try #require(joint.children.first { $0.name == "position" })
+    #expect(position.children.map(\.name) == ["x", "y", "z", "[3]"])
+    let unknown = try #require(decoded.diagnostics.first { $0.code == "unknown-key" })
+    #expect(unknown.text.hasPrefix("poses[0].joints[0].v is not a field of this message"))
+    let matrix = try codec.decode(Vectors.cameraFrameInner.bytes)
+    let devicePose = try #require(matrix.fields.first { $0.name == "devicePose" })
+    #expect(devicePose.children.map(\.name) == ["[0]", "[1]", "[2]", "[3]"])
+    #expect(devicePose.children[3].children.map(\.name) == ["[0]", "[1]", "[2]", "[3]"])
   }
 
   func auth(token: String) -> String {
