@@ -13,8 +13,8 @@ enum JSONRenderer {
   /// The object written straight into `json` (the output buffer, for
   /// ndjson: no array per record).
   static func write(_ record: DecodedRecord, includeDissection: Bool, into json: inout JSONWriter) {
-    var flows = FlowTexts()
-    write(record, includeDissection: includeDissection, flows: &flows, into: &json)
+    var uncached = FlowTexts(capacity: 0)
+    write(record, includeDissection: includeDissection, flows: &uncached, into: &json)
   }
 
   /// `write`, with the flow's transport and endpoints from `flows` (a sink

@@ -1,0 +1,40 @@
+/// The values of the last few keys a run keeps using, found by a linear
+/// search and replaced round robin when full: memory stays bounded whatever
+/// the capture holds, and a handful of entries is searched faster than a
+/// key is hashed. Endpoint names and ndjson's flow texts are kept in one.
+struct RecentTable<Key: Equatable, Value> {
+  /// At most this many entries; 0 keeps nothing.
+  let capacity: Int
+  private var keys: [Key] = []
+  private var values: [Value] = []
+  private var next = 0
+
+  init(capacity: Int) {
+    self.capacity = capacity
+  }
+
+  func value(for key: Key) -> Value? {
+    value { $0 == key }
+  }
+
+  /// The value of the first key `matches` accepts: a caller can compare
+  /// keys with what it holds, without building a key to look up.
+  func value(where matches: (Key) -> Bool) -> Value? {
+    for index in keys.indices where matches(keys[index]) { return values[index] }
+    return nil
+  }
+
+  /// Adds `value` for a key `value(for:)` did not find, replacing the
+  /// oldest entry when the table is full.
+  mutating func insert(_ value: Value, for key: Key) {
+    guard capacity > 0 else { return }
+    if keys.count < capacity {
+      keys.append(key)
+      values.append(value)
+    } else {
+      keys[next] = key
+      values[next] = value
+      next = (next + 1) % capacity
+    }
+  }
+}
