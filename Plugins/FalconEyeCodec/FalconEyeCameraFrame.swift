@@ -156,14 +156,14 @@ extension FalconEyeCameraFrame: FalconEyeInner {
         row.append(
           try reader.number(
             cellJSON, at: FalconEyeReader.path(FalconEyeReader.path(path, index: r), index: c)))
-        cellNodes.append(reader.leaf(FalconEyeReader.indexName(c), cellJSON.fieldValue, cellJSON))
+        cellNodes.append(reader.leaf(DissectionNode.elementName(c), cellJSON.fieldValue, cellJSON))
       }
       if cells.count != 4, badRow == nil {
         badRow = rowJSON
         columns = cells.count
       }
       matrix.append(row)
-      rowNodes.append(reader.group(FalconEyeReader.indexName(r), shape: .array, rowJSON, cellNodes))
+      rowNodes.append(reader.group(DissectionNode.elementName(r), shape: .array, rowJSON, cellNodes))
     }
     guard rows.count == 4, badRow == nil else {
       let offset = reader.map.wire(offset: (badRow ?? json).range.lowerBound)

@@ -80,7 +80,7 @@ extension FalconEyePoseBroadcast: FalconEyeInner {
     for (index, poseJSON) in try reader.array(posesJSON, at: posesPath, limit: maxPoses).enumerated() {
       let (pose, node) = try decodePose(poseJSON, FalconEyeReader.path(posesPath, index: index), &reader)
       poses.append(pose)
-      poseNodes.append(node.renamed(FalconEyeReader.indexName(index)))
+      poseNodes.append(node.renamed(DissectionNode.elementName(index)))
     }
     object.add(reader.group("poses", shape: .array, posesJSON, poseNodes), at: posesJSON)
     return (FalconEyePoseBroadcast(timestamp: timestamp, poses: poses), object.nodes)
@@ -99,7 +99,7 @@ extension FalconEyePoseBroadcast: FalconEyeInner {
       let (joint, node) = try decodeJoint(
         jointJSON, FalconEyeReader.path(jointsPath, index: index), &reader)
       joints.append(joint)
-      jointNodes.append(node.renamed(FalconEyeReader.indexName(index)))
+      jointNodes.append(node.renamed(DissectionNode.elementName(index)))
     }
     object.add(reader.group("joints", shape: .array, jointsJSON, jointNodes), at: jointsJSON)
     let sourceDevice = try object.string("sourceDevice", reader)
@@ -131,7 +131,7 @@ extension FalconEyePoseBroadcast: FalconEyeInner {
     {
       position.append(
         try reader.number(axisJSON, at: FalconEyeReader.path(object.keyPath("position"), index: index)))
-      let name = index == 0 ? "x" : index == 1 ? "y" : index == 2 ? "z" : FalconEyeReader.indexName(index)
+      let name = index == 0 ? "x" : index == 1 ? "y" : index == 2 ? "z" : DissectionNode.elementName(index)
       axisNodes.append(reader.leaf(name, axisJSON.fieldValue, axisJSON, unit: "m"))
     }
     if position.count != 3 {

@@ -20,22 +20,6 @@ struct FalconEyeReader {
 
   static func path(_ parent: String, index: Int) -> String { "\(parent)[\(index)]" }
 
-  /// "[0]", "[1]" …: an array element's name in the dissection, a literal
-  /// for the first few (a pose's rows and cells, a joint's axes).
-  static func indexName(_ index: Int) -> String {
-    switch index {
-    case 0: "[0]"
-    case 1: "[1]"
-    case 2: "[2]"
-    case 3: "[3]"
-    case 4: "[4]"
-    case 5: "[5]"
-    case 6: "[6]"
-    case 7: "[7]"
-    default: "[\(index)]"
-    }
-  }
-
   func wire(_ range: Range<Int>) -> Range<Int> { map.wire(range) }
 
   mutating func warn(_ code: String, _ text: String, _ value: JSONValue) {

@@ -41,6 +41,23 @@ public struct DissectionNode: Sendable, Hashable {
     self.children = children
   }
 
+  /// An array element's name: "[0]", "[1]" …, literals for the first few
+  /// (a pose's rows and cells, a joint's axes), so naming them builds no
+  /// string.
+  public static func elementName(_ index: Int) -> String {
+    switch index {
+    case 0: "[0]"
+    case 1: "[1]"
+    case 2: "[2]"
+    case 3: "[3]"
+    case 4: "[4]"
+    case 5: "[5]"
+    case 6: "[6]"
+    case 7: "[7]"
+    default: "[\(index)]"
+    }
+  }
+
   /// Depth-first search for the first node named `name`.
   public func first(named target: String) -> DissectionNode? {
     if name == target { return self }

@@ -92,7 +92,9 @@ public struct JSONValue: Sendable, Hashable {
     case .array(let elements):
       return DissectionNode(
         group: name, shape: .array, range: range,
-        children: elements.enumerated().map { $0.element.dissection(name: "[\($0.offset)]") })
+        children: elements.enumerated().map {
+          $0.element.dissection(name: DissectionNode.elementName($0.offset))
+        })
     default:
       return DissectionNode(name, fieldValue, range: range)
     }
