@@ -213,20 +213,14 @@ public struct LegCtrlCodec: FrameCodec {
     values.force ? unchecked(message) : try encode(message)
   }
 
-  /// The frame in one allocation: the header, then the payload.
+  /// The frame in one allocation: the header, then the payload, then
+  /// payload_len set to what was written.
   private func unchecked(_ message: LegCtrlMessage) -> [UInt8] {
-    let payloadLength: Int
-    switch message.body {
-    case .arm, .disarm, .ping: payloadLength = 0
-    case .setServoCh0: payloadLength = 2
-    case .telemetry: payloadLength = 8
-    case .unknown(_, let bytes): payloadLength = bytes.count
-    }
     var frame: [UInt8] = []
-    frame.reserveCapacity(Self.headerLength + payloadLength)
+    frame.reserveCapacity(Self.headerLength + Self.maxPayloadLength)
     frame.append(message.version)
     frame.append(message.msgType)
-    frame.append(UInt8(truncatingIfNeeded: payloadLength))
+    frame.append(0)
     frame.append(message.reserved)
     switch message.body {
     case .arm, .disarm, .ping: break
@@ -239,6 +233,7 @@ public struct LegCtrlCodec: FrameCodec {
       appendLittleEndian(t.reserved, to: &frame)
     case .unknown(_, let bytes): frame.append(contentsOf: bytes)
     }
+    frame[2] = UInt8(truncatingIfNeeded: frame.count - Self.headerLength)
     return frame
   }
 

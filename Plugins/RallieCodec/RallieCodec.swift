@@ -225,8 +225,7 @@ public struct RallieCodec: FrameCodec {
   private func unchecked(_ message: RallieMessage) -> [UInt8] {
     var bytes: [UInt8] = []
     bytes.reserveCapacity(RallieSchema.commandLength)
-    bytes.append(RallieMagic.bytes[0])
-    bytes.append(RallieMagic.bytes[1])
+    bytes.append(contentsOf: RallieMagic.bytes)
     switch message.body {
     case .command(let c):
       bytes.append(c.source)
