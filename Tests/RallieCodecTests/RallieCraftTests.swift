@@ -22,6 +22,16 @@ import Testing
     return CraftValues(base.merging(extra) { $1 }, force: force, badCheck: badCheck)
   }
 
+  /// Why `craft` refuses these values for a command; nil when it crafts them.
+  func refusal(_ given: CraftValues) -> EncodeError? {
+    do {
+      _ = try codec.craft("rallie", values: given)
+      return nil
+    } catch {
+      return error
+    }
+  }
+
   @Test func defaultsAreStopAndXOR() throws {
     #expect(try codec.craft("rallie", values: values()) == Hex.parse("5A A5 83 32 32 2D 2D 32 00 4E"))
   }
@@ -53,27 +63,19 @@ import Testing
     #expect(completed == (try Hex.parse("5A A5 82 02 E3")))
   }
 
-  @Test func missingWheelIsRefused() {
+  @Test func missingWheelIsRefused() throws {
     var given = values()
     given["upper_wheel"] = nil
-    do {
-      _ = try codec.craft("rallie", values: given)
-      Issue.record("expected an error")
-    } catch {
-      #expect(error.code == "missing-field")
-      #expect(error.field == "upper_wheel")
-    }
+    let error = try #require(refusal(given))
+    #expect(error.code == "missing-field")
+    #expect(error.field == "upper_wheel")
   }
 
   @Test(arguments: [("upper_wheel", 101), ("lower_wheel", 101), ("pitch", 91), ("yaw", 91), ("feed", 101)])
-  func outOfRangeIsRefused(field: String, value: Int64) {
-    do {
-      _ = try codec.craft("rallie", values: values([field: .integer(value)]))
-      Issue.record("expected an error")
-    } catch {
-      #expect(error.code == "out-of-range")
-      #expect(error.field == field)
-    }
+  func outOfRangeIsRefused(field: String, value: Int64) throws {
+    let error = try #require(refusal(values([field: .integer(value)])))
+    #expect(error.code == "out-of-range")
+    #expect(error.field == field)
   }
 
   @Test func negativeIsRefused() {
@@ -87,14 +89,10 @@ import Testing
     #expect(bytes == (try Hex.parse("5A A5 83 65 32 2D 2D 32 00 19")))
   }
 
-  @Test func forceStillKeepsOneByte() {
-    do {
-      _ = try codec.craft("rallie", values: values(["upper_wheel": .integer(256)], force: true))
-      Issue.record("expected an error")
-    } catch {
-      #expect(error.code == "out-of-range")
-      #expect(error.field == "upper_wheel")
-    }
+  @Test func forceStillKeepsOneByte() throws {
+    let error = try #require(refusal(values(["upper_wheel": .integer(256)], force: true)))
+    #expect(error.code == "out-of-range")
+    #expect(error.field == "upper_wheel")
   }
 
   @Test func unknownControlRefusedUnlessForced() throws {
@@ -106,35 +104,23 @@ import Testing
     #expect(forced.dropLast().last == 2)
   }
 
-  @Test func unknownControlNameIsRefused() {
-    do {
-      _ = try codec.craft("rallie", values: values(["control": .string("go")]))
-      Issue.record("expected an error")
-    } catch {
-      #expect(error.code == "unknown-enum")
-    }
+  @Test func unknownControlNameIsRefused() throws {
+    let error = try #require(refusal(values(["control": .string("go")])))
+    #expect(error.code == "unknown-enum")
   }
 
-  @Test func fractionalValueIsRefused() {
-    do {
-      _ = try codec.craft("rallie", values: values(["pitch": .number(45.5)]))
-      Issue.record("expected an error")
-    } catch {
-      #expect(error.code == "wrong-type")
-      #expect(error.field == "pitch")
-      #expect(error.text == "pitch must be a whole number, not 45.5")
-    }
+  @Test func fractionalValueIsRefused() throws {
+    let error = try #require(refusal(values(["pitch": .number(45.5)])))
+    #expect(error.code == "wrong-type")
+    #expect(error.field == "pitch")
+    #expect(error.text == "pitch must be a whole number, not 45.5")
   }
 
-  @Test func textForANumberIsRefused() {
-    do {
-      _ = try codec.craft("rallie", values: values(["feed": .string("lots")]))
-      Issue.record("expected an error")
-    } catch {
-      #expect(error.code == "wrong-type")
-      #expect(error.field == "feed")
-      #expect(error.text.hasPrefix("feed must be a number, not "))
-    }
+  @Test func textForANumberIsRefused() throws {
+    let error = try #require(refusal(values(["feed": .string("lots")])))
+    #expect(error.code == "wrong-type")
+    #expect(error.field == "feed")
+    #expect(error.text.hasPrefix("feed must be a number, not "))
   }
 
   @Test func badCheckFlipsTheCheckByte() throws {
