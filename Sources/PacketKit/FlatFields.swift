@@ -180,6 +180,66 @@ public struct FlatFields: Sendable {
     return nodes
   }
 
+  /// Whether `tree` is exactly `nodes`: the same names, values, units,
+  /// ranges and shapes, in order (names and text compared byte for byte).
+  /// Compared in place: the fuzzer asks on every clean input, and building
+  /// `nodes` to compare allocated a second tree each time.
+  public func matches(_ tree: [DissectionNode]) -> Bool {
+    var index = 0
+    var position = 0
+    while index < count {
+      let field = self[index]
+      index += 1
+      guard position < tree.count else { return false }
+      let node = tree[position]
+      position += 1
+      guard case .group(let members) = field.value else {
+        if !Self.leaf(field, matches: node) { return false }
+        continue
+      }
+      let end = min(index + max(members, 0), count)
+      guard Self.group(field, matches: node), node.children.count == end - index else { return false }
+      for child in node.children {
+        let member = self[index]
+        index += 1
+        let same =
+          member.members == nil
+          ? Self.leaf(member, matches: child) : Self.group(member, matches: child) && child.children.isEmpty
+        if !same { return false }
+      }
+    }
+    return position == tree.count
+  }
+
+  /// A group's node: named, no value or unit, its range (children apart).
+  private static func group(_ field: Field, matches node: DissectionNode) -> Bool {
+    node.shape == .object && node.value == .null && node.unit == nil && node.range == field.range
+      && same(node.name, field.name)
+  }
+
+  private static func leaf(_ field: Field, matches node: DissectionNode) -> Bool {
+    guard node.shape == .leaf, node.children.isEmpty, node.range == field.range, same(node.name, field.name)
+    else { return false }
+    switch (node.unit, field.hasUnit) {
+    case (nil, false): break
+    case (let unit?, true) where same(unit, field.unit): break
+    default: return false
+    }
+    switch (field.value, node.value) {
+    case (.integer(let a), .integer(let b)): return a == b
+    case (.unsigned(let a), .unsigned(let b)): return a == b
+    case (.number(let a), .number(let b)): return a == b
+    case (.text(let a), .string(let b)): return same(b, a)
+    case (.enumeration(let a, let rawA), .enumeration(let b, let rawB)): return rawA == rawB && same(b, a)
+    default: return false
+    }
+  }
+
+  /// Whether `string` is `text`'s bytes, without building a String of `text`.
+  private static func same(_ string: String, _ text: StaticString) -> Bool {
+    text.withUTF8Buffer { string.utf8.elementsEqual($0) }
+  }
+
   private static func leaf(_ field: Field) -> DissectionNode {
     DissectionNode(
       field.name.description, field.fieldValue, unit: field.hasUnit ? field.unit.description : nil,
