@@ -86,12 +86,12 @@ public final class HCIFuzzTarget: FuzzTarget {
     switch event {
     case .attValue(let value):
       stats.decoded += 1
-      stats.messageKinds.insert(value.operation)
+      stats.messageKinds.add(value.operation)
     case .att(let operation): stats.noteField(operation.name)
-    case .connection: stats.messageKinds.insert("connection")
+    case .connection: stats.messageKinds.add("connection")
     case .hci(_, _, let kind): stats.noteField(String(kind.prefix(40)))
-    case .damaged(_, _, let layer, _, _): stats.errorCodes["damaged-\(layer)", default: 0] += 1
-    case .undecoded: stats.errorCodes["undecoded", default: 0] += 1
+    case .damaged(_, _, let layer, _, _): stats.errorCodes.add("damaged-\(layer)")
+    case .undecoded: stats.errorCodes.add("undecoded")
     }
   }
 }
@@ -136,11 +136,11 @@ public final class BtsnoopFuzzTarget: FuzzTarget {
     do {
       file = try BtsnoopFile(path: path)
     } catch {
-      stats.errorCodes["not-btsnoop", default: 0] += 1
+      stats.errorCodes.add("not-btsnoop")
       return nil
     }
     guard let linkType = BluetoothLinkType.forBtsnoopDatalink(file.datalink) else {
-      stats.errorCodes["datalink", default: 0] += 1
+      stats.errorCodes.add("datalink")
       return nil
     }
     let decoder = BluetoothDecoder()
@@ -157,7 +157,7 @@ public final class BtsnoopFuzzTarget: FuzzTarget {
         HCIFuzzTarget.count($0, &stats)
       }
     }
-    if case .damaged = end { stats.errorCodes["damaged-file", default: 0] += 1 } else { stats.decoded += 1 }
+    if case .damaged = end { stats.errorCodes.add("damaged-file") } else { stats.decoded += 1 }
     return failure
   }
 }

@@ -12,13 +12,23 @@ public struct ByteMutator {
   ]
 
   public func mutate(_ input: [UInt8], rng: inout SplitMix64, maxLength: Int = 1 << 20) -> [UInt8] {
-    var bytes = input
+    var bytes: [UInt8] = []
+    mutate(input, into: &bytes, rng: &rng, maxLength: maxLength)
+    return bytes
+  }
+
+  /// `mutate` written into `bytes` (its old contents replaced): the fuzz
+  /// runner reuses one buffer for every input, instead of a new array each.
+  public func mutate(
+    _ input: [UInt8], into bytes: inout [UInt8], rng: inout SplitMix64, maxLength: Int = 1 << 20
+  ) {
+    bytes.removeAll(keepingCapacity: true)
+    bytes.append(contentsOf: input)
     let rounds = 1 + rng.below(3)
     for _ in 0..<rounds {
       mutateOnce(&bytes, rng: &rng, maxLength: maxLength)
     }
     if rng.chance(1, in: 3) { fixUp(&bytes, rng: &rng) }
-    return bytes
   }
 
   private func mutateOnce(_ bytes: inout [UInt8], rng: inout SplitMix64, maxLength: Int) {
@@ -40,10 +50,10 @@ public struct ByteMutator {
       bytes.removeLast(1 + rng.below(bytes.count))
     case 5 where bytes.count < maxLength:  // extend
       let count = min(1 + rng.below(16), maxLength - bytes.count)
-      bytes.append(contentsOf: (0..<count).map { _ in UInt8(truncatingIfNeeded: rng.next()) })
+      for _ in 0..<count { bytes.append(UInt8(truncatingIfNeeded: rng.next())) }
     case 6 where !bytes.isEmpty:  // an interesting integer, 1/2/4/8 bytes, either order
       let value = Self.interesting[rng.below(Self.interesting.count)]
-      let width = [1, 2, 4, 8][rng.below(4)]
+      let width = 1 << rng.below(4)
       let start = rng.below(bytes.count)
       let bigEndian = rng.chance(1, in: 2)
       for i in 0..<width where start + i < bytes.count {

@@ -48,6 +48,8 @@ public final class FuzzRunner {
       (configuration.corpus[target.name] ?? []) + (configuration.corpus["*"] ?? [])
     }
     var failures: [FuzzFailure] = []
+    // Byte mutations are written here, one buffer for every input.
+    var scratch: [UInt8] = []
     let start = monotonicNanoseconds()
     var lastProgress = start
     // A slice gives each target about the same time, so one slow parser
@@ -65,7 +67,9 @@ public final class FuzzRunner {
         }
         for step in 0..<budget {
           if step & 15 == 15, monotonicNanoseconds() &- batchStart > sliceNanoseconds { break }
-          if let failure = self.step(target, pool: &pools[index], stats: &stats[index], rng: &rngs[index]) {
+          if let failure = self.step(
+            target, pool: &pools[index], stats: &stats[index], rng: &rngs[index], scratch: &scratch)
+          {
             stats[index].failures += 1
             failures.append(shrunk(failure, target: target))
             if configuration.stopOnFailure { done = true }
@@ -94,7 +98,8 @@ public final class FuzzRunner {
   }
 
   private func step(
-    _ target: FuzzTarget, pool: inout [[UInt8]], stats: inout FuzzStats, rng: inout SplitMix64
+    _ target: FuzzTarget, pool: inout [[UInt8]], stats: inout FuzzStats, rng: inout SplitMix64,
+    scratch: inout [UInt8]
   ) -> FuzzFailure? {
     // A quarter round trips of fresh valid messages; the rest mutations.
     if rng.chance(1, in: 4) {
@@ -108,12 +113,19 @@ public final class FuzzRunner {
     } else {
       parent = pool[rng.below(pool.count)]
     }
-    var input: [UInt8]
-    if target.isJSON, rng.chance(1, in: 2), let mutated = jsonMutator.mutate(parent, rng: &rng) {
-      input = mutated
-    } else {
-      input = byteMutator.mutate(parent, rng: &rng)
+    if target.isJSON, rng.chance(1, in: 2), var mutated = jsonMutator.mutate(parent, rng: &rng) {
+      return run(&mutated, target, pool: &pool, stats: &stats, rng: &rng)
     }
+    byteMutator.mutate(parent, into: &scratch, rng: &rng)
+    return run(&scratch, target, pool: &pool, stats: &stats, rng: &rng)
+  }
+
+  /// Checks one mutated input (at most 4 MiB of it), and keeps it in the
+  /// pool when it reached something new.
+  private func run(
+    _ input: inout [UInt8], _ target: FuzzTarget, pool: inout [[UInt8]], stats: inout FuzzStats,
+    rng: inout SplitMix64
+  ) -> FuzzFailure? {
     if input.count > 4 << 20 { input.removeLast(input.count - (4 << 20)) }
     let kindsBefore = stats.messageKinds.count
     let fieldsBefore = stats.fields.count

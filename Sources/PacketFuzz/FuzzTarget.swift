@@ -36,8 +36,9 @@ public struct FuzzStats: Sendable {
   public var roundTrips = 0
   public var decoded = 0
   /// Decode errors seen, by code: each is a typed error, not a failure.
-  public var errorCodes: [String: Int] = [:]
-  public var messageKinds: Set<String> = []
+  public var errorCodes = Tally()
+  /// Message kinds (or parser events) decoded, by name.
+  public var messageKinds = Tally()
   public var fields: Set<String> = []
   /// Generated values the codec refused to craft, by message kind.
   public var craftRefusals: [String: Int] = [:]

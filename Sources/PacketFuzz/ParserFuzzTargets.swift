@@ -21,7 +21,7 @@ public final class PcapFuzzTarget: FuzzTarget {
     do {
       reader = try PcapFileReader(bytes: input)
     } catch {
-      stats.errorCodes["not-a-capture", default: 0] += 1
+      stats.errorCodes.add("not-a-capture")
       return nil
     }
     let decoder = PacketDecoder()
@@ -36,7 +36,7 @@ public final class PcapFuzzTarget: FuzzTarget {
       decoder.decode(record) { event in Self.count(event, &stats) }
     }
     decoder.finish { event in Self.count(event, &stats) }
-    if case .damaged = end { stats.errorCodes["damaged-file", default: 0] += 1 } else { stats.decoded += 1 }
+    if case .damaged = end { stats.errorCodes.add("damaged-file") } else { stats.decoded += 1 }
     return failure
       ?? .bounds(
         target: name, input: input, buffered: decoder.bufferedBytes,
@@ -45,12 +45,12 @@ public final class PcapFuzzTarget: FuzzTarget {
 
   static func count(_ event: TransportEvent, _ stats: inout FuzzStats) {
     switch event {
-    case .datagram: stats.messageKinds.insert("datagram")
-    case .streamData: stats.messageKinds.insert("stream-data")
-    case .streamGap: stats.messageKinds.insert("stream-gap")
-    case .streamOpened, .streamClosed: stats.messageKinds.insert("stream")
+    case .datagram: stats.messageKinds.add("datagram")
+    case .streamData: stats.messageKinds.add("stream-data")
+    case .streamGap: stats.messageKinds.add("stream-gap")
+    case .streamOpened, .streamClosed: stats.messageKinds.add("stream")
     case .undecoded(_, _, let reason): stats.noteField("undecoded: \(reason.prefix(40))")
-    case .damaged(_, _, let layer, _, _): stats.errorCodes["damaged-\(layer)", default: 0] += 1
+    case .damaged(_, _, let layer, _, _): stats.errorCodes.add("damaged-\(layer)")
     }
   }
 }
@@ -109,15 +109,15 @@ public final class WebSocketFuzzTarget: FuzzTarget {
     switch event {
     case .message(let message):
       stats.decoded += 1
-      stats.messageKinds.insert(message.isText ? "text" : "binary")
+      stats.messageKinds.add(message.isText ? "text" : "binary")
     case .control(let control, _, _, _):
       switch control {
-      case .ping: stats.messageKinds.insert("ping")
-      case .pong: stats.messageKinds.insert("pong")
-      case .close: stats.messageKinds.insert("close")
+      case .ping: stats.messageKinds.add("ping")
+      case .pong: stats.messageKinds.add("pong")
+      case .close: stats.messageKinds.add("close")
       }
-    case .error(_, _, _, let code, _): stats.errorCodes[code, default: 0] += 1
-    case .handshakeRequest, .handshakeResponse: stats.messageKinds.insert("handshake")
+    case .error(_, _, _, let code, _): stats.errorCodes.add(code)
+    case .handshakeRequest, .handshakeResponse: stats.messageKinds.add("handshake")
     }
   }
 }

@@ -117,8 +117,8 @@ struct FuzzCommand: ParsableCommand {
     }
     let outcome =
       stats.decoded > 0
-      ? "decodes as \(stats.messageKinds.sorted().joined(separator: ", "))"
-      : "is refused with a typed error (\(stats.errorCodes.keys.sorted().joined(separator: ", ")))"
+      ? "decodes as \(stats.messageKinds.names.sorted().joined(separator: ", "))"
+      : "is refused with a typed error (\(stats.errorCodes.names.sorted().joined(separator: ", ")))"
     out.line("\(target.name): \(input.count) bytes \(outcome); every invariant holds")
   }
 
@@ -166,7 +166,7 @@ enum FuzzSummary {
       let total = stats.executions + stats.roundTrips
       _ = total
       let rate = Int(stats.executionsPerSecond)
-      let codes = stats.errorCodes.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }
+      let codes = stats.errorCodes.sorted.map { "\($0.name) \($0.count)" }
       out.append(
         name.padding(toLength: 10) + " " + String(stats.executions).leftPadded(to: 11) + "  "
           + String(stats.roundTrips).leftPadded(to: 11) + "  " + String(rate).leftPadded(to: 9) + "  "
