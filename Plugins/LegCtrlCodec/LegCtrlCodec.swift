@@ -60,7 +60,10 @@ public struct LegCtrlCodec: FrameCodec {
           range: 3..<4))
     }
     let typeName = Self.typeName(msgType)
-    var fields: [DissectionNode] = [
+    // Sized for the most a frame has: the header and telemetry's five fields.
+    var fields: [DissectionNode] = []
+    fields.reserveCapacity(6)
+    fields.append(
       DissectionNode(
         group: "header", range: 0..<4,
         children: [
@@ -69,8 +72,7 @@ public struct LegCtrlCodec: FrameCodec {
             "msg_type", .enumeration(name: typeName, raw: Int64(msgType)), range: 1..<2),
           DissectionNode("payload_len", .unsigned(UInt64(payloadLength)), unit: "bytes", range: 2..<3),
           DissectionNode("reserved", .unsigned(UInt64(reserved)), range: 3..<4),
-        ])
-    ]
+        ]))
 
     let body: LegCtrlMessage.Body
     switch msgType {
@@ -165,18 +167,18 @@ public struct LegCtrlCodec: FrameCodec {
         .warning(
           "reserved-nonzero", "telemetry reserved is \(reserved); expected 0", range: 10..<12))
     }
-    fields.append(contentsOf: [
+    fields.append(
       DissectionNode(
         "state", .enumeration(name: stateCase?.name ?? "unknown(\(state))", raw: Int64(state)),
-        range: 4..<5),
+        range: 4..<5))
+    fields.append(
       DissectionNode(
         "error_code",
         .enumeration(name: errorCase?.name ?? "unknown(\(errorCode))", raw: Int64(errorCode)),
-        range: 5..<6),
-      DissectionNode("last_cmd_age_ms", .unsigned(UInt64(age)), unit: "ms", range: 6..<8),
-      DissectionNode("battery_mv", .unsigned(UInt64(battery)), unit: "mV", range: 8..<10),
-      DissectionNode("reserved", .unsigned(UInt64(reserved)), range: 10..<12),
-    ])
+        range: 5..<6))
+    fields.append(DissectionNode("last_cmd_age_ms", .unsigned(UInt64(age)), unit: "ms", range: 6..<8))
+    fields.append(DissectionNode("battery_mv", .unsigned(UInt64(battery)), unit: "mV", range: 8..<10))
+    fields.append(DissectionNode("reserved", .unsigned(UInt64(reserved)), range: 10..<12))
     return LegCtrlTelemetry(
       state: state, errorCode: errorCode, lastCommandAgeMilliseconds: age,
       batteryMillivolts: battery, reserved: reserved)

@@ -38,11 +38,13 @@ public struct RallieCodec: FrameCodec {
     var diagnostics: [Diagnostic] = []
     let magic = try reader.readBytes(2, "magic")
     let source = try reader.readUInt8("source")
-    var fields = [
-      DissectionNode("magic", .bytes(magic), range: 0..<2),
-      DissectionNode("source", .unsigned(UInt64(source)), range: 2..<3),
-    ]
     let isCommand = bytes.count == RallieSchema.commandLength
+    // Sized for every field at once: magic, source, a command's six or a
+    // response's code, check and check_variant.
+    var fields: [DissectionNode] = []
+    fields.reserveCapacity(isCommand ? 10 : 5)
+    fields.append(DissectionNode("magic", .bytes(magic), range: 0..<2))
+    fields.append(DissectionNode("source", .unsigned(UInt64(source)), range: 2..<3))
     let expectedSource = isCommand ? RallieSource.command : RallieSource.response
     if source != expectedSource {
       diagnostics.append(
