@@ -7,9 +7,7 @@ public struct MessageGenerator {
   public init() {}
 
   public func values(for schema: MessageSchema, rng: inout SplitMix64) -> CraftValues {
-    // Sized once (reserveCapacity here ran the unspecialised library code,
-    // looking up the dictionary's generic metadata on every call).
-    var values = CraftValues(Dictionary(minimumCapacity: schema.fields.count))
+    var values = CraftValues(capacity: schema.fields.count)
     for field in schema.fields {
       if let value = value(for: field, rng: &rng) { values[field.name] = value }
     }
