@@ -12,6 +12,9 @@ public final class CodecFuzzTarget<Codec: FrameCodec>: FuzzTarget {
   private let messages: [MessageSchema]
   private let messageNames: [String]
 
+  /// `cleanFields`' answer for the input under test: one value, reused
+  /// (a new one per input wrote all twelve of its slots).
+  private var flat = FlatFields()
   /// Whether the codec's payloads are JSON (asked on every mutation).
   public let isJSON: Bool
 
@@ -27,8 +30,8 @@ public final class CodecFuzzTarget<Codec: FrameCodec>: FuzzTarget {
   /// A message kind picked at random and generated craft values for it.
   private func generated(rng: inout SplitMix64) -> (kind: String, values: CraftValues)? {
     guard !messages.isEmpty else { return nil }
-    let schema = messages[rng.below(messages.count)]
-    return (schema.name, generator.values(for: schema, rng: &rng))
+    let index = rng.below(messages.count)
+    return (messageNames[index], generator.values(for: messages[index], rng: &rng))
   }
 
   public func seed(rng: inout SplitMix64) -> [UInt8]? {
@@ -86,7 +89,6 @@ public final class CodecFuzzTarget<Codec: FrameCodec>: FuzzTarget {
   {
     stats.executions += 1
     let start = coarseMonotonicNanoseconds()
-    var flat = FlatFields()
     let clean = codec.cleanKind(bytes)
     let isFlat = codec.cleanFields(bytes, into: &flat)
     switch codec.selfCheck(bytes) {
@@ -104,15 +106,15 @@ public final class CodecFuzzTarget<Codec: FrameCodec>: FuzzTarget {
       return slow(start, input)
     case .decoded(let result, let problem):
       return check(
-        result, problem, flat: flat, isFlat: isFlat, clean: clean, start: start, input, stats: &stats)
+        result, problem, isFlat: isFlat, clean: clean, start: start, input, stats: &stats)
     }
   }
 
   /// The invariants of an input that decodes, where the self-check's answer
-  /// was bound (so the large answer is not copied): `flat`, `isFlat` and
-  /// `clean` are what `cleanFields` and `cleanKind` said.
+  /// was bound (so the large answer is not copied): `flat` (when `isFlat`)
+  /// and `clean` are what `cleanFields` and `cleanKind` said.
   private func check(
-    _ result: DecodedFrame, _ problem: SelfCheck.Problem?, flat: FlatFields, isFlat: Bool, clean: Int?,
+    _ result: DecodedFrame, _ problem: SelfCheck.Problem?, isFlat: Bool, clean: Int?,
     start: UInt64, _ input: [UInt8], stats: inout FuzzStats
   ) -> FuzzFailure? {
     // Summary lines and ndjson write such messages from the flat fields alone:
@@ -188,12 +190,17 @@ public final class CodecFuzzTarget<Codec: FrameCodec>: FuzzTarget {
     FuzzFailure(target: name, kind: kind, detail: detail, input: input)
   }
 
+  /// Reads each node's range and children in place (a `for node in`
+  /// loop copied every node, retaining and releasing its name and values).
   private func rangeOutside(_ nodes: [DissectionNode], count: Int) -> String? {
-    for node in nodes {
-      if node.range.lowerBound < 0 || node.range.upperBound > count {
-        return "field \(node.name) range \(node.range) lies outside the \(count)-byte input"
+    for index in nodes.indices {
+      let range = nodes[index].range
+      if range.lowerBound < 0 || range.upperBound > count {
+        return "field \(nodes[index].name) range \(range) lies outside the \(count)-byte input"
       }
-      if let inner = rangeOutside(node.children, count: count) { return inner }
+      if !nodes[index].children.isEmpty, let inner = rangeOutside(nodes[index].children, count: count) {
+        return inner
+      }
     }
     return nil
   }

@@ -19,6 +19,9 @@ public struct DissectionNode: Sendable, Hashable {
   public var shape: Shape
   public var children: [DissectionNode]
 
+  // Inlinable, so a codec builds its nodes in place: through a call, each
+  // node's name, value and unit were copied (retained) into it.
+  @inlinable
   public init(
     _ name: String, _ value: FieldValue, unit: String? = nil, range: Range<Int>
   ) {
@@ -30,6 +33,7 @@ public struct DissectionNode: Sendable, Hashable {
     self.children = []
   }
 
+  @inlinable
   public init(
     group name: String, shape: Shape = .object, range: Range<Int>, children: [DissectionNode]
   ) {
