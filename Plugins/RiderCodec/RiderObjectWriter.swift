@@ -3,15 +3,26 @@ import PacketKit
 /// Builds a flat JSON object with JSONWriter, refusing what JSON cannot say.
 struct RiderObjectWriter: ~Copyable {
   private var writer = JSONWriter(capacity: 96)
-  private var keys: Set<String> = []
+  /// The keys written, searched in order while few (a command has three or
+  /// four); past `listLimit`, also hashed in `keySet`.
+  private var keys: [String] = []
+  private var keySet: Set<String> = []
+  private static let listLimit = 16
 
   init() { writer.raw("{") }
 
   private mutating func key(_ name: String) {
     if !keys.isEmpty { writer.raw(",") }
-    keys.insert(name)
+    keys.append(name)
+    if keys.count > Self.listLimit {
+      if keySet.isEmpty { keySet = Set(keys) } else { keySet.insert(name) }
+    }
     writer.string(name)
     writer.raw(":")
+  }
+
+  private func wrote(_ name: String) -> Bool {
+    keys.count > Self.listLimit ? keySet.contains(name) : keys.contains(name)
   }
 
   mutating func number(_ name: String, _ value: Double) throws(EncodeError) {
@@ -30,7 +41,7 @@ struct RiderObjectWriter: ~Copyable {
 
   mutating func extras(_ extras: [RiderExtraKey], allowDuplicates: Bool) throws(EncodeError) {
     for extra in extras {
-      guard allowDuplicates || !keys.contains(extra.name) else {
+      guard allowDuplicates || !wrote(extra.name) else {
         throw EncodeError(
           code: "duplicate-key", text: "key \(JSONWriter.quoted(extra.name)) would be written twice",
           field: extra.name)
@@ -40,5 +51,8 @@ struct RiderObjectWriter: ~Copyable {
     }
   }
 
-  func finish() -> [UInt8] { writer.bytes + [UInt8(ascii: "}")] }
+  consuming func finish() -> [UInt8] {
+    writer.raw("}")
+    return writer.bytes
+  }
 }
