@@ -8,7 +8,9 @@ enum RallieCraft {
     throws(EncodeError) -> RallieMessage
   {
     let variant = try checkVariant(values)
-    switch info.message(named: name)?.name {
+    // The schema names themselves without a search of `info` (a copy of it).
+    let kind = name == "command" || name == "response" ? name : info.message(named: name)?.name
+    switch kind {
     case "command":
       let command = RallieCommand(
         upperWheel: try byte(RallieSchema.upperWheel, values),

@@ -8,8 +8,12 @@ public struct MessageGenerator {
 
   public func values(for schema: MessageSchema, rng: inout SplitMix64) -> CraftValues {
     var values = CraftValues(capacity: schema.fields.count)
-    for field in schema.fields {
-      if let value = value(for: field, rng: &rng) { values[field.name] = value }
+    // Read in place: `for field in` (or the array's subscript) copied each
+    // field's schema (its names, cases and default) out of the array.
+    schema.fields.withUnsafeBufferPointer { fields in
+      for index in fields.indices {
+        if let value = value(for: fields[index], rng: &rng) { values[fields[index].name] = value }
+      }
     }
     return values
   }
