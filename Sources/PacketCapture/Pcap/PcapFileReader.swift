@@ -23,8 +23,7 @@ public final class PcapFileReader {
   /// expression does not compile for that link type (nothing matches).
   private var fallbackFilters: [Int32: UnsafeMutablePointer<bpf_program>?] = [:]
   private let nanosecondStamps: Bool
-  /// The bytes behind an in-memory capture, or a file's read buffer:
-  /// freed after libpcap closes it.
+  /// The bytes behind an in-memory capture, freed after libpcap closes it.
   private var memory: UnsafeMutableRawPointer?
   /// Records read so far, including those a filter skipped.
   public private(set) var recordsRead = 0
@@ -48,16 +47,7 @@ public final class PcapFileReader {
       if opened == nil {
         throw CaptureError("cannot read standard input: \(string(fromCBuffer: errorBuffer))")
       }
-    } else if let (file, buffer) = Self.openBuffered(path) {
-      opened = pcap_fopen_offline_with_tstamp_precision(file, precision, &errorBuffer)
-      if opened == nil {
-        fclose(file)
-        buffer.deallocate()
-      } else {
-        memory = buffer
-      }
     } else {
-      // libpcap opens it again, to say in its own words why it cannot.
       opened = pcap_open_offline_with_tstamp_precision(path, precision, &errorBuffer)
     }
     guard let opened else {
@@ -66,24 +56,6 @@ public final class PcapFileReader {
     }
     handle = opened
     nanosecondStamps = pcap_get_tstamp_precision(opened) == Int32(PCAP_TSTAMP_PRECISION_NANO)
-  }
-
-  /// The size of the read buffer for a capture file.
-  static let readBufferSize = 1 << 20
-
-  /// `path` opened for libpcap with a 1 MiB stdio buffer: libpcap reads a
-  /// record as two small freads, and through the default buffer (the
-  /// file's 4 KiB block) a million-packet capture took 26,000 read calls.
-  /// The buffer is the caller's to free after the file is closed.
-  private static func openBuffered(_ path: String) -> (UnsafeMutablePointer<FILE>, UnsafeMutableRawPointer)? {
-    guard let file = fopen(path, "rb") else { return nil }
-    let buffer = UnsafeMutableRawPointer.allocate(byteCount: readBufferSize, alignment: 16)
-    guard setvbuf(file, buffer.assumingMemoryBound(to: CChar.self), _IOFBF, readBufferSize) == 0 else {
-      fclose(file)
-      buffer.deallocate()
-      return nil
-    }
-    return (file, buffer)
   }
 
   /// Reads a capture held in memory (the fuzzer's inputs), through the same
