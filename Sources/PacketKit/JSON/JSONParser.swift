@@ -243,7 +243,7 @@ public struct JSONParser {
     var scan = index
     while scan + 8 <= bytes.count {
       let word = bytes.loadUnaligned(fromByteOffset: scan, as: UInt64.self)
-      if Self.needsAttention(word) { break }
+      if JSONWordScan.needsAttention(word) { break }
       scan += 8
     }
     while scan < bytes.count {
@@ -392,20 +392,6 @@ public struct JSONParser {
   // MARK: - Helpers
 
   private func peek() -> UInt8? { index < bytes.count ? bytes[index] : nil }
-
-  /// Whether any byte of `word` is a quote, a backslash, below 0x20 or
-  /// above 0x7F (the classic has-zero-byte bit tricks).
-  @inline(__always)
-  private static func needsAttention(_ word: UInt64) -> Bool {
-    let ones: UInt64 = 0x0101_0101_0101_0101
-    let high: UInt64 = 0x8080_8080_8080_8080
-    let below20 = (word &- ones &* 0x20) & ~word & high
-    let quote = word ^ (ones &* 0x22)
-    let backslash = word ^ (ones &* 0x5C)
-    let hasQuote = (quote &- ones) & ~quote & high
-    let hasBackslash = (backslash &- ones) & ~backslash & high
-    return (below20 | hasQuote | hasBackslash | (word & high)) != 0
-  }
 
   private mutating func skipWhitespace() {
     while let c = peek(),

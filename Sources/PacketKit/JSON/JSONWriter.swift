@@ -149,8 +149,18 @@ public struct JSONWriter: ~Copyable {
 
   /// UTF-8 text with JSON escapes; most text has none and is copied whole.
   private mutating func escaped(_ utf8: UnsafeBufferPointer<UInt8>) {
+    // Eight bytes at a time while none needs an escape, then byte by byte.
+    var scan = 0
+    if let base = utf8.baseAddress {
+      let raw = UnsafeRawPointer(base)
+      while scan + 8 <= utf8.count,
+        !JSONWordScan.needsEscape(raw.loadUnaligned(fromByteOffset: scan, as: UInt64.self))
+      {
+        scan += 8
+      }
+    }
     var plain = true
-    for byte in utf8 where byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") {
+    for byte in utf8[scan...] where byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") {
       plain = false
       break
     }
@@ -159,7 +169,7 @@ public struct JSONWriter: ~Copyable {
       return
     }
     var plainStart = 0
-    for index in 0..<utf8.count {
+    for index in scan..<utf8.count {
       let byte = utf8[index]
       guard byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") else { continue }
       append(bytes: UnsafeRawBufferPointer(UnsafeBufferPointer(rebasing: utf8[plainStart..<index])))
