@@ -77,10 +77,23 @@ public struct MessageGenerator {
     case .file:
       // Files in these protocols are JPEGs: start FF D8, end FF D9.
       let size = rng.chance(1, in: 16) ? 64 * 1024 + rng.below(64 * 1024) : rng.below(256)
-      var bytes: [UInt8] = [0xFF, 0xD8]
-      bytes.reserveCapacity(size + 4)
-      for _ in 0..<size { bytes.append(UInt8(truncatingIfNeeded: rng.next())) }
-      bytes.append(contentsOf: [0xFF, 0xD9])
+      // Eight random bytes per draw: a large image is up to 128 KiB.
+      let bytes = [UInt8](unsafeUninitializedCapacity: size + 4) { buffer, initialized in
+        buffer[0] = 0xFF
+        buffer[1] = 0xD8
+        var index = 2
+        while index < size + 2 {
+          var word = rng.next()
+          for _ in 0..<min(8, size + 2 - index) {
+            buffer[index] = UInt8(truncatingIfNeeded: word)
+            word >>= 8
+            index += 1
+          }
+        }
+        buffer[index] = 0xFF
+        buffer[index + 1] = 0xD9
+        initialized = size + 4
+      }
       return .bytes(bytes)
     }
   }
