@@ -62,6 +62,15 @@ public struct FlatFields: Sendable {
     }
 
     public var hasUnit: Bool { unit.utf8CodeUnitCount > 0 }
+
+    /// The indices of this group's members when it stands at `index` among
+    /// `count` fields: those after it, as many as it claims and there are
+    /// (none for a scalar). The one rule for which fields a group holds.
+    @inlinable
+    public func memberIndices(at index: Int, of count: Int) -> Range<Int> {
+      guard case .group(let members) = value else { return index + 1..<index + 1 }
+      return index + 1..<max(index + 1, min(index + 1 + members, count))
+    }
   }
 
   public static let capacity = 12
@@ -160,22 +169,22 @@ public struct FlatFields: Sendable {
     var index = 0
     while index < count {
       let field = self[index]
-      index += 1
-      guard case .group(let members) = field.value else {
+      guard field.members != nil else {
         nodes.append(Self.leaf(field))
+        index += 1
         continue
       }
-      let end = min(index + max(members, 0), count)
+      let members = field.memberIndices(at: index, of: count)
       var children: [DissectionNode] = []
-      while index < end {
-        let member = self[index]
-        index += 1
+      for memberIndex in members {
+        let member = self[memberIndex]
         children.append(
           member.members == nil
             ? Self.leaf(member)
             : DissectionNode(group: member.name.description, range: member.range, children: []))
       }
       nodes.append(DissectionNode(group: field.name.description, range: field.range, children: children))
+      index = members.upperBound
     }
     return nodes
   }
@@ -189,24 +198,24 @@ public struct FlatFields: Sendable {
     var position = 0
     while index < count {
       let field = self[index]
-      index += 1
       guard position < tree.count else { return false }
       let node = tree[position]
       position += 1
-      guard case .group(let members) = field.value else {
+      guard field.members != nil else {
         if !Self.leaf(field, matches: node) { return false }
+        index += 1
         continue
       }
-      let end = min(index + max(members, 0), count)
-      guard Self.group(field, matches: node), node.children.count == end - index else { return false }
-      for child in node.children {
-        let member = self[index]
-        index += 1
+      let members = field.memberIndices(at: index, of: count)
+      guard Self.group(field, matches: node), node.children.count == members.count else { return false }
+      for (child, memberIndex) in zip(node.children, members) {
+        let member = self[memberIndex]
         let same =
           member.members == nil
           ? Self.leaf(member, matches: child) : Self.group(member, matches: child) && child.children.isEmpty
         if !same { return false }
       }
+      index = members.upperBound
     }
     return position == tree.count
   }

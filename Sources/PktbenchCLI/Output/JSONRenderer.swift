@@ -143,20 +143,20 @@ enum JSONRenderer {
     var index = 0
     while index < fields.count {
       if index > 0 { json.raw(",") }
-      guard let members = fields[index].members else {
+      guard fields[index].members != nil else {
         member(fields[index], into: &json)
         index += 1
         continue
       }
       quoted(fields[index].name, into: &json)
       json.raw(":{")
-      let end = min(index + 1 + max(members, 0), fields.count)
-      for inner in index + 1..<end {
-        if inner > index + 1 { json.raw(",") }
+      let members = fields[index].memberIndices(at: index, of: fields.count)
+      for inner in members {
+        if inner > members.lowerBound { json.raw(",") }
         member(fields[inner], into: &json)
       }
       json.raw("}")
-      index = end
+      index = members.upperBound
     }
     json.raw("}")
   }

@@ -225,7 +225,7 @@ enum SummaryRenderer {
         // A skipped group goes with its members; a group shown is its
         // members, which follow it as fields of their own.
         if Self.isSkipped(name) {
-          index += fields[current].members ?? 0
+          index = fields[current].memberIndices(at: current, of: fields.count).upperBound
           continue
         }
         if fields[current].members != nil { continue }
