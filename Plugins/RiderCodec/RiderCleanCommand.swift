@@ -126,7 +126,7 @@ struct RiderCleanCommand {
       if key == .command {
         guard let isMove = Self.commandWord(base, &index, end) else { return false }
         commandIsMove = isMove
-      } else if !keepMembers, let digits = Self.plainDigits(base, &index, end),
+      } else if !keepMembers, let digits = JSONNumber.digitCounts(base, &index, end),
         digits.whole + digits.fraction <= 15, key == .timestamp || digits.whole <= 2
       {
         // Counting only: with at most 15 digits and no exponent the fast
@@ -203,31 +203,6 @@ struct RiderCleanCommand {
     }
     index = start + length
     return key
-  }
-
-  /// The digits before and after the point of a JSON number without an
-  /// exponent at `index` (advanced past it); nil when it has an exponent
-  /// or is not a number there (`index` is then unspecified).
-  @inline(__always)
-  private static func plainDigits(_ base: UnsafePointer<UInt8>, _ index: inout Int, _ end: Int)
-    -> (whole: Int, fraction: Int)?
-  {
-    if index < end, base[index] == UInt8(ascii: "-") { index += 1 }
-    let wholeStart = index
-    while index < end, base[index] &- UInt8(ascii: "0") < 10 { index += 1 }
-    let whole = index - wholeStart
-    // JSON's integer part: "0", or digits without a leading zero.
-    guard whole > 0, whole == 1 || base[wholeStart] != UInt8(ascii: "0") else { return nil }
-    var fraction = 0
-    if index < end, base[index] == UInt8(ascii: ".") {
-      index += 1
-      let fractionStart = index
-      while index < end, base[index] &- UInt8(ascii: "0") < 10 { index += 1 }
-      fraction = index - fractionStart
-      guard fraction > 0 else { return nil }
-    }
-    if index < end, base[index] | 0x20 == UInt8(ascii: "e") { return nil }
-    return (whole, fraction)
   }
 
   /// `"move"` (true) or `"stop"` (false).

@@ -151,4 +151,38 @@ import Testing
     }
     #expect(read > 50_000)
   }
+
+  /// `digitCounts` follows `scan`'s grammar: for every number without an
+  /// exponent it counts the digits on each side of the point and ends where
+  /// the number does; an exponent or a text that is not a number gives nil.
+  @Test func digitCountsFollowTheNumberGrammar() {
+    var counted = 0
+    for text in NumberFastPathTests.numberTexts(count: 50_000) + [
+      "", "-", "01", "1.", ".5", "--1", "1x", "0x10", " 1",
+    ] {
+      let bytes = Array(text.utf8) + Array(",".utf8)
+      let hasExponent = text.contains("e") || text.contains("E")
+      let isNumber =
+        !text.isEmpty && Double(text) != nil && text.utf8.allSatisfy { !" x".utf8.contains($0) }
+        && !text.hasPrefix(".") && !text.hasSuffix(".") && !text.hasPrefix("01") && !text.hasPrefix("--")
+      bytes.withUnsafeBufferPointer { buffer in
+        guard let base = buffer.baseAddress else { return }
+        var index = 0
+        let counts = JSONNumber.digitCounts(base, &index, buffer.count)
+        guard isNumber, !hasExponent else {
+          // "1x" and "0x10" are a number's digits, then other bytes: counted
+          // up to them, which the caller sees next and refuses.
+          if text != "1x", text != "0x10" { #expect(counts == nil, "\(text)") }
+          return
+        }
+        counted += 1
+        let unsigned = text.hasPrefix("-") ? text.dropFirst() : Substring(text)
+        let parts = unsigned.split(separator: ".", omittingEmptySubsequences: false)
+        #expect(counts?.whole == parts[0].count, "\(text)")
+        #expect(counts?.fraction == (parts.count > 1 ? parts[1].count : 0), "\(text)")
+        #expect(index == text.utf8.count, "\(text): ended at \(index)")
+      }
+    }
+    #expect(counted > 20_000)
+  }
 }

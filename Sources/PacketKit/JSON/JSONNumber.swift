@@ -84,6 +84,34 @@ public enum JSONNumber {
     return (negative ? -value : value, isInteger)
   }
 
+  /// How many digits a JSON number without an exponent at `index` has
+  /// before and after its point (`index` advanced past it), by the same
+  /// grammar as `scan` but without reading its value: nil when it has an
+  /// exponent or is not a number there (`index` is then unspecified). A
+  /// caller that only needs to know a value is in range can often tell
+  /// from the counts.
+  @inlinable
+  public static func digitCounts(_ base: UnsafePointer<UInt8>, _ index: inout Int, _ end: Int)
+    -> (whole: Int, fraction: Int)?
+  {
+    if index < end, base[index] == UInt8(ascii: "-") { index += 1 }
+    let wholeStart = index
+    while index < end, base[index] &- UInt8(ascii: "0") < 10 { index += 1 }
+    let whole = index - wholeStart
+    // JSON's integer part: "0", or digits without a leading zero.
+    guard whole > 0, whole == 1 || base[wholeStart] != UInt8(ascii: "0") else { return nil }
+    var fraction = 0
+    if index < end, base[index] == UInt8(ascii: ".") {
+      index += 1
+      let fractionStart = index
+      while index < end, base[index] &- UInt8(ascii: "0") < 10 { index += 1 }
+      fraction = index - fractionStart
+      guard fraction > 0 else { return nil }
+    }
+    if index < end, base[index] | 0x20 == UInt8(ascii: "e") { return nil }
+    return (whole, fraction)
+  }
+
   /// 10^k for 0 ≤ k ≤ 22, each exact as a Double (a table, not a loop of
   /// multiplications on the per-number path).
   @inlinable
