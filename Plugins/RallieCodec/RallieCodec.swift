@@ -250,7 +250,8 @@ public struct RallieCodec: FrameCodec {
   public func message(_ message: String, from values: CraftValues) throws(EncodeError)
     -> RallieMessage
   {
-    try RallieCraft.message(message, from: values, info: info)
+    // The static schema itself, not `info`'s copy of it.
+    try RallieCraft.message(message, from: values, info: RallieSchema.info)
   }
 
   // MARK: Probe

@@ -8,9 +8,7 @@ enum RallieCraft {
     throws(EncodeError) -> RallieMessage
   {
     let variant = try checkVariant(values)
-    // The schema names themselves without a search of `info` (a copy of it).
-    let kind = name == "command" || name == "response" ? name : info.message(named: name)?.name
-    switch kind {
+    switch info.messageName(named: name) {
     case "command":
       let command = RallieCommand(
         upperWheel: try byte(RallieSchema.upperWheel, values),

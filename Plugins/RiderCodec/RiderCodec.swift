@@ -200,7 +200,8 @@ public struct RiderCodec: FrameCodec {
   // MARK: Craft
 
   public func message(_ message: String, from values: CraftValues) throws(EncodeError) -> RiderMessage {
-    try RiderCraft.message(message, from: values, info: info)
+    // The static schema itself, not `info`'s copy of it.
+    try RiderCraft.message(message, from: values, info: RiderSchema.info)
   }
 
   // MARK: Probe

@@ -7,7 +7,7 @@ enum RiderCraft {
   static func message(_ name: String, from values: CraftValues, info: CodecInfo)
     throws(EncodeError) -> RiderMessage
   {
-    switch info.message(named: name)?.name {
+    switch info.messageName(named: name) {
     case "drive": return .drive(try drive(values))
     case "legacy": return .legacy(try legacy(values))
     case "move": return .move(try move(values))

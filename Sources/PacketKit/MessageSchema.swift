@@ -60,4 +60,18 @@ public struct CodecInfo: Sendable {
   public func message(named name: String) -> MessageSchema? {
     messages.first { $0.name == name || $0.craftNames.contains(name) }
   }
+
+  /// The schema name of the message `name` names (its schema name or a
+  /// craft name), read in place: a codec's craft asks for every message it
+  /// builds (the fuzzer's round trips), and `message(named:)` copies the
+  /// whole schema out.
+  public func messageName(named name: String) -> String? {
+    messages.withUnsafeBufferPointer { schemas in
+      for index in schemas.indices
+      where schemas[index].name == name || schemas[index].craftNames.contains(name) {
+        return schemas[index].name
+      }
+      return nil
+    }
+  }
 }
