@@ -1,50 +1,33 @@
 /// The values a user gave to `craft` (or a generator produced), by field
 /// name, after defaults were applied. Codecs read them by field name.
 ///
-/// A message has a dozen fields at most, so they are kept in a list and
-/// found by comparing names (a short name is held inside its `String` and
-/// compares as a word or two), not hashed: the fuzzer builds a set of
-/// values and reads it back for every generated message.
+/// A message has a dozen fields at most, so they are a `NameList`: the
+/// fuzzer builds a set of values and reads it back for every generated
+/// message.
 public struct CraftValues: Sendable {
-  private var entries: [(name: String, value: FieldValue)] = []
+  private var entries: NameList<FieldValue>
   /// Skip range validation: `--force` crafts out-of-range frames on purpose.
   public var force: Bool
   /// Write a wrong check byte (`--bad-check`), for codecs that have one.
   public var badCheck: Bool
 
   public init(_ values: [String: FieldValue] = [:], force: Bool = false, badCheck: Bool = false) {
-    entries.reserveCapacity(values.count)
-    for (name, value) in values { entries.append((name, value)) }
+    entries = NameList(capacity: values.count)
+    for (name, value) in values { entries[name] = value }
     self.force = force
     self.badCheck = badCheck
   }
 
   /// No values yet, with room for `capacity` without growing.
   public init(capacity: Int) {
-    entries.reserveCapacity(capacity)
+    entries = NameList(capacity: capacity)
     force = false
     badCheck = false
   }
 
-  /// The values by name.
-  public var values: [String: FieldValue] {
-    Dictionary(entries.map { ($0.name, $0.value) }, uniquingKeysWith: { _, last in last })
-  }
-
   public subscript(name: String) -> FieldValue? {
-    get {
-      for entry in entries where entry.name == name { return entry.value }
-      return nil
-    }
-    set {
-      let index = entries.firstIndex { $0.name == name }
-      switch (index, newValue) {
-      case (let index?, let value?): entries[index].value = value
-      case (let index?, nil): entries.remove(at: index)
-      case (nil, let value?): entries.append((name, value))
-      case (nil, nil): break
-      }
-    }
+    get { entries[name] }
+    set { entries[name] = newValue }
   }
 
   public func has(_ name: String) -> Bool { self[name] != nil }

@@ -80,7 +80,7 @@ import Testing
     }
 
     func message(_ message: String, from values: CraftValues) throws(EncodeError) -> UInt8 {
-      UInt8(clamping: Int(values.values["value"]?.numericValue ?? 0))
+      UInt8(clamping: Int(values["value"]?.numericValue ?? 0))
     }
 
     func kind(of message: UInt8) -> String { "value" }
