@@ -19,6 +19,8 @@ struct RiderCleanCommand {
     var isInteger: Bool
     /// The value's bytes (for `command`, with its quotes).
     var range: Range<Int>
+    /// Whether those bytes are the number as JSON output writes it.
+    var verbatim: Bool
   }
 
   /// Members in wire order; `count` of the four slots are used.
@@ -36,7 +38,7 @@ struct RiderCleanCommand {
     1 << Key.command.rawValue | 1 << Key.speed.rawValue | 1 << Key.direction.rawValue
     | 1 << Key.timestamp.rawValue
 
-  private static let unused = Member(key: .left, number: 0, isInteger: true, range: 0..<0)
+  private static let unused = Member(key: .left, number: 0, isInteger: true, range: 0..<0, verbatim: false)
 
   private init() {
     members = (Self.unused, Self.unused, Self.unused, Self.unused)
@@ -123,6 +125,7 @@ struct RiderCleanCommand {
       let start = index
       var number = 0.0
       var isInteger = true
+      var verbatim = false
       if key == .command {
         guard let isMove = Self.commandWord(base, &index, end) else { return false }
         commandIsMove = isMove
@@ -138,12 +141,18 @@ struct RiderCleanCommand {
         number = value
         isInteger = integral
         if key != .timestamp, !speedRange.contains(number) { return false }
+        if keepMembers {
+          verbatim = JSONNumber.isWritersForm(base, start, index, value: value, isInteger: integral)
+        }
       }
       let bit: UInt8 = 1 << key.rawValue
       guard seen & bit == 0 else { return false }
       seen |= bit
       if keepMembers {
-        guard append(Member(key: key, number: number, isInteger: isInteger, range: start..<index)) else {
+        guard
+          append(
+            Member(key: key, number: number, isInteger: isInteger, range: start..<index, verbatim: verbatim))
+        else {
           return false
         }
       }
@@ -234,14 +243,18 @@ extension RiderCleanCommand {
         value = .number(member.number)
       }
       let range = member.range
+      let verbatim = member.verbatim
       switch member.key {
-      case .left: fields.append(FlatFields.Field("left", value, unit: "%", range: range))
-      case .right: fields.append(FlatFields.Field("right", value, unit: "%", range: range))
-      case .timestamp: fields.append(FlatFields.Field("timestamp", value, unit: "s", range: range))
+      case .left: fields.append(FlatFields.Field("left", value, unit: "%", range: range, verbatim: verbatim))
+      case .right:
+        fields.append(FlatFields.Field("right", value, unit: "%", range: range, verbatim: verbatim))
+      case .timestamp:
+        fields.append(FlatFields.Field("timestamp", value, unit: "s", range: range, verbatim: verbatim))
       case .command:
         fields.append(FlatFields.Field("command", .text(commandIsMove ? "move" : "stop"), range: range))
-      case .speed: fields.append(FlatFields.Field("speed", value, unit: "%", range: range))
-      case .direction: fields.append(FlatFields.Field("direction", value, range: range))
+      case .speed:
+        fields.append(FlatFields.Field("speed", value, unit: "%", range: range, verbatim: verbatim))
+      case .direction: fields.append(FlatFields.Field("direction", value, range: range, verbatim: verbatim))
       }
     }
   }

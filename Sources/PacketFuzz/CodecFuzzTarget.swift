@@ -129,6 +129,13 @@ public final class CodecFuzzTarget<Codec: FrameCodec>: FuzzTarget {
           + "\(result.message) \(result.fields.map(\.name)) with \(result.diagnostics.map(\.code))",
         input)
     }
+    // ndjson and summary lines copy a verbatim field's payload text.
+    if isFlat, let wrong = input.withUnsafeBytes({ flat.falseVerbatim(in: $0) }) {
+      return failure(
+        "clean-fields",
+        "cleanFields marks \(wrong.name) verbatim, but its text \(wrong.text) is written \(wrong.written)",
+        input)
+    }
     if let slow = slow(start, input) { return slow }
     // `decode --stats` counts by cleanKind alone: it must name the kind decode
     // finds, and only for inputs without a single diagnostic.

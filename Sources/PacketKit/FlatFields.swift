@@ -33,13 +33,22 @@ public struct FlatFields: Sendable {
     public var unit: StaticString
     /// Byte range within the payload.
     public var range: Range<Int>
+    /// Whether the payload's bytes at `range` are this value exactly as
+    /// `JSONWriter` writes it (an `integer` or a `number`): a writer that
+    /// holds the payload copies them rather than formatting the value
+    /// again. A JSON codec says so when the text is the writer's own form
+    /// (`JSONNumber.isWritersForm`); the fuzzer holds it to that.
+    public var verbatim: Bool
 
     @inlinable
-    public init(_ name: StaticString, _ value: Value, unit: StaticString = "", range: Range<Int>) {
+    public init(
+      _ name: StaticString, _ value: Value, unit: StaticString = "", range: Range<Int>, verbatim: Bool = false
+    ) {
       self.name = name
       self.value = value
       self.unit = unit
       self.range = range
+      self.verbatim = verbatim
     }
 
     /// The value as the dissection tree holds it.
@@ -218,6 +227,34 @@ public struct FlatFields: Sendable {
       index = members.upperBound
     }
     return position == tree.count
+  }
+
+  /// The first field marked `verbatim` whose text in `payload` is not
+  /// what `JSONWriter` writes for its value, with both texts; nil when
+  /// every such field keeps the promise.
+  public func falseVerbatim(in payload: UnsafeRawBufferPointer) -> (
+    name: String, text: String, written: String
+  )? {
+    for index in 0..<count where self[index].verbatim {
+      let field = self[index]
+      var writer = JSONWriter(capacity: 32)
+      switch field.value {
+      case .integer(let v): writer.integer(v)
+      case .unsigned(let v): writer.integer(v)
+      case .number(let v): writer.number(v)
+      default: break
+      }
+      let written = writer.bytes
+      let inPayload = field.range.lowerBound >= 0 && field.range.upperBound <= payload.count
+      let text = inPayload ? [UInt8](payload[field.range]) : []
+      if !inPayload || text != written {
+        return (
+          field.name.description, inPayload ? String(decoding: text, as: UTF8.self) : "(outside the payload)",
+          String(decoding: written, as: UTF8.self)
+        )
+      }
+    }
+    return nil
   }
 
   /// A group's node: named, no value or unit, its range (children apart).

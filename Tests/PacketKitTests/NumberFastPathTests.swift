@@ -185,4 +185,54 @@ import Testing
     }
     #expect(counted > 20_000)
   }
+
+  /// `scan`'s value and `isWritersForm`'s answer for a whole text.
+  static func writersForm(_ text: String) -> (value: Double, isWritersForm: Bool)? {
+    let bytes = Array(text.utf8)
+    return bytes.withUnsafeBufferPointer { buffer in
+      guard let base = buffer.baseAddress else { return nil }
+      var index = 0
+      guard let (value, isInteger) = JSONNumber.scan(base, &index, buffer.count), index == buffer.count
+      else { return nil }
+      return (value, JSONNumber.isWritersForm(base, 0, index, value: value, isInteger: isInteger))
+    }
+  }
+
+  /// Where `isWritersForm` says a text is the writer's own, `JSONWriter`
+  /// writes the value as exactly that text (ndjson and summary lines copy
+  /// it). Checked on every shape of number, most of them short; and the
+  /// texts the writer spells differently are refused by name.
+  @Test func writersFormIsTheWritersText() {
+    var rng = SplitMix64(seed: 20_261_124)
+    var texts = NumberFastPathTests.numberTexts(count: 20_000)
+    for _ in 0..<50_000 {
+      var text = rng.below(3) == 0 ? "-" : ""
+      let whole = 1 + rng.below(10)
+      text +=
+        whole == 1 && rng.below(3) == 0 ? "0" : NumberFastPathTests.digits(whole, leadingNonZero: true, &rng)
+      if rng.below(3) > 0 {
+        text += "." + NumberFastPathTests.digits(1 + rng.below(7), leadingNonZero: false, &rng)
+      }
+      texts.append(text)
+    }
+    var accepted = 0
+    for text in texts {
+      guard let (value, isWritersForm) = Self.writersForm(text), isWritersForm else { continue }
+      accepted += 1
+      #expect(NumberFastPathTests.written(value) == text)
+    }
+    #expect(accepted > 20_000)
+    for text in [
+      "0", "-100", "100", "1700000000.05", "-0.5", "0.001", "-0.001", "999999999999999", "12345678901234.5",
+    ] {
+      #expect(Self.writersForm(text)?.isWritersForm == true, "\(text)")
+    }
+    // "-0" is written "0", "1.50" as "1.5", 1e5 without exponent, 0.0005
+    // with one; more than 15 digits may not be the shortest text.
+    for text in [
+      "-0", "1.50", "100.0", "1e5", "1.5e3", "1.5E-3", "0.0005", "1234567890123456", "0.1234567890123451",
+    ] {
+      #expect(Self.writersForm(text)?.isWritersForm == false, "\(text)")
+    }
+  }
 }

@@ -16,6 +16,7 @@ import Testing
   )? {
     guard Codecs.cleanFields(index, bytes, into: &flat.fields.pointee) else { return nil }
     flat.codec = Codecs.names[index]
+    flat.payload = bytes
     var tree = DecodedRecord(
       frame: 12, time: 1_700_000_000.25, transport: "udp", source: "10.0.0.2:50000",
       destination: "10.0.0.7:5005", payloadLength: bytes.count)
@@ -93,6 +94,31 @@ import Testing
     }
     // Out-of-range values and "-0"-style oddities go to the tree; most do not.
     #expect(compared > 2000)
+  }
+
+  /// Numbers whose payload text is the writer's own are copied, others
+  /// written from their value: both kinds occur among the commands above,
+  /// and all render as their trees do (the test above).
+  @Test func riderNumbersAreCopiedOnlyInTheWritersForm() throws {
+    let rider = try #require(Codecs.index(named: "rider"))
+    let flat = FlatMessage()
+    var verbatim = 0
+    var formatted = 0
+    for payload in Self.riderPayloads(count: 3000) {
+      Array(payload.utf8).withUnsafeBytes { bytes in
+        guard Codecs.cleanFields(rider, bytes, into: &flat.fields.pointee) else { return }
+        for field in FlatFields.fields(at: flat.fields) {
+          guard case .text = field.value else {
+            if field.verbatim { verbatim += 1 } else { formatted += 1 }
+            continue
+          }
+          #expect(!field.verbatim, "\(payload)")
+        }
+        #expect(flat.fields.pointee.falseVerbatim(in: bytes) == nil, "\(payload)")
+      }
+    }
+    #expect(verbatim > 2000)
+    #expect(formatted > 1000)
   }
 
   /// LegCtrl frames of every kind, with values across their ranges (the

@@ -84,6 +84,33 @@ public enum JSONNumber {
     return (negative ? -value : value, isInteger)
   }
 
+  /// Whether the number text at `start..<end`, which `scan` read as
+  /// `value` (`isInteger`: no fraction or exponent), is exactly what
+  /// `JSONWriter` writes for that value, so an output may copy the text.
+  ///
+  /// An integer with at most 15 digits is exact and written as its digits
+  /// (grammar forbids leading zeros; "-0" is written "0"). A fraction
+  /// without exponent, with at most 15 digits and its last not 0, is the
+  /// shortest decimal that reads back as its value (a double holds 15
+  /// digits; two such texts read as one double would be equal) — what the
+  /// writer prints from 0.001 up; below that it may use an exponent.
+  @inlinable
+  public static func isWritersForm(
+    _ base: UnsafePointer<UInt8>, _ start: Int, _ end: Int, value: Double, isInteger: Bool
+  ) -> Bool {
+    guard end > start else { return false }
+    let sign = base[start] == UInt8(ascii: "-") ? 1 : 0
+    if isInteger { return end - start - sign <= 15 && (sign == 0 || value != 0) }
+    guard end - start - sign <= 16, value.magnitude >= 0.001, base[end - 1] != UInt8(ascii: "0") else {
+      return false
+    }
+    // The fraction's digits, back to its point (an exponent's sign or
+    // letter stops the walk elsewhere).
+    var index = end - 1
+    while index > start, base[index] &- UInt8(ascii: "0") < 10 { index -= 1 }
+    return base[index] == UInt8(ascii: ".")
+  }
+
   /// How many digits a JSON number without an exponent at `index` has
   /// before and after its point (`index` advanced past it), by the same
   /// grammar as `scan` but without reading its value: nil when it has an

@@ -250,6 +250,7 @@ final class CapturePipeline {
     record.routing = choice.reason
     if flatRecords, choice.cleanFields(payload, into: &flatMessage.fields.pointee) {
       flatMessage.codec = Codecs.names[choice.index]
+      flatMessage.payload = payload
       record.flat = flatMessage
       return
     }

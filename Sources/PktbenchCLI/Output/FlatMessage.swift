@@ -9,6 +9,9 @@ final class FlatMessage {
   /// the pointer: read as a class property, the whole struct (some 700
   /// bytes) would be copied on every access.
   let fields: UnsafeMutablePointer<FlatFields>
+  /// The payload the fields were read from, valid as long as they are:
+  /// a `verbatim` field's text is copied from it.
+  var payload = UnsafeRawBufferPointer(start: nil, count: 0)
 
   /// The summary line's key fields for the last layout of fields seen: a
   /// bit per field index. The choice depends on the fields' names and
@@ -29,6 +32,16 @@ final class FlatMessage {
     fields.deinitialize(count: 1)
     fields.deallocate()
     layout.deallocate()
+  }
+
+  /// Writes a `verbatim` field as its payload text and says so; false
+  /// (nothing written) for any other field.
+  func writeVerbatim(_ field: FlatFields.Field, into out: inout JSONWriter) -> Bool {
+    guard field.verbatim, field.range.lowerBound >= 0, field.range.upperBound <= payload.count else {
+      return false
+    }
+    out.append(bytes: UnsafeRawBufferPointer(rebasing: payload[field.range]))
+    return true
   }
 
   /// Whether `keyFields` was chosen for fields named and grouped as these.

@@ -144,7 +144,7 @@ enum JSONRenderer {
     while index < fields.count {
       if index > 0 { json.raw(",") }
       guard fields[index].members != nil else {
-        member(fields[index], into: &json)
+        member(fields[index], of: flat, into: &json)
         index += 1
         continue
       }
@@ -153,7 +153,7 @@ enum JSONRenderer {
       let members = fields[index].memberIndices(at: index, of: fields.count)
       for inner in members {
         if inner > members.lowerBound { json.raw(",") }
-        member(fields[inner], into: &json)
+        member(fields[inner], of: flat, into: &json)
       }
       json.raw("}")
       index = members.upperBound
@@ -162,9 +162,10 @@ enum JSONRenderer {
   }
 
   /// `"name":value` for one scalar field.
-  private static func member(_ field: FlatFields.Field, into json: inout JSONWriter) {
+  private static func member(_ field: FlatFields.Field, of flat: FlatMessage, into json: inout JSONWriter) {
     quoted(field.name, into: &json)
     json.raw(":")
+    if flat.writeVerbatim(field, into: &json) { return }
     switch field.value {
     case .integer(let v): json.integer(v)
     case .unsigned(let v): json.integer(v)

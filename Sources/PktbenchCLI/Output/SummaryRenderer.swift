@@ -193,18 +193,20 @@ enum SummaryRenderer {
         rest &= rest - 1
         out.raw(fields[index].name)
         out.append(UInt8(ascii: "="))
-        switch fields[index].value {
-        case .integer(let v): out.integer(v)
-        case .unsigned(let v): out.integer(v)
-        case .number(let v): out.number(v)
-        case .text(let text): out.append(utf8: Self.cut(JSONWriter.quoted(text.description)))
-        case .enumeration(let name, _):
-          if name.utf8CodeUnitCount > 40 {
-            out.append(utf8: Self.cut(name.description))
-          } else {
-            out.raw(name)
+        if !flat.writeVerbatim(fields[index], into: &out) {
+          switch fields[index].value {
+          case .integer(let v): out.integer(v)
+          case .unsigned(let v): out.integer(v)
+          case .number(let v): out.number(v)
+          case .text(let text): out.append(utf8: Self.cut(JSONWriter.quoted(text.description)))
+          case .enumeration(let name, _):
+            if name.utf8CodeUnitCount > 40 {
+              out.append(utf8: Self.cut(name.description))
+            } else {
+              out.raw(name)
+            }
+          case .group: break
           }
-        case .group: break
         }
         let unit = fields[index].unit
         if Self.same(unit, "%") || Self.same(unit, "°") { out.raw(unit) }
