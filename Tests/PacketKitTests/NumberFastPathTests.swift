@@ -124,6 +124,7 @@ import Testing
   static let followers: [[UInt8]] = [
     Array(",\"right\":100}".utf8), Array("}".utf8), Array("]".utf8), Array(" , ".utf8), Array("/".utf8),
     Array(":".utf8), [0xB5, 0x35], [0x00], [0x7F, 0x30], [0x39 + 0x80], Array("\"x\"".utf8),
+    [0xFA, 0x39], [0xFF, 0x35, 0x35],
   ]
 
   @Test func scanStopsWhereTheNumberEnds() throws {
@@ -150,6 +151,32 @@ import Testing
       }
     }
     #expect(read > 50_000)
+  }
+
+  /// A run of digits ends at the first byte that is not one, whatever
+  /// byte that is (a digit run is read eight bytes at a time; a byte
+  /// above 0xF9 carries into the next one in that arithmetic) and
+  /// wherever in the word it falls.
+  @Test func digitRunsEndAtEveryByte() {
+    var rng = SplitMix64(seed: 0xD161)
+    let ends = Set("0123456789.eE".utf8)
+    for length in 1...20 {
+      for stop in UInt8.min...UInt8.max where !ends.contains(stop) {
+        let digits = NumberFastPathTests.digits(length, leadingNonZero: true, &rng)
+        let tail = (0..<rng.below(12)).map { _ in UInt8(truncatingIfNeeded: rng.next()) }
+        let bytes = Array(digits.utf8) + [stop] + tail
+        bytes.withUnsafeBufferPointer { buffer in
+          guard let base = buffer.baseAddress else { return }
+          var index = 0
+          let scanned = JSONNumber.scan(base, &index, buffer.count)
+          #expect(index == length, "\(digits) then \(stop)")
+          if length <= 15 { #expect(scanned?.0 == Double(digits), "\(digits) then \(stop)") }
+          var counted = 0
+          #expect(JSONNumber.digitCounts(base, &counted, buffer.count)?.whole == length)
+          #expect(counted == length, "\(digits) then \(stop)")
+        }
+      }
+    }
   }
 
   /// `digitCounts` follows `scan`'s grammar: for every number without an
