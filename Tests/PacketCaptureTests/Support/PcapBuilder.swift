@@ -47,10 +47,20 @@ struct PcapBuilder {
   }
 }
 
+/// Files the tests write, in one directory per test process that is
+/// removed when the process exits (they used to stay in the temporary
+/// directory, some 250 per run).
 enum TemporaryFile {
-  static func write(_ bytes: [UInt8], suffix: String) throws -> String {
+  static let directory: URL = {
     let url = FileManager.default.temporaryDirectory
-      .appendingPathComponent("pktbench-capture-\(UUID().uuidString)\(suffix)")
+      .appendingPathComponent("pktbench-tests-\(ProcessInfo.processInfo.processIdentifier)")
+    try? FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+    atexit { try? FileManager.default.removeItem(at: TemporaryFile.directory) }
+    return url
+  }()
+
+  static func write(_ bytes: [UInt8], suffix: String) throws -> String {
+    let url = directory.appendingPathComponent("pktbench-capture-\(UUID().uuidString)\(suffix)")
     try Data(bytes).write(to: url)
     return url.path
   }
