@@ -46,6 +46,56 @@ import Testing
     return path
   }
 
+  /// Everything a read gives: each record's fields and bytes, then how it ended.
+  static func transcript(_ file: BtsnoopFile) -> [String] {
+    var lines = ["datalink \(file.datalink) version \(file.version)"]
+    let end = file.read { record in
+      lines.append(
+        "\(record.frame) \(record.time) \(record.flags) \(record.originalLength) \(record.cumulativeDrops) "
+          + "\(record.fileOffset) \(Hex.compact([UInt8](record.data)))")
+    }
+    lines.append("\(end)")
+    return lines
+  }
+
+  /// The fuzzer reads btsnoop inputs from memory: that reader gives what
+  /// the file reader gives, record for record, on the shipped logs (the
+  /// damaged one too), on every cut of a log, and in its refusals.
+  @Test func memoryReaderReadsAsTheFileReader() throws {
+    let logs = ["legctrl-session.btsnoop", "rallie-session.btsnoop", "damaged/legctrl-truncated.btsnoop"]
+    var inputs: [[UInt8]] = [
+      Self.header + Self.records, [], Array("btsnoop\0".utf8), Self.header.prefix(12) + [0, 0, 0, 7],
+    ]
+    for log in logs {
+      let bytes = try [UInt8](
+        Data(contentsOf: CorpusTests.packageRoot.appendingPathComponent("Captures/ble/\(log)")))
+      inputs.append(bytes)
+    }
+    let cuts = Self.header + Self.records
+    for length in 0..<cuts.count { inputs.append(Array(cuts.prefix(length))) }
+    for (index, bytes) in inputs.enumerated() {
+      let path = try Self.write(bytes, name: "memoryReader\(index)")
+      defer { try? FileManager.default.removeItem(atPath: path) }
+      let fromFile: Result<[String], BluetoothError> = Result { () throws(BluetoothError) in
+        Self.transcript(try BtsnoopFile(path: path))
+      }
+      let fromMemory: Result<[String], BluetoothError> = Result { () throws(BluetoothError) in
+        Self.transcript(try BtsnoopFile(bytes: bytes))
+      }
+      switch (fromFile, fromMemory) {
+      case (.success(let file), .success(let memory)):
+        #expect(file == memory, "input \(index), \(bytes.count) bytes")
+      case (.failure(let file), .failure(let memory)):
+        // The same words, naming the file or "(memory)".
+        #expect(file.text.replacingOccurrences(of: path, with: "(memory)") == memory.text)
+      default:
+        Issue.record(
+          "input \(index), \(bytes.count) bytes: \(fromFile) from the file, \(fromMemory) from memory")
+      }
+    }
+    #expect(inputs.count > 100)
+  }
+
   @Test func readsRecordsBack() throws {
     let path = try Self.write(Self.header + Self.records)
     defer { try? FileManager.default.removeItem(atPath: path) }

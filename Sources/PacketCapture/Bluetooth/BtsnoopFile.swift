@@ -65,12 +65,43 @@ public final class BtsnoopFile {
   public let datalink: UInt32
 
   private let file: UnsafeMutablePointer<FILE>
+  /// The bytes a file read from memory (`init(bytes:)`) is opened on.
+  private let memory: UnsafeMutableRawPointer?
 
-  public init(path: String) throws(BluetoothError) {
+  public convenience init(path: String) throws(BluetoothError) {
     guard let file = fopen(path, "rb") else {
       let reason = String(cString: strerror(errno))
       throw BluetoothError("cannot open \(path): \(reason)")
     }
+    try self.init(file: file, path: path, memory: nil)
+  }
+
+  /// Reads a btsnoop file held in memory (the fuzzer's inputs), through the
+  /// same reader as files, via fmemopen.
+  public convenience init(bytes: [UInt8], name: String = "(memory)") throws(BluetoothError) {
+    let memory = UnsafeMutableRawPointer.allocate(byteCount: max(bytes.count, 1), alignment: 16)
+    bytes.withUnsafeBytes { source in
+      if let base = source.baseAddress { memory.copyMemory(from: base, byteCount: source.count) }
+    }
+    // fmemopen refuses a size of 0 on some C libraries: an empty input is
+    // one byte opened for none.
+    guard let file = fmemopen(memory, max(bytes.count, 1), "rb") else {
+      memory.deallocate()
+      throw BluetoothError("cannot open \(name) in memory")
+    }
+    if bytes.isEmpty { fseek(file, 1, SEEK_SET) }
+    do {
+      try self.init(file: file, path: name, memory: memory)
+    } catch {
+      memory.deallocate()
+      throw error
+    }
+  }
+
+  /// Checks the header of `file` (closed here when it is refused).
+  private init(file: UnsafeMutablePointer<FILE>, path: String, memory: UnsafeMutableRawPointer?)
+    throws(BluetoothError)
+  {
     var header = [UInt8](repeating: 0, count: Self.headerLength)
     let got = header.withUnsafeMutableBytes { fread($0.baseAddress, 1, Self.headerLength, file) }
     guard got >= Self.magic.count, Array(header[0..<Self.magic.count]) == Self.magic else {
@@ -99,12 +130,14 @@ public final class BtsnoopFile {
     }
     self.path = path
     self.file = file
+    self.memory = memory
     self.version = version
     self.datalink = datalink
   }
 
   deinit {
     fclose(file)
+    memory?.deallocate()
   }
 
   /// Bytes read from the file at a time: records are parsed in place in
