@@ -179,32 +179,52 @@ enum FalconEyeBase64 {
 
   /// Written straight into the string's storage, three bytes to four
   /// characters at a time (a camera frame is a few hundred kilobytes).
+  /// Two characters for each 12 bits, the first in the low byte: a
+  /// group of three bytes is two loads and one four-byte store.
+  private static let pairs: [UInt16] = {
+    var pairs = [UInt16](repeating: 0, count: 4096)
+    for high in 0..<64 {
+      for low in 0..<64 { pairs[high << 6 | low] = UInt16(alphabet[high]) | UInt16(alphabet[low]) << 8 }
+    }
+    return pairs
+  }()
+
   static func encode(_ bytes: [UInt8]) -> String {
     String(unsafeUninitializedCapacity: (bytes.count + 2) / 3 * 4) { out in
       bytes.withUnsafeBufferPointer { input in
-        alphabet.withUnsafeBufferPointer { alphabet in
-          @inline(__always) func character(_ group: UInt32, _ shift: UInt32) -> UInt8 {
-            alphabet[Int(truncatingIfNeeded: group >> shift & 0x3F)]
+        pairs.withUnsafeBufferPointer { pairs in
+          guard let outBase = out.baseAddress, let inBase = input.baseAddress else { return 0 }
+          let target = UnsafeMutableRawPointer(outBase)
+          let source = UnsafeRawPointer(inBase)
+          @inline(__always) func store(_ group: UInt32, at offset: Int) {
+            let four =
+              UInt32(pairs[Int(truncatingIfNeeded: group >> 12)])
+              | UInt32(pairs[Int(truncatingIfNeeded: group & 0xFFF)]) << 16
+            target.storeBytes(of: four.littleEndian, toByteOffset: offset, as: UInt32.self)
           }
           let whole = input.count - input.count % 3
           var read = 0
           var written = 0
+          // Four bytes loaded for each group of three while a fourth follows.
+          while read < whole, read + 4 <= input.count {
+            store(
+              UInt32(bigEndian: source.loadUnaligned(fromByteOffset: read, as: UInt32.self)) >> 8, at: written
+            )
+            read += 3
+            written += 4
+          }
           while read < whole {
-            let group = UInt32(input[read]) << 16 | UInt32(input[read + 1]) << 8 | UInt32(input[read + 2])
-            out[written] = character(group, 18)
-            out[written + 1] = character(group, 12)
-            out[written + 2] = character(group, 6)
-            out[written + 3] = character(group, 0)
+            store(
+              UInt32(input[read]) << 16 | UInt32(input[read + 1]) << 8 | UInt32(input[read + 2]), at: written)
             read += 3
             written += 4
           }
           if read < input.count {
             let two = input.count - read == 2
             let group = UInt32(input[read]) << 16 | (two ? UInt32(input[read + 1]) << 8 : 0)
-            out[written] = character(group, 18)
-            out[written + 1] = character(group, 12)
-            out[written + 2] = two ? character(group, 6) : UInt8(ascii: "=")
-            out[written + 3] = UInt8(ascii: "=")
+            store(group, at: written)
+            if !two { outBase[written + 2] = UInt8(ascii: "=") }
+            outBase[written + 3] = UInt8(ascii: "=")
             written += 4
           }
           return written
