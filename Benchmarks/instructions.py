@@ -34,7 +34,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 # Fuzz iterations per target (N; the run with 2N is the other): about a
 # tenth of a second of native work each.
 FUZZ_ITERATIONS = {"rider": 10_000, "legctrl": 40_000, "rallie": 40_000, "falconeye": 2_000,
-                   "pcap": 5_000, "websocket": 10_000, "hci": 20_000, "btsnoop": 300}
+                   "pcap": 5_000, "websocket": 10_000, "hci": 20_000, "btsnoop": 20_000}
 
 
 def instructions(cmd):
