@@ -51,6 +51,14 @@ public struct FlatFields: Sendable {
       self.verbatim = verbatim
     }
 
+    /// The payload text a `verbatim` field stands for; nil for any other
+    /// field, or when its range is not within `payload`.
+    @inlinable
+    public func verbatimText(in payload: UnsafeRawBufferPointer) -> UnsafeRawBufferPointer? {
+      guard verbatim, range.lowerBound >= 0, range.upperBound <= payload.count else { return nil }
+      return UnsafeRawBufferPointer(rebasing: payload[range])
+    }
+
     /// The value as the dissection tree holds it.
     public var fieldValue: FieldValue {
       switch value {
@@ -231,7 +239,8 @@ public struct FlatFields: Sendable {
 
   /// The first field marked `verbatim` whose text in `payload` is not
   /// what `JSONWriter` writes for its value, with both texts; nil when
-  /// every such field keeps the promise.
+  /// every such field keeps the promise. Compared in place: the fuzzer
+  /// asks on every clean input, and the texts are made only for a failure.
   public func falseVerbatim(in payload: UnsafeRawBufferPointer) -> (
     name: String, text: String, written: String
   )? {
@@ -244,13 +253,11 @@ public struct FlatFields: Sendable {
       case .number(let v): writer.number(v)
       default: break
       }
-      let written = writer.bytes
-      let inPayload = field.range.lowerBound >= 0 && field.range.upperBound <= payload.count
-      let text = inPayload ? [UInt8](payload[field.range]) : []
-      if !inPayload || text != written {
+      let text = field.verbatimText(in: payload)
+      guard let text, writer.withUnsafeBytes({ $0.elementsEqual(text) }) else {
         return (
-          field.name.description, inPayload ? String(decoding: text, as: UTF8.self) : "(outside the payload)",
-          String(decoding: written, as: UTF8.self)
+          field.name.description, text.map { String(decoding: $0, as: UTF8.self) } ?? "(outside the payload)",
+          writer.text
         )
       }
     }

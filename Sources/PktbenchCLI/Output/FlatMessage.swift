@@ -37,10 +37,8 @@ final class FlatMessage {
   /// Writes a `verbatim` field as its payload text and says so; false
   /// (nothing written) for any other field.
   func writeVerbatim(_ field: FlatFields.Field, into out: inout JSONWriter) -> Bool {
-    guard field.verbatim, field.range.lowerBound >= 0, field.range.upperBound <= payload.count else {
-      return false
-    }
-    out.append(bytes: UnsafeRawBufferPointer(rebasing: payload[field.range]))
+    guard let text = field.verbatimText(in: payload) else { return false }
+    out.append(bytes: text)
     return true
   }
 
