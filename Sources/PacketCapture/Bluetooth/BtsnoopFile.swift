@@ -79,21 +79,11 @@ public final class BtsnoopFile {
   /// Reads a btsnoop file held in memory (the fuzzer's inputs), through the
   /// same reader as files, via fmemopen.
   public convenience init(bytes: [UInt8], name: String = "(memory)") throws(BluetoothError) {
-    let memory = UnsafeMutableRawPointer.allocate(byteCount: max(bytes.count, 1), alignment: 16)
-    bytes.withUnsafeBytes { source in
-      if let base = source.baseAddress { memory.copyMemory(from: base, byteCount: source.count) }
-    }
-    // fmemopen refuses a size of 0 on some C libraries: an empty input is
-    // one byte opened for none.
-    guard let file = fmemopen(memory, max(bytes.count, 1), "rb") else {
-      memory.deallocate()
-      throw BluetoothError("cannot open \(name) in memory")
-    }
-    if bytes.isEmpty { fseek(file, 1, SEEK_SET) }
+    guard let opened = MemoryFile(bytes) else { throw BluetoothError("cannot open \(name) in memory") }
     do {
-      try self.init(file: file, path: name, memory: memory)
+      try self.init(file: opened.file, path: name, memory: opened.memory)
     } catch {
-      memory.deallocate()
+      opened.memory.deallocate()
       throw error
     }
   }

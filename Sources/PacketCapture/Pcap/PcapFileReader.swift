@@ -63,14 +63,8 @@ public final class PcapFileReader {
   public init(bytes: [UInt8], name: String = "(memory)") throws(CaptureError) {
     self.path = name
     guard !bytes.isEmpty else { throw CaptureError("\(name) is empty: not a pcap or pcapng file") }
-    let buffer = UnsafeMutableRawPointer.allocate(byteCount: bytes.count, alignment: 16)
-    bytes.withUnsafeBytes { source in
-      if let base = source.baseAddress { buffer.copyMemory(from: base, byteCount: source.count) }
-    }
-    guard let file = fmemopen(buffer, bytes.count, "rb") else {
-      buffer.deallocate()
-      throw CaptureError("cannot open \(name) in memory")
-    }
+    guard let copy = MemoryFile(bytes) else { throw CaptureError("cannot open \(name) in memory") }
+    let (file, buffer) = (copy.file, copy.memory)
     var errorBuffer = [CChar](repeating: 0, count: Int(PCAP_ERRBUF_SIZE) + 1)
     guard
       let opened = pcap_fopen_offline_with_tstamp_precision(
@@ -162,7 +156,9 @@ public final class PcapFileReader {
           // libpcap has delivered the records before the second interface; skip those.
           return readFallback(reader, skipping: recordsRead, body)
         }
-        return .damaged(afterFrame: recordsRead, byteOffset: fileOffset(), reason: Self.explain(message))
+        return .damaged(
+          afterFrame: recordsRead, byteOffset: fileOffset(),
+          reason: Self.explain(message))
       }
     }
     wasStopped = true
