@@ -177,8 +177,6 @@ enum FalconEyeBase64 {
     (try? decode(text)) != nil
   }
 
-  /// Written straight into the string's storage, three bytes to four
-  /// characters at a time (a camera frame is a few hundred kilobytes).
   /// Two characters for each 12 bits, the first in the low byte: a
   /// group of three bytes is two loads and one four-byte store.
   private static let pairs: [UInt16] = {
@@ -189,6 +187,8 @@ enum FalconEyeBase64 {
     return pairs
   }()
 
+  /// Written straight into the string's storage, three bytes to four
+  /// characters at a time (a camera frame is a few hundred kilobytes).
   static func encode(_ bytes: [UInt8]) -> String {
     String(unsafeUninitializedCapacity: (bytes.count + 2) / 3 * 4) { out in
       bytes.withUnsafeBufferPointer { input in
@@ -213,7 +213,8 @@ enum FalconEyeBase64 {
             read += 3
             written += 4
           }
-          while read < whole {
+          // The last whole group, when nothing follows it.
+          if read < whole {
             store(
               UInt32(input[read]) << 16 | UInt32(input[read + 1]) << 8 | UInt32(input[read + 2]), at: written)
             read += 3
