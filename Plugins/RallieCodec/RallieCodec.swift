@@ -110,10 +110,10 @@ public struct RallieCodec: FrameCodec {
   ) throws(DecodeError) -> UInt8 {
     let offset = reader.offset
     let value = try reader.readUInt8(schema.name)
-    let unit = schema.unit.map { " \($0)" } ?? ""
     fields.append(
       DissectionNode(schema.name, .unsigned(UInt64(value)), unit: schema.unit, range: offset..<offset + 1))
     if let range = schema.range, !range.contains(Double(value)) {
+      let unit = schema.unit.map { " \($0)" } ?? ""
       diagnostics.append(
         .warning(
           "out-of-range",
