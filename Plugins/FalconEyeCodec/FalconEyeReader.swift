@@ -105,7 +105,7 @@ struct FalconEyeReader {
       offset: offset, keyPath: path, expected: expected, found: found)
   }
 
-  func leaf(_ name: String, _ field: FieldValue, _ value: JSONValue, unit: String? = nil)
+  func leaf(_ name: String, _ field: FieldValue, _ value: JSONValue, unit: FieldUnit? = nil)
     -> DissectionNode
   {
     DissectionNode(name, field, unit: unit, range: wire(value.range))
@@ -181,7 +181,7 @@ struct FalconEyeObject {
     return string
   }
 
-  mutating func number(_ key: String, _ reader: FalconEyeReader, unit: String? = nil)
+  mutating func number(_ key: String, _ reader: FalconEyeReader, unit: FieldUnit? = nil)
     throws(DecodeError) -> Double
   {
     let json = try required(key)
@@ -190,7 +190,7 @@ struct FalconEyeObject {
     return number
   }
 
-  mutating func integer(_ key: String, _ reader: FalconEyeReader, unit: String? = nil)
+  mutating func integer(_ key: String, _ reader: FalconEyeReader, unit: FieldUnit? = nil)
     throws(DecodeError) -> Int
   {
     let json = try required(key)

@@ -167,7 +167,7 @@ public struct RiderCodec: FrameCodec {
     }
   }
 
-  private func checkSpeed(_ name: String, _ value: Double, unit: String?) throws(EncodeError) {
+  private func checkSpeed(_ name: String, _ value: Double, unit: FieldUnit?) throws(EncodeError) {
     guard RiderSchema.speedRange.contains(value) else {
       throw .outOfRange(name, JSONWriter.formatNumber(value), allowed: RiderSchema.speedRangeText, unit: unit)
     }

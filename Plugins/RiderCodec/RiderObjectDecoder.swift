@@ -57,7 +57,7 @@ struct RiderObjectDecoder {
   /// A motor value (`left`, `right`, `speed`, `direction`). Missing counts
   /// as 0 and a bool as 1/0, as on the robot; any other non-number makes
   /// the robot drop the datagram, so it is a decode error.
-  mutating func motorValue(_ key: String, unit: String?) throws(DecodeError) -> Double {
+  mutating func motorValue(_ key: String, unit: FieldUnit?) throws(DecodeError) -> Double {
     guard let index = effectiveIndex(key), let member = members.element(at: index) else {
       diagnostics.append(
         .warning(

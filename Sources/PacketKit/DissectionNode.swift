@@ -13,7 +13,7 @@ public struct DissectionNode: Sendable, Hashable {
 
   public var name: String
   public var value: FieldValue
-  public var unit: String?
+  public var unit: FieldUnit?
   /// Byte range within the decoded payload.
   public var range: Range<Int>
   public var shape: Shape
@@ -23,7 +23,7 @@ public struct DissectionNode: Sendable, Hashable {
   // node's name, value and unit were copied (retained) into it.
   @inlinable
   public init(
-    _ name: String, _ value: FieldValue, unit: String? = nil, range: Range<Int>
+    _ name: String, _ value: FieldValue, unit: FieldUnit? = nil, range: Range<Int>
   ) {
     self.name = name
     self.value = value

@@ -15,7 +15,7 @@ public struct EncodeError: Error, Sendable, Hashable, CustomStringConvertible {
   public var description: String { text }
 
   public static func outOfRange(
-    _ field: String, _ value: String, allowed: String, unit: String? = nil
+    _ field: String, _ value: String, allowed: String, unit: FieldUnit? = nil
   ) -> EncodeError {
     let unitText = unit.map { " \($0)" } ?? ""
     return EncodeError(

@@ -39,7 +39,7 @@ public struct FieldSchema: Sendable {
   /// The `craft` flag without dashes (`us`, `upper`, `device-id`).
   public var flag: String
   public var kind: Kind
-  public var unit: String?
+  public var unit: FieldUnit?
   /// The documented range; values outside it are refused by `craft` unless
   /// `--force`, and decode with a warning.
   public var range: ClosedRange<Double>?
@@ -53,7 +53,7 @@ public struct FieldSchema: Sendable {
   public var casesAreFlags: Bool
 
   public init(
-    _ name: String, flag: String? = nil, kind: Kind, unit: String? = nil,
+    _ name: String, flag: String? = nil, kind: Kind, unit: FieldUnit? = nil,
     range: ClosedRange<Double>? = nil, default defaultValue: FieldValue? = nil,
     defaultDescription: String? = nil, help: String, role: Role = .field,
     casesAreFlags: Bool = false

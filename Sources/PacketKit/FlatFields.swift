@@ -275,7 +275,7 @@ public struct FlatFields: Sendable {
     else { return false }
     switch (node.unit, field.hasUnit) {
     case (nil, false): break
-    case (let unit?, true) where same(unit, field.unit): break
+    case (let unit?, true) where unit == FieldUnit(field.unit): break
     default: return false
     }
     switch (field.value, node.value) {
@@ -295,7 +295,7 @@ public struct FlatFields: Sendable {
 
   private static func leaf(_ field: Field) -> DissectionNode {
     DissectionNode(
-      field.name.description, field.fieldValue, unit: field.hasUnit ? field.unit.description : nil,
+      field.name.description, field.fieldValue, unit: field.hasUnit ? FieldUnit(field.unit) : nil,
       range: field.range)
   }
 }

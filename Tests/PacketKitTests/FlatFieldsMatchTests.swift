@@ -62,7 +62,7 @@ import Testing
     with { $0.name += "x" }
     with { $0.name = String($0.name.dropLast()) }
     with { $0.unit = $0.unit == nil ? "ms" : nil }
-    with { $0.unit = $0.unit.map { $0 + "s" } }
+    with { $0.unit = $0.unit.map { $0 == "mV" ? "V" : "mV" } }
     with { $0.range = $0.range.lowerBound..<($0.range.upperBound + 1) }
     with { $0.range = ($0.range.lowerBound + 1)..<($0.range.upperBound + 1) }
     with { $0.shape = $0.shape == .leaf ? .object : .leaf }

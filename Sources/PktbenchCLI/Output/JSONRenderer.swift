@@ -211,7 +211,7 @@ enum JSONRenderer {
         json.value(node.value)
         if let unit = node.unit {
           json.raw(",\"unit\":")
-          json.string(unit)
+          json.string(unit.description)
         }
       } else {
         json.raw(",\"children\":")

@@ -278,7 +278,7 @@ enum SummaryRenderer {
           out.append(utf8: node.name)
           out.append(UInt8(ascii: "="))
           value(node.value, into: &out)
-          if let unit = node.unit, unit == "%" || unit == "°" { out.append(utf8: unit) }
+          if let unit = node.unit, unit == "%" || unit == "°" { out.raw(unit.text) }
         case .object:
           collect(node.children, into: &out)
         case .array:
