@@ -8,9 +8,10 @@ public final class CodecFuzzTarget<Codec: FrameCodec>: FuzzTarget {
   /// One input may take at most this long to decode.
   public var timeBoundNanoseconds: UInt64 = 250_000_000
 
-  /// `codec.info.messages` and their names, once (info is a large value).
-  private let messages: [MessageSchema]
+  /// The names and fields of `codec.info.messages`, once (info is a large
+  /// value, and so is each message's schema).
   private let messageNames: [String]
+  private let messageFields: [[FieldSchema]]
 
   /// `cleanFields`' answer for the input under test: one value, reused
   /// (a new one per input wrote all twelve of its slots).
@@ -20,8 +21,9 @@ public final class CodecFuzzTarget<Codec: FrameCodec>: FuzzTarget {
 
   public init(_ codec: Codec) {
     self.codec = codec
-    messages = codec.info.messages
+    let messages = codec.info.messages
     messageNames = messages.map(\.name)
+    messageFields = messages.map(\.fields)
     isJSON = ["rider", "falconeye"].contains(codec.name)
   }
 
@@ -29,9 +31,9 @@ public final class CodecFuzzTarget<Codec: FrameCodec>: FuzzTarget {
 
   /// A message kind picked at random and generated craft values for it.
   private func generated(rng: inout SplitMix64) -> (kind: String, values: CraftValues)? {
-    guard !messages.isEmpty else { return nil }
-    let index = rng.below(messages.count)
-    return (messageNames[index], generator.values(for: messages[index], rng: &rng))
+    guard !messageNames.isEmpty else { return nil }
+    let index = rng.below(messageNames.count)
+    return (messageNames[index], generator.values(for: messageFields[index], rng: &rng))
   }
 
   public func seed(rng: inout SplitMix64) -> [UInt8]? {

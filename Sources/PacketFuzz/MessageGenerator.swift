@@ -7,10 +7,16 @@ public struct MessageGenerator {
   public init() {}
 
   public func values(for schema: MessageSchema, rng: inout SplitMix64) -> CraftValues {
-    var values = CraftValues(capacity: schema.fields.count)
+    values(for: schema.fields, rng: &rng)
+  }
+
+  /// Values for a message kind's `fields` (a fuzz target keeps each kind's
+  /// list: taking one out of its `MessageSchema` copied the whole schema).
+  public func values(for fields: [FieldSchema], rng: inout SplitMix64) -> CraftValues {
+    var values = CraftValues(capacity: fields.count)
     // Read in place: `for field in` (or the array's subscript) copied each
     // field's schema (its names, cases and default) out of the array.
-    schema.fields.withUnsafeBufferPointer { fields in
+    fields.withUnsafeBufferPointer { fields in
       for index in fields.indices {
         if let value = value(for: fields[index], rng: &rng) { values[fields[index].name] = value }
       }
@@ -23,6 +29,7 @@ public struct MessageGenerator {
     "quote \" backslash \\ newline \n tab \t", String(repeating: "x", count: 300),
   ]
 
+  @inline(__always)
   func value(for field: FieldSchema, rng: inout SplitMix64) -> FieldValue? {
     // Craft parameters are inputs to crafting, not message content: only
     // enumerations (e.g. the check variant) vary; the rest keep defaults.
