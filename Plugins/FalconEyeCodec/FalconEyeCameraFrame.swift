@@ -168,9 +168,9 @@ extension FalconEyeCameraFrame: FalconEyeInner {
     guard rows.count == 4, badRow == nil else {
       let offset = reader.map.wire(offset: (badRow ?? json).range.lowerBound)
       let found = "\(rows.count)×\(columns)"
-      throw DecodeError(
-        code: "bad-shape", text: "\(path) at offset \(offset) is \(found); expected a 4×4 matrix",
-        offset: offset, keyPath: path, expected: "4×4", found: found)
+      throw DecodeError(code: "bad-shape", offset: offset, keyPath: path) {
+        .init("\(path) at offset \(offset) is \(found); expected a 4×4 matrix", expected: "4×4", found: found)
+      }
     }
     return (matrix, reader.group("devicePose", shape: .array, json, rowNodes))
   }

@@ -14,10 +14,11 @@ enum FalconEyeEnvelope {
   static func decode(_ bytes: UnsafeRawBufferPointer) throws(DecodeError) -> Decoded<FalconEyeMessage> {
     let root = try JSONParser.parse(bytes, limits: limits)
     guard let members = root.members else {
-      throw DecodeError(
-        code: "wrong-type",
-        text: "a FalconEye message is a JSON object; this is a \(root.typeName)",
-        offset: root.range.lowerBound, expected: "object", found: root.typeName)
+      throw DecodeError(code: "wrong-type", offset: root.range.lowerBound) {
+        .init(
+          "a FalconEye message is a JSON object; this is a \(root.typeName)", expected: "object",
+          found: root.typeName)
+      }
     }
     let isEnvelope = members.contains { $0.key == "type" || $0.key == "payload" }
     var decoded = try isEnvelope ? envelope(root, bytes) : bare(root, members.map(\.key))
@@ -45,11 +46,12 @@ enum FalconEyeEnvelope {
     let typeJSON = try object.required("type")
     let typeName = try reader.string(typeJSON, at: "type")
     guard let kind = FalconEyeKind(rawValue: typeName) else {
-      throw DecodeError(
-        code: "unknown-kind",
-        text: "type \(JSONWriter.quoted(typeName)) at offset \(typeJSON.range.lowerBound) is not a "
-          + "FalconEye message; the kinds are \(FalconEyeKind.list)",
-        offset: typeJSON.range.lowerBound, keyPath: "type", expected: FalconEyeKind.list, found: typeName)
+      throw DecodeError(code: "unknown-kind", offset: typeJSON.range.lowerBound, keyPath: "type") {
+        .init(
+          "type \(JSONWriter.quoted(typeName)) at offset \(typeJSON.range.lowerBound) is not a "
+            + "FalconEye message; the kinds are \(FalconEyeKind.list)", expected: FalconEyeKind.list,
+          found: typeName)
+      }
     }
     object.add(reader.leaf("type", .string(typeName), typeJSON), at: typeJSON)
     let timestamp = try object.number("timestamp", reader, unit: "s")
@@ -86,11 +88,11 @@ enum FalconEyeEnvelope {
       return try FalconEyeBase64.decode(text)
     } catch {
       let offset = map.wireOffset(ofCharacter: error.index)
-      throw DecodeError(
-        code: "bad-base64",
-        text: "payload is not base64 at offset \(offset) (character \(error.index)): \(error.reason)",
-        offset: offset, keyPath: "payload", expected: "standard base64 with '=' padding",
-        found: error.reason)
+      throw DecodeError(code: "bad-base64", offset: offset, keyPath: "payload") {
+        .init(
+          "payload is not base64 at offset \(offset) (character \(error.index)): \(error.reason)",
+          expected: "standard base64 with '=' padding", found: error.reason)
+      }
     }
   }
 
@@ -100,12 +102,13 @@ enum FalconEyeEnvelope {
     -> Decoded<FalconEyeMessage>
   {
     guard let kind = FalconEyeKind.inferred(fromKeys: keys) else {
-      throw DecodeError(
-        code: "unknown-kind",
-        text: "a JSON object with keys \(keys.joined(separator: ", ")) is neither an envelope nor one "
-          + "of the inner messages \(FalconEyeKind.list)",
-        offset: root.range.lowerBound, expected: "an envelope or one of \(FalconEyeKind.list)",
-        found: keys.isEmpty ? "no keys" : keys.joined(separator: ", "))
+      throw DecodeError(code: "unknown-kind", offset: root.range.lowerBound) {
+        .init(
+          "a JSON object with keys \(keys.joined(separator: ", ")) is neither an envelope nor one "
+            + "of the inner messages \(FalconEyeKind.list)",
+          expected: "an envelope or one of \(FalconEyeKind.list)",
+          found: keys.isEmpty ? "no keys" : keys.joined(separator: ", "))
+      }
     }
     var reader = FalconEyeReader(map: .identity, root: "")
     let (body, nodes) = try decodeInner(kind, root, &reader)

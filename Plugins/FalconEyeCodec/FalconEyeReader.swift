@@ -89,10 +89,11 @@ struct FalconEyeReader {
     guard let elements = value.elements else { throw wrongType(value, at: path(), expected: "array") }
     guard elements.count <= limit else {
       let path = path()
-      throw DecodeError(
-        code: "too-many", text: "\(path) has \(elements.count) elements; pktbench reads at most \(limit)",
-        offset: map.wire(offset: value.range.lowerBound), keyPath: path,
-        expected: "at most \(limit)", found: String(elements.count))
+      throw DecodeError(code: "too-many", offset: map.wire(offset: value.range.lowerBound), keyPath: path) {
+        .init(
+          "\(path) has \(elements.count) elements; pktbench reads at most \(limit)",
+          expected: "at most \(limit)", found: String(elements.count))
+      }
     }
     return elements
   }
@@ -100,9 +101,10 @@ struct FalconEyeReader {
   func wrongType(_ value: JSONValue, at path: String, expected: String) -> DecodeError {
     let offset = map.wire(offset: value.range.lowerBound)
     let found = expected == "integer" && value.number != nil ? "fractional number" : value.typeName
-    return DecodeError(
-      code: "wrong-type", text: "\(path) at offset \(offset) is a \(found); expected a \(expected)",
-      offset: offset, keyPath: path, expected: expected, found: found)
+    return DecodeError(code: "wrong-type", offset: offset, keyPath: path) {
+      .init(
+        "\(path) at offset \(offset) is a \(found); expected a \(expected)", expected: expected, found: found)
+    }
   }
 
   func leaf(_ name: String, _ field: FieldValue, _ value: JSONValue, unit: FieldUnit? = nil)
@@ -157,10 +159,11 @@ struct FalconEyeObject {
     let offset = map.wire(offset: value.range.lowerBound)
     let present = (value.members ?? []).map(\.key)
     let found = present.isEmpty ? "no keys" : "keys " + present.joined(separator: ", ")
-    return DecodeError(
-      code: "missing-key",
-      text: "\(path.isEmpty ? "the object" : path) at offset \(offset) has no \"\(key)\"",
-      offset: offset, keyPath: keyPath(key), expected: key, found: found)
+    return DecodeError(code: "missing-key", offset: offset, keyPath: keyPath(key)) {
+      .init(
+        "\(path.isEmpty ? "the object" : path) at offset \(offset) has no \"\(key)\"", expected: key,
+        found: found)
+    }
   }
 
   // Required scalars, each adding its leaf node.

@@ -31,27 +31,28 @@ public struct LegCtrlCodec: FrameCodec {
     var diagnostics: [Diagnostic] = []
     let version = try reader.readUInt8("version")
     guard version == 1 else {
-      throw DecodeError(
-        code: "bad-version", text: "version at offset 0 is \(version); expected 1",
-        offset: 0, expected: "01", found: Hex.spaced([version]))
+      throw DecodeError(code: "bad-version", offset: 0) {
+        .init("version at offset 0 is \(version); expected 1", expected: "01", found: Hex.spaced([version]))
+      }
     }
     let msgType = try reader.readUInt8("msg_type")
     let payloadLength = Int(try reader.readUInt8("payload_len"))
     let reserved = try reader.readUInt8("reserved")
     guard payloadLength <= Self.maxPayloadLength else {
-      throw DecodeError(
-        code: "bad-length",
-        text: "payload_len at offset 2 is \(payloadLength); at most \(Self.maxPayloadLength) is allowed",
-        offset: 2, expected: "0…8", found: String(payloadLength))
+      throw DecodeError(code: "bad-length", offset: 2) {
+        .init(
+          "payload_len at offset 2 is \(payloadLength); at most \(Self.maxPayloadLength) is allowed",
+          expected: "0…8", found: String(payloadLength))
+      }
     }
     guard bytes.count == Self.headerLength + payloadLength else {
       let count = bytes.count
-      throw DecodeError(
-        code: "bad-length",
-        text: "frame is \(count) bytes but payload_len at offset 2 says \(payloadLength), "
-          + "so \(Self.headerLength + payloadLength) were expected",
-        offset: min(count, Self.headerLength + payloadLength),
-        expected: "\(Self.headerLength + payloadLength) bytes", found: "\(count) bytes")
+      throw DecodeError(code: "bad-length", offset: min(count, Self.headerLength + payloadLength)) {
+        .init(
+          "frame is \(count) bytes but payload_len at offset 2 says \(payloadLength), "
+            + "so \(Self.headerLength + payloadLength) were expected",
+          expected: "\(Self.headerLength + payloadLength) bytes", found: "\(count) bytes")
+      }
     }
     if reserved != 0 {
       diagnostics.append(
@@ -106,10 +107,11 @@ public struct LegCtrlCodec: FrameCodec {
       body = .setServoCh0(pulseMicroseconds: pulse)
     case LegCtrlMsgType.telemetry:
       guard payloadLength == 8 else {
-        throw DecodeError(
-          code: "bad-length",
-          text: "TELEMETRY needs payload_len 8 at offset 2, found \(payloadLength)",
-          offset: 2, expected: "8", found: String(payloadLength))
+        throw DecodeError(code: "bad-length", offset: 2) {
+          .init(
+            "TELEMETRY needs payload_len 8 at offset 2, found \(payloadLength)", expected: "8",
+            found: String(payloadLength))
+        }
       }
       let telemetry = try decodeTelemetry(&reader, into: &fields, &diagnostics)
       body = .telemetry(telemetry)

@@ -25,11 +25,11 @@ public struct RallieCodec: FrameCodec {
     guard bytes.count == RallieSchema.commandLength || bytes.count == RallieSchema.responseLength
     else {
       let count = bytes.count
-      throw DecodeError(
-        code: "bad-length",
-        text: "frame is \(count) bytes; a Rallie frame is 10 (command) or 5 (response)",
-        offset: min(count, RallieSchema.commandLength),
-        expected: "10 (command) or 5 (response)", found: "\(count) bytes")
+      throw DecodeError(code: "bad-length", offset: min(count, RallieSchema.commandLength)) {
+        .init(
+          "frame is \(count) bytes; a Rallie frame is 10 (command) or 5 (response)",
+          expected: "10 (command) or 5 (response)", found: "\(count) bytes")
+      }
     }
     let variant = try Self.matchingCheckVariant(bytes)
     let checkOffset = bytes.count - 1
@@ -146,11 +146,12 @@ public struct RallieCodec: FrameCodec {
       guard offset < bytes.count else { return }
       let found = bytes[offset]
       guard found == expected else {
-        throw DecodeError(
-          code: "bad-magic",
-          text: "magic byte at offset \(offset) is 0x\(Hex.spaced([found])); "
-            + "expected 0x\(Hex.spaced([expected])) (a Rallie frame starts 5A A5)",
-          offset: offset, expected: Hex.spaced([expected]), found: Hex.spaced([found]))
+        throw DecodeError(code: "bad-magic", offset: offset) {
+          .init(
+            "magic byte at offset \(offset) is 0x\(Hex.spaced([found])); "
+              + "expected 0x\(Hex.spaced([expected])) (a Rallie frame starts 5A A5)",
+            expected: Hex.spaced([expected]), found: Hex.spaced([found]))
+        }
       }
     }
   }
@@ -162,7 +163,7 @@ public struct RallieCodec: FrameCodec {
   {
     let checkOffset = bytes.count - 1
     guard checkOffset >= 0 else {
-      throw DecodeError(code: "truncated", text: "frame has no check byte", offset: 0)
+      throw DecodeError(code: "truncated", offset: 0) { .init("frame has no check byte") }
     }
     let covered = UnsafeRawBufferPointer(rebasing: bytes[0..<checkOffset])
     let found = bytes[checkOffset]
@@ -175,10 +176,11 @@ public struct RallieCodec: FrameCodec {
     @Sendable func expected() -> String {
       checks.map { "0x\(Hex.spaced([$0.0])) (\($0.1))" }.joined(separator: " or ")
     }
-    throw DecodeError(
-      code: "bad-check",
-      text: "check at offset \(checkOffset) is 0x\(Hex.spaced([found])); expected \(expected())",
-      offset: checkOffset, expected: expected(), found: "0x\(Hex.spaced([found]))")
+    throw DecodeError(code: "bad-check", offset: checkOffset) {
+      .init(
+        "check at offset \(checkOffset) is 0x\(Hex.spaced([found])); expected \(expected())",
+        expected: expected(), found: "0x\(Hex.spaced([found]))")
+    }
   }
 
   // MARK: Encode

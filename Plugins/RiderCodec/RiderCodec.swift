@@ -64,11 +64,11 @@ public struct RiderCodec: FrameCodec {
   private func decodeObject(_ bytes: UnsafeRawBufferPointer) throws(DecodeError) -> Decoded<RiderMessage> {
     let value = try JSONParser.parse(bytes, limits: Self.jsonLimits)
     guard let members = value.members else {
-      throw DecodeError(
-        code: "not-object",
-        text: "a Rider command is a JSON object, but this datagram holds \(value.typeName) "
-          + "at offset \(value.range.lowerBound)",
-        offset: value.range.lowerBound, expected: "object", found: value.typeName)
+      throw DecodeError(code: "not-object", offset: value.range.lowerBound) {
+        .init(
+          "a Rider command is a JSON object, but this datagram holds \(value.typeName) "
+            + "at offset \(value.range.lowerBound)", expected: "object", found: value.typeName)
+      }
     }
     var reader = RiderObjectDecoder(members: members, objectRange: value.range)
     let message: RiderMessage
@@ -101,7 +101,7 @@ public struct RiderCodec: FrameCodec {
     guard values.count == 3, let left = values.first, let right = values.dropFirst().first,
       let direction = values.last
     else {
-      throw DecodeError(code: "bad-legacy", text: "legacy form needs 3 integers", offset: bytes.count)
+      throw DecodeError(code: "bad-legacy", offset: bytes.count) { .init("legacy form needs 3 integers") }
     }
     var diagnostics: [Diagnostic] = []
     for (name, entry) in [("left", left), ("right", right)]

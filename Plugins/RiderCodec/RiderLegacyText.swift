@@ -43,46 +43,50 @@ enum RiderLegacyText {
       while let c = byte(at: index), isDigit(c) {
         guard index - digitsStart < maxDigits else {
           let index = index
-          throw DecodeError(
-            code: "bad-number",
-            text: "integer at offset \(start) has more than \(maxDigits) digits",
-            offset: index, expected: "an integer −100…100")
+          throw DecodeError(code: "bad-number", offset: index) {
+            .init(
+              "integer at offset \(start) has more than \(maxDigits) digits", expected: "an integer −100…100")
+          }
         }
         magnitude = magnitude * 10 + Int(c - UInt8(ascii: "0"))
         index += 1
       }
       guard index > digitsStart else {
         let (index, found) = (index, byte(at: index))
-        throw DecodeError(
-          code: "bad-legacy",
-          text: "legacy form left,right,direction needs an integer at offset \(index)",
-          offset: index, expected: "an integer", found: describe(found))
+        throw DecodeError(code: "bad-legacy", offset: index) {
+          .init(
+            "legacy form left,right,direction needs an integer at offset \(index)", expected: "an integer",
+            found: describe(found))
+        }
       }
       values.append((negative ? -magnitude : magnitude, start..<index))
       while isSpace(byte(at: index)) { index += 1 }
       guard let separator = byte(at: index) else { break }
       guard separator == UInt8(ascii: ",") else {
         let index = index
-        throw DecodeError(
-          code: "bad-legacy",
-          text: "legacy form expects ',' at offset \(index), found \(describe(separator))",
-          offset: index, expected: ",", found: describe(separator))
+        throw DecodeError(code: "bad-legacy", offset: index) {
+          .init(
+            "legacy form expects ',' at offset \(index), found \(describe(separator))", expected: ",",
+            found: describe(separator))
+        }
       }
       guard values.count < 3 else {
         let index = index
-        throw DecodeError(
-          code: "bad-legacy",
-          text: "legacy form left,right,direction has more than 3 values (a 4th after offset \(index))",
-          offset: index, expected: "3 integers", found: "more than 3")
+        throw DecodeError(code: "bad-legacy", offset: index) {
+          .init(
+            "legacy form left,right,direction has more than 3 values (a 4th after offset \(index))",
+            expected: "3 integers", found: "more than 3")
+        }
       }
       index += 1
     }
     guard values.count == 3 else {
       let count = values.count
-      throw DecodeError(
-        code: "bad-legacy",
-        text: "legacy form left,right,direction needs 3 integers, found \(count)",
-        offset: bytes.count, expected: "3 integers", found: "\(count)")
+      throw DecodeError(code: "bad-legacy", offset: bytes.count) {
+        .init(
+          "legacy form left,right,direction needs 3 integers, found \(count)", expected: "3 integers",
+          found: "\(count)")
+      }
     }
     return values
   }

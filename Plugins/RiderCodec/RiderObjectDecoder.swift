@@ -82,11 +82,12 @@ struct RiderObjectDecoder {
             + "(a Python bool is an int) and uses \(b ? 1 : 0)",
           range: value.range))
     default:
-      throw DecodeError(
-        code: "wrong-type",
-        text: "\(key) at offset \(value.range.lowerBound) is \(Self.article(value.typeName)); "
-          + "it must be a number (the robot ignores the datagram)",
-        offset: value.range.lowerBound, keyPath: key, expected: "number", found: value.typeName)
+      throw DecodeError(code: "wrong-type", offset: value.range.lowerBound, keyPath: key) {
+        .init(
+          "\(key) at offset \(value.range.lowerBound) is \(Self.article(value.typeName)); "
+            + "it must be a number (the robot ignores the datagram)", expected: "number",
+          found: value.typeName)
+      }
     }
     if !RiderSchema.speedRange.contains(number) {
       diagnostics.append(
@@ -124,15 +125,14 @@ struct RiderObjectDecoder {
   /// The `move` variant's command word.
   mutating func command() throws(DecodeError) -> String {
     guard let index = effectiveIndex("command"), let member = members.element(at: index) else {
-      throw DecodeError(code: "missing-key", text: "no \"command\" key", keyPath: "command")
+      throw DecodeError(code: "missing-key", keyPath: "command") { .init("no \"command\" key") }
     }
     guard let word = member.value.string else {
-      throw DecodeError(
-        code: "wrong-type",
-        text: "command at offset \(member.value.range.lowerBound) is \(Self.article(member.value.typeName)); "
-          + "it must be \"move\" or \"stop\"",
-        offset: member.value.range.lowerBound, keyPath: "command", expected: "string",
-        found: member.value.typeName)
+      throw DecodeError(code: "wrong-type", offset: member.value.range.lowerBound, keyPath: "command") {
+        .init(
+          "command at offset \(member.value.range.lowerBound) is \(Self.article(member.value.typeName)); "
+            + "it must be \"move\" or \"stop\"", expected: "string", found: member.value.typeName)
+      }
     }
     if word != RiderMoveCommand.move && word != RiderMoveCommand.stop {
       diagnostics.append(

@@ -21,10 +21,11 @@ public struct ByteReader {
   public func require(_ count: Int, for field: String) throws(DecodeError) {
     guard count >= 0, remaining >= count else {
       let (offset, remaining) = (offset, max(remaining, 0))
-      throw DecodeError(
-        code: "truncated",
-        text: "\(field) needs \(Self.bytes(count)) at offset \(offset), but only \(remaining) remain",
-        offset: offset, expected: Self.bytes(count), found: Self.bytes(remaining))
+      throw DecodeError(code: "truncated", offset: offset) {
+        .init(
+          "\(field) needs \(Self.bytes(count)) at offset \(offset), but only \(remaining) remain",
+          expected: Self.bytes(count), found: Self.bytes(remaining))
+      }
     }
   }
 

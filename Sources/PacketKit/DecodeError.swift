@@ -5,11 +5,36 @@
 /// read, not when the error is thrown: a probe or the fuzz runner has a
 /// decoder refuse input hundreds of thousands of times a second and reads
 /// only `code`, while a person reading a damaged packet reads them once.
-/// The initializer takes them as autoclosures, so a call site reads like a
-/// plain string, and `@Sendable`, so the compiler refuses one that would
-/// capture the input's buffer (which may be gone when the words are read)
-/// or a variable (which may have changed).
+/// They come from one closure, given as a trailing closure:
+///
+///     throw DecodeError(code: "bad-version", offset: 0) {
+///       .init("version at offset 0 is \(version); expected 1", expected: "01")
+///     }
+///
+/// One closure captures what all three words need in one context, and one
+/// that captures nothing allocates nothing. (Three autoclosures, one per
+/// word, allocated up to three contexts per refusal, and with them the
+/// error had five reference-counted fields, so each throw also copied it
+/// through its value witnesses: a thousand instructions per refused input,
+/// most of the time the fuzzer spent on binary codecs.) The closure is
+/// `@Sendable`, so the compiler refuses one that would capture the input's
+/// buffer (which may be gone when the words are read) or a variable (which
+/// may have changed).
 public struct DecodeError: Error, Sendable, Hashable, CustomStringConvertible {
+  /// The words for a person: one sentence, and what was expected and found
+  /// where that is short (`01`, `4 bytes`).
+  public struct Words: Sendable {
+    public var text: String
+    public var expected: String?
+    public var found: String?
+
+    public init(_ text: String, expected: String? = nil, found: String? = nil) {
+      self.text = text
+      self.expected = expected
+      self.found = found
+    }
+  }
+
   /// Stable machine-readable code, e.g. `truncated`, `bad-magic`, `bad-check`.
   public var code: String
   /// Byte offset in the payload where the damage is.
@@ -17,37 +42,40 @@ public struct DecodeError: Error, Sendable, Hashable, CustomStringConvertible {
   /// JSON key path (`payload.intrinsics.fx`) for JSON protocols.
   public var keyPath: String?
 
-  private var writeText: @Sendable () -> String
-  private var writeExpected: @Sendable () -> String?
-  private var writeFound: @Sendable () -> String?
+  private var writeWords: @Sendable () -> Words
 
   public init(
-    code: String, text: @autoclosure @escaping @Sendable () -> String, offset: Int? = nil,
-    keyPath: String? = nil, expected: @autoclosure @escaping @Sendable () -> String? = nil,
-    found: @autoclosure @escaping @Sendable () -> String? = nil
+    code: String, offset: Int? = nil, keyPath: String? = nil, words: @escaping @Sendable () -> Words
   ) {
     self.code = code
     self.offset = offset
     self.keyPath = keyPath
-    writeText = text
-    writeExpected = expected
-    writeFound = found
+    writeWords = words
   }
+
+  /// All three words, written now.
+  public var words: Words { writeWords() }
 
   /// One sentence for a person.
   public var text: String {
-    get { writeText() }
-    set { writeText = { newValue } }
+    get { writeWords().text }
+    set { replaceWords { $0.text = newValue } }
   }
 
   public var expected: String? {
-    get { writeExpected() }
-    set { writeExpected = { newValue } }
+    get { writeWords().expected }
+    set { replaceWords { $0.expected = newValue } }
   }
 
   public var found: String? {
-    get { writeFound() }
-    set { writeFound = { newValue } }
+    get { writeWords().found }
+    set { replaceWords { $0.found = newValue } }
+  }
+
+  private mutating func replaceWords(_ change: (inout Words) -> Void) {
+    var words = writeWords()
+    change(&words)
+    writeWords = { [words] in words }
   }
 
   public var description: String {
@@ -57,8 +85,9 @@ public struct DecodeError: Error, Sendable, Hashable, CustomStringConvertible {
   }
 
   public static func == (lhs: DecodeError, rhs: DecodeError) -> Bool {
-    lhs.code == rhs.code && lhs.offset == rhs.offset && lhs.keyPath == rhs.keyPath
-      && lhs.text == rhs.text && lhs.expected == rhs.expected && lhs.found == rhs.found
+    guard lhs.code == rhs.code, lhs.offset == rhs.offset, lhs.keyPath == rhs.keyPath else { return false }
+    let (left, right) = (lhs.words, rhs.words)
+    return left.text == right.text && left.expected == right.expected && left.found == right.found
   }
 
   public func hash(into hasher: inout Hasher) {

@@ -43,7 +43,7 @@ import Testing
     func decode(_ bytes: UnsafeRawBufferPointer) throws(DecodeError) -> Decoded<UInt8> {
       guard bytes.count == 1 else {
         let count = bytes.count
-        throw DecodeError(code: "bad-length", text: "\(count) bytes; expected 1", offset: 0)
+        throw DecodeError(code: "bad-length", offset: 0) { .init("\(count) bytes; expected 1") }
       }
       let end = fault == .rangePastInput ? 2 : 1
       return Decoded(

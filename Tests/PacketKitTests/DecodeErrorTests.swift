@@ -16,17 +16,34 @@ import Testing
 
   @Test func wordsAreWrittenOnlyWhenRead() {
     let counter = Counter()
-    let error = DecodeError(
-      code: "bad-length", text: counter.word("frame is 3 bytes"), offset: 3,
-      expected: counter.word("4 bytes"), found: counter.word("3 bytes"))
+    let error = DecodeError(code: "bad-length", offset: 3) {
+      .init(
+        counter.word("frame is 3 bytes"), expected: counter.word("4 bytes"), found: counter.word("3 bytes"))
+    }
     #expect(error.code == "bad-length")
     #expect(error.offset == 3)
+    let copy = error
+    #expect(copy.code == "bad-length")
     #expect(counter.reads.withLock { $0 } == 0)
-    #expect(error.text == "frame is 3 bytes")
-    #expect(counter.reads.withLock { $0 } == 1)
-    #expect(error.expected == "4 bytes")
-    #expect(error.found == "3 bytes")
+    // One closure writes all three words at once.
+    let words = error.words
     #expect(counter.reads.withLock { $0 } == 3)
+    #expect(words.text == "frame is 3 bytes")
+    #expect(words.expected == "4 bytes")
+    #expect(words.found == "3 bytes")
+    #expect(error.text == "frame is 3 bytes")
+    #expect(counter.reads.withLock { $0 } == 6)
+  }
+
+  /// A closure that captures nothing is the common refusal (a fixed
+  /// sentence); the error still says it, and compares by it.
+  @Test func wordsWithoutCapturesAreTheSameWords() {
+    let a = DecodeError(code: "truncated", offset: 0) { .init("frame has no check byte") }
+    #expect(a.text == "frame has no check byte")
+    #expect(a.expected == nil)
+    #expect(a.found == nil)
+    #expect(a == DecodeError(code: "truncated", offset: 0) { .init("frame has no check byte") })
+    #expect(a != DecodeError(code: "truncated", offset: 1) { .init("frame has no check byte") })
   }
 
   @Test func wordsOutliveTheInputBuffer() throws {
@@ -51,7 +68,7 @@ import Testing
   }
 
   @Test func settingWordsReplacesThem() {
-    var error = DecodeError(code: "bad-json", text: "inner text", offset: 7, found: "'x'")
+    var error = DecodeError(code: "bad-json", offset: 7) { .init("inner text", found: "'x'") }
     error.text = "payload at wire offset 40: \(error.text)"
     error.expected = "a value"
     #expect(error.text == "payload at wire offset 40: inner text")
@@ -60,10 +77,10 @@ import Testing
   }
 
   @Test func equalityAndHashFollowTheWords() {
-    let a = DecodeError(code: "bad-check", text: "check is 0x01", offset: 9, expected: "0x02")
-    let same = DecodeError(code: "bad-check", text: "check is 0x01", offset: 9, expected: "0x02")
-    let otherText = DecodeError(code: "bad-check", text: "check is 0x03", offset: 9, expected: "0x02")
-    let otherExpected = DecodeError(code: "bad-check", text: "check is 0x01", offset: 9, expected: "0x04")
+    let a = DecodeError(code: "bad-check", offset: 9) { .init("check is 0x01", expected: "0x02") }
+    let same = DecodeError(code: "bad-check", offset: 9) { .init("check is 0x01", expected: "0x02") }
+    let otherText = DecodeError(code: "bad-check", offset: 9) { .init("check is 0x03", expected: "0x02") }
+    let otherExpected = DecodeError(code: "bad-check", offset: 9) { .init("check is 0x01", expected: "0x04") }
     #expect(a == same)
     #expect(a.hashValue == same.hashValue)
     #expect(a != otherText)
@@ -72,8 +89,8 @@ import Testing
   }
 
   @Test func descriptionAddsTheOffsetOnlyWhenTheTextLacksIt() {
-    #expect(DecodeError(code: "x", text: "cut short", offset: 4).description == "cut short (at offset 4)")
-    #expect(DecodeError(code: "x", text: "cut at offset 4", offset: 4).description == "cut at offset 4")
-    #expect(DecodeError(code: "x", text: "no key", keyPath: "a.b").description == "no key")
+    #expect(DecodeError(code: "x", offset: 4) { .init("cut short") }.description == "cut short (at offset 4)")
+    #expect(DecodeError(code: "x", offset: 4) { .init("cut at offset 4") }.description == "cut at offset 4")
+    #expect(DecodeError(code: "x", keyPath: "a.b") { .init("no key") }.description == "no key")
   }
 }

@@ -239,9 +239,11 @@ extension BluetoothDecoder {
   func readUUID(_ reader: inout ByteReader, count: Int, _ field: String) throws(DecodeError) -> String {
     guard count == 2 || count == 16 else {
       let offset = reader.offset
-      throw DecodeError(
-        code: "bad-length", text: "\(field) is \(count) bytes at offset \(offset); 2 or 16 expected",
-        offset: offset, expected: "2 or 16 bytes", found: "\(count) bytes")
+      throw DecodeError(code: "bad-length", offset: offset) {
+        .init(
+          "\(field) is \(count) bytes at offset \(offset); 2 or 16 expected", expected: "2 or 16 bytes",
+          found: "\(count) bytes")
+      }
     }
     try reader.require(count, for: field)
     let uuid = BluetoothUUID.canonical(littleEndian: reader.bytes.btSlice(reader.offset, count)) ?? ""

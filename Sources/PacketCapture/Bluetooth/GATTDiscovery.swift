@@ -15,11 +15,11 @@ extension BluetoothDecoder {
     case 1: size = 4
     case 2: size = 18
     default:
-      throw DecodeError(
-        code: "bad-format",
-        text:
+      throw DecodeError(code: "bad-format", offset: 1) {
+        .init(
           "format at offset 1 is \(BluetoothText.hex8(format)); 01 (16-bit UUIDs) or 02 (128-bit) expected",
-        offset: 1, expected: "01 or 02", found: BluetoothText.hex8(format))
+          expected: "01 or 02", found: BluetoothText.hex8(format))
+      }
     }
     try reader.require(size, for: "information data")
     var fields = [ATTField("format", format == 1 ? "16-bit" : "128-bit")]
@@ -64,9 +64,11 @@ extension BluetoothDecoder {
   ) throws(DecodeError) {
     let length = Int(try reader.readUInt8("length"))
     guard length >= 2 else {
-      throw DecodeError(
-        code: "bad-length", text: "entry length at offset 1 is \(length); at least 2 (the handle) expected",
-        offset: 1, expected: "≥ 2", found: "\(length)")
+      throw DecodeError(code: "bad-length", offset: 1) {
+        .init(
+          "entry length at offset 1 is \(length); at least 2 (the handle) expected", expected: "≥ 2",
+          found: "\(length)")
+      }
     }
     try reader.require(length, for: "attribute data")
     var type: String?
@@ -120,10 +122,11 @@ extension BluetoothDecoder {
   ) throws(DecodeError) {
     let length = Int(try reader.readUInt8("length"))
     guard length == 6 || length == 20 else {
-      throw DecodeError(
-        code: "bad-length",
-        text: "entry length at offset 1 is \(length); 6 or 20 expected (handle, end group handle, "
-          + "2- or 16-byte UUID)", offset: 1, expected: "6 or 20", found: "\(length)")
+      throw DecodeError(code: "bad-length", offset: 1) {
+        .init(
+          "entry length at offset 1 is \(length); 6 or 20 expected (handle, end group handle, "
+            + "2- or 16-byte UUID)", expected: "6 or 20", found: "\(length)")
+      }
     }
     try reader.require(length, for: "attribute data")
     var type: String?

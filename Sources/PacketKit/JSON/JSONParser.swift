@@ -33,9 +33,9 @@ public struct JSONParser {
   ) throws(DecodeError) -> JSONValue {
     guard bytes.count <= limits.maxBytes else {
       let (count, limits) = (bytes.count, limits)
-      throw DecodeError(
-        code: "too-large", text: "JSON text is \(count) bytes; the limit is \(limits.maxBytes)",
-        offset: limits.maxBytes)
+      throw DecodeError(code: "too-large", offset: limits.maxBytes) {
+        .init("JSON text is \(count) bytes; the limit is \(limits.maxBytes)")
+      }
     }
     var parser = JSONParser(bytes, limits: limits)
     parser.skipWhitespace()
@@ -415,8 +415,8 @@ public struct JSONParser {
 
   private func error(_ code: String, _ text: String, expected: String? = nil) -> DecodeError {
     let next = peek()
-    return DecodeError(
-      code: code, text: text, offset: min(index, bytes.count), expected: expected,
-      found: Self.describe(next))
+    return DecodeError(code: code, offset: min(index, bytes.count)) {
+      .init(text, expected: expected, found: Self.describe(next))
+    }
   }
 }

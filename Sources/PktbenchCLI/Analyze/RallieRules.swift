@@ -250,13 +250,14 @@ final class RallieRules: FlowRules {
             latency: message.time - command.time))
       }
     }
+    let words = error.words
     flow.report(
       Finding(
         "rallie.check-failure", .error, time: message.time, frame: message.frame,
-        text: "the \(side)'s check byte is wrong: \(error.text); \(effect)",
+        text: "the \(side)'s check byte is wrong: \(words.text); \(effect)",
         details: [
-          .init("side", .string(side)), .init("found", error.found.map { .string($0) } ?? .null),
-          .init("expected", error.expected.map { .string($0) } ?? .null),
+          .init("side", .string(side)), .init("found", words.found.map { .string($0) } ?? .null),
+          .init("expected", words.expected.map { .string($0) } ?? .null),
         ]))
   }
 }

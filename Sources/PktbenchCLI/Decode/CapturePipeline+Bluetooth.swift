@@ -71,7 +71,7 @@ extension CapturePipeline {
       stats.events[kind, default: 0] += 1
     case .damaged(let frame, let time, let layer, let offset, let text):
       var record = DecodedRecord(frame: frame, time: time, transport: layer, payloadLength: 0)
-      record.layerError = DecodeError(code: "damaged-\(layer)", text: text, offset: offset)
+      record.layerError = DecodeError(code: "damaged-\(layer)", offset: offset) { .init(text) }
       deliver(record)
     case .undecoded(_, _, let reason):
       stats.undecoded[reason, default: 0] += 1

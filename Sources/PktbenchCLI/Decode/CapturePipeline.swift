@@ -107,7 +107,7 @@ final class CapturePipeline {
       stats.undecoded[reason, default: 0] += 1
     case .damaged(let frame, let time, let layer, let offset, let text):
       var record = DecodedRecord(frame: frame, time: time, transport: layer, payloadLength: 0)
-      record.layerError = DecodeError(code: "damaged-\(layer)", text: text, offset: offset)
+      record.layerError = DecodeError(code: "damaged-\(layer)", offset: offset) { .init(text) }
       deliver(record)
     }
   }
@@ -196,7 +196,7 @@ final class CapturePipeline {
           "\(message.missingBytes) bytes of this message were lost in the capture "
           + "(TCP gap\(frames.count == 1 ? "" : "s") at frame\(frames.count == 1 ? "" : "s") "
           + "\(frames.joined(separator: ", ")))"
-        let error = DecodeError(code: "incomplete", text: text, offset: message.holes.first?.offset)
+        let error = DecodeError(code: "incomplete", offset: message.holes.first?.offset) { .init(text) }
         if let choice = router.choose(
           carrier, sourcePort: record.sourcePort, destinationPort: record.destinationPort, payload: payload)
         {
@@ -225,7 +225,7 @@ final class CapturePipeline {
     case .error(let direction, let frame, let time, let code, let text):
       let streamDirection: StreamDirection = direction == .clientToServer ? .clientToServer : .serverToClient
       var record = endpoints(connection, streamDirection, frame: frame, time: time, transport: "websocket")
-      record.layerError = DecodeError(code: code, text: text)
+      record.layerError = DecodeError(code: code) { .init(text) }
       deliver(record)
     }
   }

@@ -110,8 +110,9 @@ final class WebSocketConnectionHandler: ChannelInboundHandler {
 
   func errorCaught(context: ChannelHandlerContext, error: Error) {
     var record = newRecord(fromClient: true)
-    record.layerError = DecodeError(
-      code: "ws-protocol", text: "WebSocket protocol error from the client: \(error); connection closed")
+    record.layerError = DecodeError(code: "ws-protocol") {
+      .init("WebSocket protocol error from the client: \(error); connection closed")
+    }
     session.recorder.emit(record, counts: false)
     context.close(promise: nil)
   }

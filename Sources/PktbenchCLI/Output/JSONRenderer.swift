@@ -79,21 +79,22 @@ enum JSONRenderer {
     }
     json.raw("],\"error\":")
     if let error = record.error {
+      let words = error.words
       json.raw("{\"code\":")
       json.string(error.code)
       json.raw(",\"text\":")
-      json.string(error.text)
+      json.string(words.text)
       json.raw(",\"offset\":")
       if let offset = error.offset { json.integer(offset) } else { json.null() }
       if let keyPath = error.keyPath {
         json.raw(",\"key\":")
         json.string(keyPath)
       }
-      if let expected = error.expected {
+      if let expected = words.expected {
         json.raw(",\"expected\":")
         json.string(expected)
       }
-      if let found = error.found {
+      if let found = words.found {
         json.raw(",\"found\":")
         json.string(found)
       }

@@ -24,10 +24,11 @@ enum TreeRenderer {
       out.append("  \(style.codec(frame.codec)) \(style.bold(frame.message))")
       appendNodes(frame.fields, depth: 2, into: &out)
     case .failed(let codec, let error):
-      out.append("  \(style.codec(codec)) " + style.error("decode error [\(error.code)]: \(error.text)"))
+      let words = error.words
+      out.append("  \(style.codec(codec)) " + style.error("decode error [\(error.code)]: \(words.text)"))
       if let key = error.keyPath { out.append("    key: \(key)") }
-      if let expected = error.expected { out.append("    expected: \(expected)") }
-      if let found = error.found { out.append("    found: \(found)") }
+      if let expected = words.expected { out.append("    expected: \(expected)") }
+      if let found = words.found { out.append("    found: \(found)") }
     case nil:
       if let error = record.layerError {
         out.append("  " + style.error("damaged [\(error.code)]: \(error.text)"))
