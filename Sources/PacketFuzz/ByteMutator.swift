@@ -45,7 +45,7 @@ public struct ByteMutator {
     case 3 where !bytes.isEmpty && bytes.count < maxLength / 2:  // duplicate a run
       let start = rng.below(bytes.count)
       let count = 1 + rng.below(min(16, bytes.count - start))
-      bytes.insert(contentsOf: bytes[start..<start + count], at: start)
+      Self.duplicate(start..<start + count, in: &bytes)
     case 4 where !bytes.isEmpty:  // truncate
       bytes.removeLast(1 + rng.below(bytes.count))
     case 5 where bytes.count < maxLength:  // extend
@@ -65,6 +65,20 @@ public struct ByteMutator {
     default:  // swap two bytes
       guard bytes.count >= 2 else { return }
       bytes.swapAt(rng.below(bytes.count), rng.below(bytes.count))
+    }
+  }
+
+  /// Inserts a second copy of `run` right after it. The array grows and
+  /// its tail from `run.lowerBound` moves up by the run's length, which
+  /// leaves the run there twice. (Inserting `bytes[run]` held a slice of
+  /// the array while changing it, which copied the whole array first.)
+  static func duplicate(_ run: Range<Int>, in bytes: inout [UInt8]) {
+    precondition(run.lowerBound >= 0 && run.upperBound <= bytes.count)
+    let tail = bytes.count - run.lowerBound
+    bytes.append(contentsOf: repeatElement(0, count: run.count))
+    bytes.withUnsafeMutableBytes { buffer in
+      (buffer.baseAddress! + run.upperBound).copyMemory(
+        from: buffer.baseAddress! + run.lowerBound, byteCount: tail)
     }
   }
 
