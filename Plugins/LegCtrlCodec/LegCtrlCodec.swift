@@ -186,8 +186,16 @@ public struct LegCtrlCodec: FrameCodec {
       batteryMillivolts: battery, reserved: reserved)
   }
 
+  /// The name the dissection shows for `msgType`: PROTOCOLS.md's, or
+  /// `unknown(0x3f)`. Written once for all 256 (a mutated or damaged frame
+  /// has an unknown type more often than not, and each was built anew).
   static func typeName(_ msgType: UInt8) -> String {
-    knownTypeName(msgType)?.description ?? "unknown(0x\(Hex.compact([msgType])))"
+    typeNames[Int(msgType)]
+  }
+
+  private static let typeNames: [String] = (0...255).map { raw in
+    let msgType = UInt8(raw)
+    return knownTypeName(msgType)?.description ?? "unknown(0x\(Hex.compact([msgType])))"
   }
 
   /// PROTOCOLS.md §2's msg_type names, as literals (flat fields carry them).
