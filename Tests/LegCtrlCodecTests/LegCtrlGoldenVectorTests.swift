@@ -48,6 +48,28 @@ import Testing
     #expect(decoded.fields.first(named: "battery_mv")?.value == .unsigned(7400))
   }
 
+  /// msg_type by PROTOCOLS.md's names (ARM 01, DISARM 02, SET_SERVO_CH0 03,
+  /// PING 04, TELEMETRY 10); any other byte is unknown(0x..), with a
+  /// warning, for all 256 values.
+  @Test func everyMsgTypeIsNamed() throws {
+    let known: [UInt8: String] = [
+      0x01: "ARM", 0x02: "DISARM", 0x03: "SET_SERVO_CH0", 0x04: "PING", 0x10: "TELEMETRY",
+    ]
+    for raw in 0...255 {
+      let msgType = UInt8(raw)
+      // TELEMETRY needs its 8-byte payload (a golden vector); the rest decode bare.
+      let frame =
+        msgType == 0x10 ? try Hex.parse("01 10 08 00 00 00 00 00 E8 1C 00 00") : [0x01, msgType, 0x00, 0x00]
+      let decoded = try codec.decode(frame)
+      let hex = String(raw, radix: 16, uppercase: false)
+      let name = known[msgType] ?? "unknown(0x\(hex.count == 1 ? "0" + hex : hex))"
+      #expect(
+        decoded.fields.first(named: "msg_type")?.value == .enumeration(name: name, raw: Int64(raw)),
+        "msg_type \(raw)")
+      #expect(decoded.diagnostics.contains { $0.code == "unknown-msg-type" } == (known[msgType] == nil))
+    }
+  }
+
   @Test func craftsServoFromFlags() throws {
     let bytes = try codec.craft("servo", values: CraftValues(["pulse_us": .integer(1500)]))
     #expect(bytes == [0x01, 0x03, 0x02, 0x00, 0xDC, 0x05])
