@@ -77,8 +77,8 @@ public struct ByteMutator {
     let tail = bytes.count - run.lowerBound
     bytes.append(contentsOf: repeatElement(0, count: run.count))
     bytes.withUnsafeMutableBytes { buffer in
-      (buffer.baseAddress! + run.upperBound).copyMemory(
-        from: buffer.baseAddress! + run.lowerBound, byteCount: tail)
+      guard let base = buffer.baseAddress else { return }  // nothing to move
+      (base + run.upperBound).copyMemory(from: base + run.lowerBound, byteCount: tail)
     }
   }
 
