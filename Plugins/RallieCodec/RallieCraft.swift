@@ -29,6 +29,7 @@ enum RallieCraft {
   }
 
   /// Refuses an enumeration value that has no name in PROTOCOLS.md.
+  @inline(__always)
   static func checkKnown(_ schema: FieldSchema, _ raw: Int64) throws(EncodeError) {
     guard schema.enumCase(raw: raw) == nil else { return }
     throw .outOfRange(
@@ -36,6 +37,7 @@ enum RallieCraft {
       allowed: schema.enumCases.map { "\($0.name) (\($0.raw))" }.joined(separator: ", "))
   }
 
+  @inline(__always)
   private static func value(_ schema: FieldSchema, _ values: CraftValues) throws(EncodeError)
     -> FieldValue
   {
@@ -45,12 +47,14 @@ enum RallieCraft {
 
   /// A ranged byte field: the documented range unless forced; the wire
   /// width (one byte) even when forced.
+  @inline(__always)
   private static func byte(_ schema: FieldSchema, _ values: CraftValues) throws(EncodeError) -> UInt8 {
     let integer = try CraftValues.integer(value(schema, values), named: schema.name)
     if !values.force { try schema.validate(.integer(integer)) }
     return try fitByte(schema, integer)
   }
 
+  @inline(__always)
   private static func enumByte(_ schema: FieldSchema, _ values: CraftValues) throws(EncodeError)
     -> UInt8
   {
@@ -59,6 +63,7 @@ enum RallieCraft {
     return try fitByte(schema, raw)
   }
 
+  @inline(__always)
   private static func fitByte(_ schema: FieldSchema, _ value: Int64) throws(EncodeError) -> UInt8 {
     guard let byte = UInt8(exactly: value) else {
       throw .outOfRange(
@@ -69,6 +74,7 @@ enum RallieCraft {
 
   /// An enumeration given by case name (`start`), as an enumeration value,
   /// or as its raw number.
+  @inline(__always)
   private static func enumRaw(_ schema: FieldSchema, _ values: CraftValues) throws(EncodeError)
     -> Int64
   {

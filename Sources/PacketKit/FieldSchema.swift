@@ -1,7 +1,13 @@
 /// The description of one field of a message kind. One description drives
 /// the dissection display, `craft` flags and help, range validation and
 /// random generation of valid messages.
-public struct FieldSchema: Sendable {
+///
+/// A class, and immutable: a codec's schemas are made once and read on
+/// every message crafted, validated or generated. As a struct of six
+/// reference-counted fields, each use of a codec's `static let` schema
+/// copied all of it out (the fuzzer's Rallie round trips copied ten schemas
+/// per message); a reference is one retain.
+public final class FieldSchema: Sendable {
   public enum Kind: Sendable {
     case integer
     case number
@@ -35,22 +41,22 @@ public struct FieldSchema: Sendable {
   }
 
   /// The protocol's name for the field (`pulse_us`, `upper_wheel`, `deviceId`).
-  public var name: String
+  public let name: String
   /// The `craft` flag without dashes (`us`, `upper`, `device-id`).
-  public var flag: String
-  public var kind: Kind
-  public var unit: FieldUnit?
+  public let flag: String
+  public let kind: Kind
+  public let unit: FieldUnit?
   /// The documented range; values outside it are refused by `craft` unless
   /// `--force`, and decode with a warning.
-  public var range: ClosedRange<Double>?
+  public let range: ClosedRange<Double>?
   /// nil means the field is required when crafting.
-  public var defaultValue: FieldValue?
+  public let defaultValue: FieldValue?
   /// Shown as the default in help when the real default is computed (e.g. "now").
-  public var defaultDescription: String?
-  public var help: String
-  public var role: Role
+  public let defaultDescription: String?
+  public let help: String
+  public let role: Role
   /// For enumerations: each case may be given as its own flag (`--start`).
-  public var casesAreFlags: Bool
+  public let casesAreFlags: Bool
 
   public init(
     _ name: String, flag: String? = nil, kind: Kind, unit: FieldUnit? = nil,
