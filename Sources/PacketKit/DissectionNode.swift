@@ -20,7 +20,9 @@ public struct DissectionNode: Sendable, Hashable {
   public var children: [DissectionNode]
 
   // Inlinable, so a codec builds its nodes in place: through a call, each
-  // node's name, value and unit were copied (retained) into it.
+  // node's name and value were copied (retained) into it. (And a node keeps
+  // at most three reference-counted properties — name, value, children —
+  // or every node built is copied once more: see FieldUnit.)
   @inlinable
   public init(
     _ name: String, _ value: FieldValue, unit: FieldUnit? = nil, range: Range<Int>
