@@ -6,10 +6,6 @@ import PacketKit
 public struct MessageGenerator {
   public init() {}
 
-  public func values(for schema: MessageSchema, rng: inout SplitMix64) -> CraftValues {
-    values(for: schema.fields, rng: &rng)
-  }
-
   /// Values for a message kind's `fields` (a fuzz target keeps each kind's
   /// list: taking one out of its `MessageSchema` copied the whole schema).
   public func values(for fields: [FieldSchema], rng: inout SplitMix64) -> CraftValues {
