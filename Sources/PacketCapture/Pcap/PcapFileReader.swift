@@ -23,7 +23,8 @@ public final class PcapFileReader {
   /// expression does not compile for that link type (nothing matches).
   private var fallbackFilters: [Int32: UnsafeMutablePointer<bpf_program>?] = [:]
   private let nanosecondStamps: Bool
-  /// The bytes behind an in-memory capture, freed after libpcap closes it.
+  /// The bytes behind an in-memory capture, or a file's read buffer; freed
+  /// after libpcap closes the FILE.
   private var memory: UnsafeMutableRawPointer?
   /// Records read so far, including those a filter skipped.
   public private(set) var recordsRead = 0
@@ -43,12 +44,28 @@ public final class PcapFileReader {
       guard let input = fdopen(0, "rb") else {
         throw CaptureError("cannot read standard input")
       }
+      let buffer = Self.prepare(input)
       opened = pcap_fopen_offline_with_tstamp_precision(input, precision, &errorBuffer)
       if opened == nil {
+        fclose(input)
+        buffer.deallocate()
         throw CaptureError("cannot read standard input: \(string(fromCBuffer: errorBuffer))")
       }
+      memory = buffer
     } else {
-      opened = pcap_open_offline_with_tstamp_precision(path, precision, &errorBuffer)
+      // As pcap_open_offline does (fopen, then pcap_fopen_offline), with
+      // the FILE prepared for streaming first.
+      guard let file = fopen(path, "rb") else {
+        throw CaptureFileCheck.openFailure(path: path, libpcapMessage: "")
+      }
+      let buffer = Self.prepare(file)
+      opened = pcap_fopen_offline_with_tstamp_precision(file, precision, &errorBuffer)
+      if opened == nil {
+        fclose(file)
+        buffer.deallocate()
+      } else {
+        memory = buffer
+      }
     }
     guard let opened else {
       throw CaptureFileCheck.openFailure(
@@ -77,6 +94,23 @@ public final class PcapFileReader {
     handle = opened
     memory = buffer
     nanosecondStamps = pcap_get_tstamp_precision(opened) == Int32(PCAP_TSTAMP_PRECISION_NANO)
+  }
+
+  /// Bytes the C library reads from the file at a time. Its default is the
+  /// file system's block size (4 KiB), one `read` system call per ~40 small
+  /// records: a fifth of the time `decode --stats` spent on 1M Rider packets.
+  static let fileBufferSize = 1 << 18
+
+  /// Gives a capture file's FILE a larger buffer, and (glibc) tells the C
+  /// library that one thread reads it, so its two `fread`s per record take
+  /// no lock. Returns the buffer, to free after the FILE is closed.
+  private static func prepare(_ file: UnsafeMutablePointer<FILE>) -> UnsafeMutableRawPointer {
+    let buffer = UnsafeMutableRawPointer.allocate(byteCount: fileBufferSize, alignment: 64)
+    setvbuf(file, buffer.assumingMemoryBound(to: CChar.self), _IOFBF, fileBufferSize)
+    #if canImport(Glibc)
+      __fsetlocking(file, Int32(FSETLOCKING_BYCALLER))
+    #endif
+    return buffer
   }
 
   deinit {
