@@ -100,7 +100,8 @@ final class TCPConnectionTable {
   /// Closes connections idle longer than the timeout and forgets old
   /// tombstones; cheap to call per record (it scans at most once a second).
   func sweep(now: Double, _ emit: (TransportEvent) -> Void) {
-    guard now - lastSweep >= min(1, limits.idleTimeout) else { return }
+    // A UDP-only capture has nothing to sweep: no filter or sort each second.
+    guard !connections.isEmpty, now - lastSweep >= min(1, limits.idleTimeout) else { return }
     lastSweep = now
     let idle = connections.filter { now - $0.value.lastTime > limits.idleTimeout }
     for (key, connection) in idle.sorted(by: { $0.value.serial < $1.value.serial }) {
