@@ -75,7 +75,7 @@ public final class HCIFuzzTarget: FuzzTarget {
       guard at >= 0, at + bytes.count <= record.count else {
         return "value of \(bytes.count) bytes at offset \(at) passes the \(record.count)-byte record"
       }
-      guard UnsafeRawBufferPointer(rebasing: record[at..<at + bytes.count]).elementsEqual(bytes) else {
+      guard UnsafeRawBufferPointer(rebasing: record[at..<at + bytes.count]).sameBytes(as: bytes) else {
         return "value at offset \(at) is not the record's bytes there"
       }
       return nil

@@ -154,10 +154,12 @@ public final class CodecFuzzTarget<Codec: FrameCodec>: FuzzTarget {
     stats.decoded += 1
     let newKind = stats.messageKinds.add(result.message)
     // Field paths are a coverage signal: gathered from every 8th decode (and
-    // each new kind's first), since building the names costs more than the
-    // decode. Unknown JSON keys are named by the input: the set is bounded.
-    if stats.fields.count < 4096, newKind || stats.decoded & 7 == 0 {
-      collectFields(result.fields, prefix: result.message, into: &stats.fields)
+    // each new kind's first), hashed without building them (`FieldPaths`).
+    // Unknown JSON keys are named by the input: the set is bounded.
+    if stats.fields.count < FieldPaths.limit, newKind || stats.decoded & 7 == 0 {
+      collectFields(
+        result.fields, path: FieldPaths.hash(FieldPaths.emptyPath, appending: result.message),
+        into: &stats.fields)
     }
     if let outside = rangeOutside(result.fields, count: input.count) {
       return failure("range-outside-input", outside, input)
@@ -214,11 +216,13 @@ public final class CodecFuzzTarget<Codec: FrameCodec>: FuzzTarget {
     return nil
   }
 
-  private func collectFields(_ nodes: [DissectionNode], prefix: String, into set: inout Set<String>) {
-    for node in nodes where !node.name.hasPrefix("[") {
-      let name = "\(prefix).\(node.name)"
-      set.insert(name)
-      collectFields(node.children, prefix: name, into: &set)
+  /// Adds `prefix.name` for each node and its children's paths below it,
+  /// skipping array elements (`[3]`); `path` is the prefix's hash.
+  private func collectFields(_ nodes: [DissectionNode], path: UInt64, into paths: inout FieldPaths) {
+    for node in nodes where node.name.utf8.first != UInt8(ascii: "[") {
+      let name = FieldPaths.hash(FieldPaths.hash(path, appending: UInt8(ascii: ".")), appending: node.name)
+      paths.insert(hash: name)
+      collectFields(node.children, path: name, into: &paths)
     }
   }
 }

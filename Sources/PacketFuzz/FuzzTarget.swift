@@ -39,7 +39,8 @@ public struct FuzzStats: Sendable {
   public var errorCodes = Tally()
   /// Message kinds (or parser events) decoded, by name.
   public var messageKinds = Tally()
-  public var fields: Set<String> = []
+  /// Field paths of decoded messages, or event names of parsers, seen.
+  public var fields = FieldPaths()
   /// Generated values the codec refused to craft, by message kind.
   public var craftRefusals: [String: Int] = [:]
   public var failures = 0
@@ -49,10 +50,9 @@ public struct FuzzStats: Sendable {
   /// Time spent on this target, for its own executions per second.
   public var nanoseconds: UInt64 = 0
 
-  /// Records a field or event name seen, up to a bound: parsers name
-  /// things after the bytes they saw, and the set must not grow without end.
+  /// Records a field or event name seen, up to `FieldPaths.limit`.
   public mutating func noteField(_ name: String) {
-    if fields.count < 4096 { fields.insert(name) }
+    fields.insert(name)
   }
 
   public var executionsPerSecond: Double {

@@ -23,7 +23,9 @@ public struct FieldUnit: Sendable, Hashable, ExpressibleByStringLiteral, CustomS
   /// Equal when the texts are (two literals with the same text may be
   /// stored apart).
   public static func == (lhs: FieldUnit, rhs: FieldUnit) -> Bool {
-    lhs.text.withUTF8Buffer { left in rhs.text.withUTF8Buffer { left.elementsEqual($0) } }
+    lhs.text.withUTF8Buffer { left in
+      rhs.text.withUTF8Buffer { UnsafeRawBufferPointer(left).sameBytes(as: UnsafeRawBufferPointer($0)) }
+    }
   }
 
   public func hash(into hasher: inout Hasher) {

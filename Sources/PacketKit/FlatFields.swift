@@ -254,7 +254,7 @@ public struct FlatFields: Sendable {
       default: break
       }
       let text = field.verbatimText(in: payload)
-      guard let text, writer.withUnsafeBytes({ $0.elementsEqual(text) }) else {
+      guard let text, writer.withUnsafeBytes({ $0.sameBytes(as: text) }) else {
         return (
           field.name.description, text.map { String(decoding: $0, as: UTF8.self) } ?? "(outside the payload)",
           writer.text
@@ -288,9 +288,16 @@ public struct FlatFields: Sendable {
     }
   }
 
-  /// Whether `string` is `text`'s bytes, without building a String of `text`.
+  /// Whether `string` is `text`'s bytes, without building a String of `text`
+  /// (compared in place: stepping the UTF-8 view was 2 % of legctrl fuzzing).
   private static func same(_ string: String, _ text: StaticString) -> Bool {
-    text.withUTF8Buffer { string.utf8.elementsEqual($0) }
+    text.withUTF8Buffer { literal in
+      let expected = UnsafeRawBufferPointer(literal)
+      return string.utf8.withContiguousStorageIfAvailable {
+        UnsafeRawBufferPointer($0).sameBytes(as: expected)
+      }
+        ?? string.utf8.elementsEqual(literal)
+    }
   }
 
   private static func leaf(_ field: Field) -> DissectionNode {

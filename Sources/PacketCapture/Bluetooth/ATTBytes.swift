@@ -39,6 +39,6 @@ enum ATTBytes: @unchecked Sendable, Equatable {
   }
 
   static func == (a: ATTBytes, b: ATTBytes) -> Bool {
-    a.withBytes { x in b.withBytes { y in x.elementsEqual(y) } }
+    a.withBytes { x in b.withBytes { y in x.sameBytes(as: y) } }
   }
 }
