@@ -72,7 +72,7 @@ public final class PacketDecoder {
   }
 
   private func expire(_ emit: (TransportEvent) -> Void) {
-    connections.sweep(now: now, emit)
+    if connections.count > 0 { connections.sweep(now: now, emit) }
     guard fragments.pendingCount > 0, now - lastFragmentSweep >= min(1, limits.fragmentTimeout) else {
       return
     }

@@ -123,7 +123,7 @@ public enum JSONNumber {
   {
     if index < end, base[index] == UInt8(ascii: "-") { index += 1 }
     let wholeStart = index
-    while index < end, base[index] &- UInt8(ascii: "0") < 10 { index += 1 }
+    skipDigits(base, &index, end)
     let whole = index - wholeStart
     // JSON's integer part: "0", or digits without a leading zero.
     guard whole > 0, whole == 1 || base[wholeStart] != UInt8(ascii: "0") else { return nil }
@@ -131,12 +131,34 @@ public enum JSONNumber {
     if index < end, base[index] == UInt8(ascii: ".") {
       index += 1
       let fractionStart = index
-      while index < end, base[index] &- UInt8(ascii: "0") < 10 { index += 1 }
+      skipDigits(base, &index, end)
       fraction = index - fractionStart
       guard fraction > 0 else { return nil }
     }
     if index < end, base[index] | 0x20 == UInt8(ascii: "e") { return nil }
     return (whole, fraction)
+  }
+
+  /// Advances `index` past a run of ASCII digits, eight bytes at a time
+  /// while eight remain: a byte is a digit when its high nibble is 3 and
+  /// its low nibble plus 6 does not carry into bit 4, so the first
+  /// non-digit is the lowest byte with a bit left in `notDigit`. (A byte
+  /// loop ends each number on a mispredicted branch; this ends it on a
+  /// count of trailing zero bits.)
+  @inlinable @inline(__always)
+  static func skipDigits(_ base: UnsafePointer<UInt8>, _ index: inout Int, _ end: Int) {
+    while end - index >= 8 {
+      let word = UInt64(littleEndian: UnsafeRawPointer(base + index).loadUnaligned(as: UInt64.self))
+      let highNibbles = (word & 0xF0F0_F0F0_F0F0_F0F0) ^ 0x3030_3030_3030_3030
+      let carries = ((word & 0x0F0F_0F0F_0F0F_0F0F) &+ 0x0606_0606_0606_0606) & 0x1010_1010_1010_1010
+      let notDigit = highNibbles | carries
+      if notDigit != 0 {
+        index += notDigit.trailingZeroBitCount >> 3
+        return
+      }
+      index += 8
+    }
+    while index < end, base[index] &- UInt8(ascii: "0") < 10 { index += 1 }
   }
 
   /// 10^k for 0 ≤ k ≤ 22, each exact as a Double (a table, not a loop of
