@@ -30,13 +30,30 @@ public final class PacketDecoder {
   public var pendingFragmentedDatagrams: Int { fragments.pendingCount }
 
   public func decode(_ record: CaptureRecord, _ emit: (TransportEvent) -> Void) {
+    decode(
+      record,
+      plainDatagram: { source, destination, payload in
+        emit(
+          .datagram(
+            frame: record.frame, time: record.time, source: source, destination: destination,
+            payload: payload,
+            diagnostics: []))
+      }, emit)
+  }
+
+  /// `decode`, with the common packet (`PlainUDP`: a UDP datagram with no
+  /// diagnostics at any layer) handed to `plainDatagram` in parts: built as
+  /// a `TransportEvent`, then matched and destroyed, it cost a Rider
+  /// `--stats` run 5 % of its instructions.
+  public func decode(
+    _ record: CaptureRecord,
+    plainDatagram: (_ source: Endpoint, _ destination: Endpoint, _ payload: UnsafeRawBufferPointer) -> Void,
+    _ emit: (TransportEvent) -> Void
+  ) {
     if record.time.isFinite, record.time > now { now = record.time }
     expire(emit)
     if let datagram = PlainUDP.read(record) {
-      emit(
-        .datagram(
-          frame: record.frame, time: record.time, source: datagram.source,
-          destination: datagram.destination, payload: datagram.payload, diagnostics: []))
+      plainDatagram(datagram.source, datagram.destination, datagram.payload)
       return
     }
     decodeLayers(record, emit)

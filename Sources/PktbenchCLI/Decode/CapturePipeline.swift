@@ -43,7 +43,14 @@ final class CapturePipeline {
       return
     }
     stats.record(frame: record.frame, time: record.time)
-    decoder.decode(record) { self.handle($0) }
+    decoder.decode(
+      record,
+      plainDatagram: { source, destination, payload in
+        self.datagram(
+          frame: record.frame, time: record.time, source: source, destination: destination, payload: payload,
+          diagnostics: [])
+      }
+    ) { self.handle($0) }
   }
 
   func finish(readEnd: ReadEnd) {
@@ -60,18 +67,9 @@ final class CapturePipeline {
   private func handle(_ event: TransportEvent) {
     switch event {
     case .datagram(let frame, let time, let source, let destination, let payload, let diagnostics):
-      let choice = router.choose(
-        .udp, sourcePort: source.port, destinationPort: destination.port, payload: payload)
-      if !wantsRecords, diagnostics.isEmpty, let choice, let kind = choice.cleanKind(payload) {
-        stats.countClean(codec: choice.index, kind: kind, bytes: payload.count, transport: .udp)
-        return
-      }
-      var record = DecodedRecord(
-        frame: frame, time: time, transport: "udp", source: endpointNames.name(source),
-        destination: endpointNames.name(destination), payloadLength: payload.count)
-      record.layerDiagnostics = diagnostics
-      decode(payload, choice: choice, into: &record)
-      deliver(record)
+      datagram(
+        frame: frame, time: time, source: source, destination: destination, payload: payload,
+        diagnostics: diagnostics)
     case .streamOpened:
       break
     case .streamData(let connection, let direction, let frame, let time, let bytes):
@@ -110,6 +108,24 @@ final class CapturePipeline {
       record.layerError = DecodeError(code: "damaged-\(layer)", offset: offset) { .init(text) }
       deliver(record)
     }
+  }
+
+  private func datagram(
+    frame: Int, time: Double, source: Endpoint, destination: Endpoint, payload: UnsafeRawBufferPointer,
+    diagnostics: [Diagnostic]
+  ) {
+    let choice = router.choose(
+      .udp, sourcePort: source.port, destinationPort: destination.port, payload: payload)
+    if !wantsRecords, diagnostics.isEmpty, let choice, let kind = choice.cleanKind(payload) {
+      stats.countClean(codec: choice.index, kind: kind, bytes: payload.count, transport: .udp)
+      return
+    }
+    var record = DecodedRecord(
+      frame: frame, time: time, transport: "udp", source: endpointNames.name(source),
+      destination: endpointNames.name(destination), payloadLength: payload.count)
+    record.layerDiagnostics = diagnostics
+    decode(payload, choice: choice, into: &record)
+    deliver(record)
   }
 
   private func streamData(

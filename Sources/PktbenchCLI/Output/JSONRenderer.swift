@@ -74,11 +74,14 @@ enum JSONRenderer {
       json.raw("}")
     }
     for layerDiagnostic in record.layerDiagnostics { diagnostic(layerDiagnostic) }
-    if case .decoded(let frame) = record.result {
+    // A flat record has no result: matching one anyway copied and destroyed
+    // the optional result, per record.
+    let isFlat = record.flat != nil
+    if !isFlat, case .decoded(let frame) = record.result {
       for codecDiagnostic in frame.diagnostics { diagnostic(codecDiagnostic) }
     }
     json.raw("],\"error\":")
-    if let error = record.error {
+    if let error = isFlat ? record.layerError : record.error {
       let words = error.words
       json.raw("{\"code\":")
       json.string(error.code)
@@ -114,7 +117,7 @@ enum JSONRenderer {
       json.raw(":")
       json.value(member.value)
     }
-    if includeDissection, case .decoded(let frame) = record.result {
+    if includeDissection, !isFlat, case .decoded(let frame) = record.result {
       json.raw(",\"dissection\":")
       dissection(frame.fields, into: &json)
     }
