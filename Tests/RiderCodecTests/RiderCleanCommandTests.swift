@@ -109,6 +109,35 @@ import Testing
     #expect(clean > 1_000, "clean commands should be common among these; saw \(clean)")
   }
 
+  /// Clean commands are read first as compact JSON, then in full only when
+  /// they hold white space: the same command spaced out between every
+  /// token (spaces, tabs, CR LF) must stay clean, with the same kind.
+  @Test func whiteSpaceBetweenTokensKeepsACommandClean() {
+    let codec = RiderCodec()
+    var spaced = 0
+    for spacedOut in Self.datagrams(count: 2_000) {
+      let datagram = spacedOut.filter { $0 > 0x20 }
+      guard let kind = datagram.withUnsafeBytes({ codec.cleanKind($0) }) else { continue }
+      for gap in [" ", "\t", "\r\n", "  \n "] {
+        var text: [UInt8] = Array(gap.utf8)
+        for byte in datagram {
+          let structural = "{}:,".utf8.contains(byte)
+          if structural { text += Array(gap.utf8) }
+          text.append(byte)
+          if structural { text += Array(gap.utf8) }
+        }
+        text += Array(gap.utf8)
+        let label = String(decoding: text, as: UTF8.self)
+        #expect(text.withUnsafeBytes { codec.cleanKind($0) } == kind, "\(label)")
+        var flat = FlatFields()
+        #expect(text.withUnsafeBytes { codec.cleanFields($0, into: &flat) }, "\(label)")
+        #expect(text.withUnsafeBytes { RiderCleanCommand.variant($0) } != nil, "\(label)")
+        spaced += 1
+      }
+    }
+    #expect(spaced > 400, "compact clean commands should be common among these; saw \(spaced / 4)")
+  }
+
   @Test func theAppsCommandIsClean() throws {
     let bytes = Array(#"{"left":50,"right":-37.5,"timestamp":1700000000.05}"#.utf8)
     #expect(bytes.withUnsafeBytes { RiderCodec().cleanKind($0) } == 0)  // drive
