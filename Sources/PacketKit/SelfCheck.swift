@@ -34,7 +34,7 @@ extension FrameCodec {
     let frame = DecodedFrame(codec: name, decoded)
     let reencoded: [UInt8]
     do {
-      reencoded = try craftBytes(decoded.message, values: CraftValues(force: true))
+      reencoded = try craftBytes(decoded.message, values: CraftValues.forced)
     } catch {
       return .decoded(frame, problem: .refusesToEncode(error))
     }
