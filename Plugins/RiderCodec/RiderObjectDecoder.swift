@@ -172,7 +172,12 @@ struct RiderObjectDecoder {
 
   /// The dissection: members in wire order, then keys the robot defaulted.
   var fields: [DissectionNode] {
-    nodes.compactMap { $0 } + missingNodes
+    // One array of the final size (compactMap grew one, then `+` made another).
+    var fields: [DissectionNode] = []
+    fields.reserveCapacity(nodes.count + missingNodes.count)
+    for case let node? in nodes { fields.append(node) }
+    fields.append(contentsOf: missingNodes)
+    return fields
   }
 
   /// Whole numbers as integers, as they read back after JSONWriter wrote

@@ -9,7 +9,10 @@ struct RiderObjectWriter: ~Copyable {
   private var keySet: Set<String> = []
   private static let listLimit = 16
 
-  init() { writer.raw("{") }
+  init() {
+    writer.raw("{")
+    keys.reserveCapacity(4)  // a command's keys in one allocation, not three
+  }
 
   private mutating func key(_ name: String) {
     if !keys.isEmpty { writer.raw(",") }

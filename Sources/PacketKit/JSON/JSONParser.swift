@@ -95,6 +95,9 @@ public struct JSONParser {
       index += 1
       return JSONValue(.object(members), range: start..<index)
     }
+    // Room for the usual few members at once: grown from empty, an object
+    // of three or four members was three allocations.
+    members.reserveCapacity(4)
     while true {
       skipWhitespace()
       guard peek() == UInt8(ascii: "\"") else {
