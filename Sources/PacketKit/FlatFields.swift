@@ -182,7 +182,9 @@ public struct FlatFields: Sendable {
   /// is a codec's mistake, and its tree then differs from `decode`'s, which
   /// the fuzzer reports.)
   public var nodes: [DissectionNode] {
+    // At most `count` nodes: one allocation, where growing took three.
     var nodes: [DissectionNode] = []
+    nodes.reserveCapacity(count)
     var index = 0
     while index < count {
       let field = self[index]
@@ -193,6 +195,7 @@ public struct FlatFields: Sendable {
       }
       let members = field.memberIndices(at: index, of: count)
       var children: [DissectionNode] = []
+      children.reserveCapacity(members.count)
       for memberIndex in members {
         let member = self[memberIndex]
         children.append(
