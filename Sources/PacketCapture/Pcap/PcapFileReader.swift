@@ -97,9 +97,13 @@ public final class PcapFileReader {
   }
 
   /// Bytes the C library reads from the file at a time. Its default is the
-  /// file system's block size (4 KiB), one `read` system call per ~40 small
-  /// records: a fifth of the time `decode --stats` spent on 1M Rider packets.
-  static let fileBufferSize = 1 << 18
+  /// file system's block size (4 KiB): one `read` system call per ~40 small
+  /// records (26,000 for 1M Rider packets; 6,500 with 16 KiB). Larger is
+  /// not better: glibc reads a record of at least the buffer's size
+  /// straight into libpcap's memory, and a smaller one through the buffer,
+  /// so with 64 KiB (or 256 KiB) most of a 300 KB camera frame was copied
+  /// twice (4 % more instructions on the mixed session; 0.8 % with 16 KiB).
+  static let fileBufferSize = 1 << 14
 
   /// Gives a capture file's FILE a larger buffer, and (glibc) tells the C
   /// library that one thread reads it, so its two `fread`s per record take
