@@ -72,21 +72,12 @@ struct RiderCleanCommand {
 
   /// The clean command in `bytes`, or nil when the general decoder must look.
   static func scan(_ bytes: UnsafeRawBufferPointer) -> RiderCleanCommand? {
-    var compact = RiderCleanCommand()
-    if compact.read(bytes, keepMembers: true, compact: true) { return compact }
-    guard mayHaveWhitespace(bytes) else { return nil }
     var command = RiderCleanCommand()
     return command.read(bytes, keepMembers: true) ? command : nil
   }
 
   /// `scan` straight into flat fields (nothing handed back to copy).
   static func flat(_ bytes: UnsafeRawBufferPointer, into fields: inout FlatFields) -> Bool {
-    var compact = RiderCleanCommand()
-    if compact.read(bytes, keepMembers: true, compact: true) {
-      compact.write(into: &fields)
-      return true
-    }
-    guard mayHaveWhitespace(bytes) else { return false }
     var command = RiderCleanCommand()
     guard command.read(bytes, keepMembers: true) else { return false }
     command.write(into: &fields)
@@ -96,42 +87,30 @@ struct RiderCleanCommand {
   /// Whether `bytes` hold a clean command, and which variant: true for
   /// `move`, false for `drive`, nil when not clean.
   static func variant(_ bytes: UnsafeRawBufferPointer) -> Bool? {
-    var compact = RiderCleanCommand()
-    if compact.read(bytes, keepMembers: false, compact: true) { return compact.isMove }
-    guard mayHaveWhitespace(bytes) else { return nil }
     var command = RiderCleanCommand()
-    return command.read(bytes, keepMembers: false, compact: false) ? command.isMove : nil
+    return command.read(bytes, keepMembers: false) ? command.isMove : nil
   }
 
-  /// Whether a byte below 0x21 (JSON's whitespace is among them) is in
-  /// `bytes`, eight at a time. Without one, a compact read that failed
-  /// would fail the same way in full: no need to try.
+  /// Reads `bytes` as compact JSON first (what the app sends), not looking
+  /// for white space between tokens (a tenth of the scan), and again in
+  /// full only when they hold a byte below 0x21: without one, the full
+  /// read would fail where the compact one did. `keepMembers`: false when
+  /// only the variant is wanted (a constant at each call, so the inlined
+  /// copy drops the stores).
   @inline(__always)
-  private static func mayHaveWhitespace(_ bytes: UnsafeRawBufferPointer) -> Bool {
-    guard let base = bytes.baseAddress else { return false }
-    var offset = 0
-    while bytes.count - offset >= 8 {
-      let word = base.loadUnaligned(fromByteOffset: offset, as: UInt64.self)
-      // Some byte is below 0x21 exactly when this is not zero (for bounds up to 0x80).
-      if (word &- 0x2121_2121_2121_2121) & ~word & 0x8080_8080_8080_8080 != 0 { return true }
-      offset += 8
-    }
-    while offset < bytes.count {
-      if base.load(fromByteOffset: offset, as: UInt8.self) < 0x21 { return true }
-      offset += 1
-    }
-    return false
+  private mutating func read(_ bytes: UnsafeRawBufferPointer, keepMembers: Bool) -> Bool {
+    if read(bytes, keepMembers: keepMembers, compact: true) { return true }
+    guard JSONWordScan.hasByte(below: 0x21, in: bytes) else { return false }
+    // Members past `count` are never read: the counts alone start over.
+    (count, seen, commandIsMove) = (0, 0, false)
+    return read(bytes, keepMembers: keepMembers, compact: false)
   }
 
-  /// `keepMembers`: false when only the variant is wanted; `compact`: true
-  /// to read JSON without whitespace only (what the app sends), without
-  /// looking for it between tokens (a tenth of the scan); a compact read
-  /// that fails is tried again in full. Constants at each call, so each
-  /// inlined copy keeps only its own steps.
+  /// One pass over `bytes`; `compact`: true to take no white space between
+  /// tokens. Both flags are constants at each call, so each inlined copy
+  /// keeps only its own steps.
   @inline(__always)
-  private mutating func read(_ bytes: UnsafeRawBufferPointer, keepMembers: Bool, compact: Bool = false)
-    -> Bool
-  {
+  private mutating func read(_ bytes: UnsafeRawBufferPointer, keepMembers: Bool, compact: Bool) -> Bool {
     guard bytes.count <= RiderSchema.robotReadLimit,
       let base = bytes.baseAddress?.assumingMemoryBound(to: UInt8.self)
     else { return false }

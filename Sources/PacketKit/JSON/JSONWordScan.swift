@@ -2,20 +2,43 @@
 /// tricks, exact for "is there such a byte"), so that long plain strings
 /// (base64 camera frames run to hundreds of KB) are read and written a
 /// word at a time.
-enum JSONWordScan {
+public enum JSONWordScan {
   static let ones: UInt64 = 0x0101_0101_0101_0101
   static let high: UInt64 = 0x8080_8080_8080_8080
+
+  /// Not zero exactly when some byte of `word` is below `bound` (for
+  /// bounds up to 0x80; which bits are set says no more than that).
+  @inlinable @inline(__always)
+  public static func bytesBelow(_ bound: UInt8, in word: UInt64) -> UInt64 {
+    (word &- 0x0101_0101_0101_0101 &* UInt64(bound)) & ~word & 0x8080_8080_8080_8080
+  }
+
+  /// Whether any of `bytes` is below `bound` (up to 0x80), eight at a time.
+  @inlinable @inline(__always)
+  public static func hasByte(below bound: UInt8, in bytes: UnsafeRawBufferPointer) -> Bool {
+    guard let base = bytes.baseAddress else { return false }
+    var offset = 0
+    while bytes.count - offset >= 8 {
+      if bytesBelow(bound, in: base.loadUnaligned(fromByteOffset: offset, as: UInt64.self)) != 0 {
+        return true
+      }
+      offset += 8
+    }
+    while offset < bytes.count {
+      if base.load(fromByteOffset: offset, as: UInt8.self) < bound { return true }
+      offset += 1
+    }
+    return false
+  }
 
   /// Whether any byte of `word` is a quote, a backslash or below 0x20: the
   /// bytes a JSON string must escape.
   @inline(__always)
   static func needsEscape(_ word: UInt64) -> Bool {
-    let below20 = (word &- ones &* 0x20) & ~word & high
-    let quote = word ^ (ones &* 0x22)
-    let backslash = word ^ (ones &* 0x5C)
-    let hasQuote = (quote &- ones) & ~quote & high
-    let hasBackslash = (backslash &- ones) & ~backslash & high
-    return (below20 | hasQuote | hasBackslash) != 0
+    // A quote or backslash is a zero byte (below 1) once xored away.
+    let quote = bytesBelow(1, in: word ^ (ones &* 0x22))
+    let backslash = bytesBelow(1, in: word ^ (ones &* 0x5C))
+    return (bytesBelow(0x20, in: word) | quote | backslash) != 0
   }
 
   /// `needsEscape`, or a byte above 0x7F (which a reader must validate as
