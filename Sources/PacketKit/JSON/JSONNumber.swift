@@ -139,19 +139,25 @@ public enum JSONNumber {
     return (whole, fraction)
   }
 
+  /// Bits set in exactly the bytes of `word` that are not ASCII digits: a
+  /// byte is a digit when its high nibble is 3 and its low nibble plus 6
+  /// does not carry into bit 4 (no byte's sum reaches the next byte).
+  @inlinable @inline(__always)
+  static func nonDigits(_ word: UInt64) -> UInt64 {
+    let highNibbles = (word & 0xF0F0_F0F0_F0F0_F0F0) ^ 0x3030_3030_3030_3030
+    let carries = ((word & 0x0F0F_0F0F_0F0F_0F0F) &+ 0x0606_0606_0606_0606) & 0x1010_1010_1010_1010
+    return highNibbles | carries
+  }
+
   /// Advances `index` past a run of ASCII digits, eight bytes at a time
-  /// while eight remain: a byte is a digit when its high nibble is 3 and
-  /// its low nibble plus 6 does not carry into bit 4, so the first
-  /// non-digit is the lowest byte with a bit left in `notDigit`. (A byte
-  /// loop ends each number on a mispredicted branch; this ends it on a
-  /// count of trailing zero bits.)
+  /// while eight remain: the first non-digit is the lowest byte with a bit
+  /// in `nonDigits`. (A byte loop ends each number on a mispredicted
+  /// branch; this ends it on a count of trailing zero bits.)
   @inlinable @inline(__always)
   static func skipDigits(_ base: UnsafePointer<UInt8>, _ index: inout Int, _ end: Int) {
     while end - index >= 8 {
       let word = UInt64(littleEndian: UnsafeRawPointer(base + index).loadUnaligned(as: UInt64.self))
-      let highNibbles = (word & 0xF0F0_F0F0_F0F0_F0F0) ^ 0x3030_3030_3030_3030
-      let carries = ((word & 0x0F0F_0F0F_0F0F_0F0F) &+ 0x0606_0606_0606_0606) & 0x1010_1010_1010_1010
-      let notDigit = highNibbles | carries
+      let notDigit = nonDigits(word)
       if notDigit != 0 {
         index += notDigit.trailingZeroBitCount >> 3
         return
@@ -220,10 +226,7 @@ public enum JSONNumber {
     var mantissa = mantissa
     while end - index >= 8 {
       let chunk = UInt64(littleEndian: UnsafeRawPointer(base + index).loadUnaligned(as: UInt64.self))
-      // Every byte 0x30...0x39: high nibble 3, and adding 6 does not carry into it.
-      guard chunk & 0xF0F0_F0F0_F0F0_F0F0 == 0x3030_3030_3030_3030,
-        (chunk &+ 0x0606_0606_0606_0606) & 0xF0F0_F0F0_F0F0_F0F0 == 0x3030_3030_3030_3030
-      else { break }
+      guard nonDigits(chunk) == 0 else { break }  // every byte 0x30...0x39
       var value = chunk &- 0x3030_3030_3030_3030
       value = (value &* 10) &+ (value >> 8)
       let mask: UInt64 = 0x0000_00FF_0000_00FF
