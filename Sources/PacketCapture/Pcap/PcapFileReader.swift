@@ -38,39 +38,28 @@ public final class PcapFileReader {
     self.path = path
     var errorBuffer = [CChar](repeating: 0, count: Int(PCAP_ERRBUF_SIZE) + 1)
     let precision = UInt32(PCAP_TSTAMP_PRECISION_NANO)
-    let opened: OpaquePointer?
+    // As pcap_open_offline does (fopen, then pcap_fopen_offline), with the
+    // FILE prepared for streaming first.
+    let file: UnsafeMutablePointer<FILE>
     if path == "-" {
       // fdopen rather than the C `stdin` global, which Swift 6 treats as shared mutable state.
-      guard let input = fdopen(0, "rb") else {
-        throw CaptureError("cannot read standard input")
-      }
-      let buffer = Self.prepare(input)
-      opened = pcap_fopen_offline_with_tstamp_precision(input, precision, &errorBuffer)
-      if opened == nil {
-        fclose(input)
-        buffer.deallocate()
-        throw CaptureError("cannot read standard input: \(string(fromCBuffer: errorBuffer))")
-      }
-      memory = buffer
+      guard let input = fdopen(0, "rb") else { throw CaptureError("cannot read standard input") }
+      file = input
     } else {
-      // As pcap_open_offline does (fopen, then pcap_fopen_offline), with
-      // the FILE prepared for streaming first.
-      guard let file = fopen(path, "rb") else {
+      guard let opened = fopen(path, "rb") else {
         throw CaptureFileCheck.openFailure(path: path, libpcapMessage: "")
       }
-      let buffer = Self.prepare(file)
-      opened = pcap_fopen_offline_with_tstamp_precision(file, precision, &errorBuffer)
-      if opened == nil {
-        fclose(file)
-        buffer.deallocate()
-      } else {
-        memory = buffer
-      }
+      file = opened
     }
-    guard let opened else {
-      throw CaptureFileCheck.openFailure(
-        path: path, libpcapMessage: string(fromCBuffer: errorBuffer))
+    let buffer = Self.prepare(file)
+    guard let opened = pcap_fopen_offline_with_tstamp_precision(file, precision, &errorBuffer) else {
+      fclose(file)
+      buffer.deallocate()
+      let message = string(fromCBuffer: errorBuffer)
+      if path == "-" { throw CaptureError("cannot read standard input: \(message)") }
+      throw CaptureFileCheck.openFailure(path: path, libpcapMessage: message)
     }
+    memory = buffer
     handle = opened
     nanosecondStamps = pcap_get_tstamp_precision(opened) == Int32(PCAP_TSTAMP_PRECISION_NANO)
   }
