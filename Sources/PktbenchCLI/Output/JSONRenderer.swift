@@ -74,14 +74,11 @@ enum JSONRenderer {
       json.raw("}")
     }
     for layerDiagnostic in record.layerDiagnostics { diagnostic(layerDiagnostic) }
-    // A flat record has no result: matching one anyway copied and destroyed
-    // the optional result, per record.
-    let isFlat = record.flat != nil
-    if !isFlat, case .decoded(let frame) = record.result {
+    if case .decoded(let frame) = record.result {
       for codecDiagnostic in frame.diagnostics { diagnostic(codecDiagnostic) }
     }
     json.raw("],\"error\":")
-    if let error = isFlat ? record.layerError : record.error {
+    if let error = record.error {
       let words = error.words
       json.raw("{\"code\":")
       json.string(error.code)
@@ -117,7 +114,7 @@ enum JSONRenderer {
       json.raw(":")
       json.value(member.value)
     }
-    if includeDissection, !isFlat, case .decoded(let frame) = record.result {
+    if includeDissection, case .decoded(let frame) = record.result {
       json.raw(",\"dissection\":")
       dissection(frame.fields, into: &json)
     }
