@@ -26,6 +26,10 @@ public struct MessageGenerator {
     "quote \" backslash \\ newline \n tab \t", String(repeating: "x", count: 300),
   ]
 
+  /// The characters of random strings, split once (splitting them per
+  /// string was 5 % of the falconeye fuzz target).
+  private static let alphabet = Array("abcdefghijklmnopqrstuvwxyzABCDEF0123456789-_:é")
+
   // Inlined into `values` (0.7 % of the rallie fuzz target).
   @inline(__always)
   func value(for field: FieldSchema, rng: inout SplitMix64) -> FieldValue? {
@@ -71,8 +75,7 @@ public struct MessageGenerator {
         return .string(Self.strings[rng.below(Self.strings.count)])
       }
       let length = rng.below(24)
-      let alphabet = Array("abcdefghijklmnopqrstuvwxyzABCDEF0123456789-_:é")
-      return .string(String((0..<length).map { _ in alphabet[rng.below(alphabet.count)] }))
+      return .string(String((0..<length).map { _ in Self.alphabet[rng.below(Self.alphabet.count)] }))
     case .enumeration(let cases):
       guard !cases.isEmpty else { return field.defaultValue }
       let pick = cases[rng.below(cases.count)]
