@@ -160,6 +160,24 @@ import Testing
     #expect(codes(envelope) == ["unknown-key"])
   }
 
+  /// An object of more than 16 members finds its repeated keys with a set,
+  /// a small one by comparing keys: both read the first and warn in order.
+  @Test func repeatedKeysInALargeObject() throws {
+    let extras = (0..<20).map { "\"x\($0)\":\($0)" }.joined(separator: ",")
+    let text = #"{"success":true,"# + extras + #","success":false,"x3":5}"#
+    let decoded = try codec.decode(text.bytes)
+    let expected =
+      Array(repeating: "unknown-key", count: 20) + ["duplicate-key", "duplicate-key", "token-unverifiable"]
+    #expect(codes(decoded) == expected)
+    #expect(decoded.message.body == .authResponse(.init(success: true)))
+    let repeated = decoded.diagnostics.filter { $0.code == "duplicate-key" }.map(\.text)
+    #expect(repeated.count == 2)
+    #expect(repeated.first?.hasPrefix("success appears more than once") == true)
+    #expect(repeated.last?.hasPrefix("x3 appears more than once") == true)
+    // The unknown keys show in the dissection once each, in wire order.
+    #expect(decoded.fields.map(\.name) == ["success"] + (0..<20).map { "x\($0)" })
+  }
+
   @Test func nullOptionalsAreAbsent() throws {
     let decoded = try codec.decode(#"{"success":true,"sessionId":null,"error":null}"#.bytes)
     #expect(decoded.message.body == .authResponse(.init(success: true)))
