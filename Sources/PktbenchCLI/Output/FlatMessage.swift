@@ -14,24 +14,18 @@ final class FlatMessage {
   var payload = UnsafeRawBufferPointer(start: nil, count: 0)
 
   /// The summary line's key fields for the last layout of fields seen: a
-  /// bit per field index. The choice depends on the fields' names and
-  /// groups alone, and names are the codec's static strings, so a layout
-  /// with the same addresses (and lengths and groups) gets the same choice.
+  /// bit per field index (the choice depends on the layout alone).
   private(set) var keyFields = 0
-  private let layout: UnsafeMutablePointer<(name: UnsafeRawPointer?, length: Int, members: Int?)>
-  private var layoutCount = -1
+  private var keyFieldsLayout = FlatLayout()
 
   init() {
     fields = .allocate(capacity: 1)
     fields.initialize(to: FlatFields())
-    layout = .allocate(capacity: FlatFields.capacity)
-    layout.initialize(repeating: (nil, 0, 0), count: FlatFields.capacity)
   }
 
   deinit {
     fields.deinitialize(count: 1)
     fields.deallocate()
-    layout.deallocate()
   }
 
   /// Writes a `verbatim` field as its payload text and says so; false
@@ -44,24 +38,12 @@ final class FlatMessage {
 
   /// Whether `keyFields` was chosen for fields named and grouped as these.
   func hasKeyFields(for fields: UnsafeBufferPointer<FlatFields.Field>) -> Bool {
-    guard layoutCount == fields.count else { return false }
-    for index in fields.indices {
-      let name = fields[index].name
-      guard layout[index].name == UnsafeRawPointer(name.utf8Start),
-        layout[index].length == name.utf8CodeUnitCount,
-        layout[index].members == fields[index].members
-      else { return false }
-    }
-    return true
+    keyFieldsLayout.matches(fields)
   }
 
   /// Remembers `keyFields` for fields named and grouped as these.
   func remember(keyFields: Int, for fields: UnsafeBufferPointer<FlatFields.Field>) {
-    for index in fields.indices {
-      let name = fields[index].name
-      layout[index] = (UnsafeRawPointer(name.utf8Start), name.utf8CodeUnitCount, fields[index].members)
-    }
-    layoutCount = fields.count
+    keyFieldsLayout.remember(fields)
     self.keyFields = keyFields
   }
 }

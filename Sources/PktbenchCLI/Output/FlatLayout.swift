@@ -1,0 +1,48 @@
+import PacketKit
+
+/// The names and groups of a flat message's fields. Names are the codecs'
+/// static strings, so two messages whose fields have names at the same
+/// addresses (with the same lengths and groups) are laid out alike: what
+/// depends on the layout alone (a summary line's key fields, the constant
+/// text of an ndjson record) is worked out once per layout.
+struct FlatLayout: Equatable {
+  private var names: [(address: UnsafeRawPointer, length: Int, members: Int?)] = []
+  /// Whether a layout was remembered (an empty one is a layout too).
+  private(set) var isSet = false
+
+  init() {}
+
+  init(_ fields: UnsafeBufferPointer<FlatFields.Field>) {
+    remember(fields)
+  }
+
+  static func == (left: FlatLayout, right: FlatLayout) -> Bool {
+    left.isSet == right.isSet && left.names.count == right.names.count
+      && zip(left.names, right.names).allSatisfy {
+        $0.address == $1.address && $0.length == $1.length && $0.members == $1.members
+      }
+  }
+
+  /// Whether `fields` are named and grouped as the remembered layout.
+  func matches(_ fields: UnsafeBufferPointer<FlatFields.Field>) -> Bool {
+    guard isSet, names.count == fields.count else { return false }
+    for index in fields.indices {
+      let name = fields[index].name
+      guard names[index].address == UnsafeRawPointer(name.utf8Start),
+        names[index].length == name.utf8CodeUnitCount,
+        names[index].members == fields[index].members
+      else { return false }
+    }
+    return true
+  }
+
+  /// Remembers how `fields` are named and grouped (in the memory already
+  /// held, once it is large enough).
+  mutating func remember(_ fields: UnsafeBufferPointer<FlatFields.Field>) {
+    names.removeAll(keepingCapacity: true)
+    for field in fields {
+      names.append((UnsafeRawPointer(field.name.utf8Start), field.name.utf8CodeUnitCount, field.members))
+    }
+    isSet = true
+  }
+}
