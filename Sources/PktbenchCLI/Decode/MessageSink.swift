@@ -89,6 +89,7 @@ final class JSONSink: MessageSink {
   private let payloadHex: Bool
   private var count = 0
   private var flows = FlowTexts()
+  private var templates = FlatJSONTemplate()
 
   init(out: OutputWriter, asArray: Bool, payloadHex: Bool = false) {
     self.out = out
@@ -114,7 +115,12 @@ final class JSONSink: MessageSink {
   }
 
   private func write(_ record: DecodedRecord) {
-    out.append { JSONRenderer.write(record, includeDissection: asArray, flows: &flows, into: &$0) }
+    // Clean messages reach ndjson alone (`acceptsFlatRecords`).
+    if let flat = record.flat {
+      out.append { templates.write(record, flat, flows: &flows, into: &$0) }
+    } else {
+      out.append { JSONRenderer.write(record, includeDissection: asArray, flows: &flows, into: &$0) }
+    }
   }
 
   func finish(name: String, stats: CaptureStats) {

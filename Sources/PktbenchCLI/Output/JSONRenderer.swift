@@ -22,10 +22,25 @@ enum JSONRenderer {
   static func write(
     _ record: DecodedRecord, includeDissection: Bool, flows: inout FlowTexts, into json: inout JSONWriter
   ) {
+    var holes = FlatJSONTemplate.Holes(recording: false)
+    write(record, includeDissection: includeDissection, flows: &flows, into: &json, holes: &holes)
+  }
+
+  /// `write`, marking in `holes` (when it records) where the texts that
+  /// differ between records of one shape went: frame, time, each field's
+  /// value and length.
+  static func write(
+    _ record: DecodedRecord, includeDissection: Bool, flows: inout FlowTexts, into json: inout JSONWriter,
+    holes: inout FlatJSONTemplate.Holes
+  ) {
     json.raw("{\"frame\":")
-    if let frame = record.frame { json.integer(frame) } else { json.null() }
+    holes.open(.frame, at: json.count)
+    frame(record, into: &json)
+    holes.close(at: json.count)
     json.raw(",\"time\":")
-    if let time = record.time { json.number(time) } else { json.null() }
+    holes.open(.time, at: json.count)
+    time(record, into: &json)
+    holes.close(at: json.count)
     flows.write(record, into: &json)
     json.raw(",\"codec\":")
     // Not a switch over (result, flat): building that tuple copied the
@@ -35,7 +50,7 @@ enum JSONRenderer {
       json.raw(",\"message\":")
       quoted(flat.fields.pointee.message, into: &json)
       json.raw(",\"fields\":")
-      folded(flat, into: &json)
+      folded(flat, into: &json, holes: &holes)
     } else if case .decoded(let frame) = record.result {
       json.string(frame.codec)
       json.raw(",\"message\":")
@@ -103,7 +118,9 @@ enum JSONRenderer {
       json.null()
     }
     json.raw(",\"length\":")
+    holes.open(.length, at: json.count)
     json.integer(record.payloadLength)
+    holes.close(at: json.count)
     if let routing = record.routing {
       json.raw(",\"routing\":")
       json.string(routing)
@@ -138,14 +155,14 @@ enum JSONRenderer {
   /// codec's plain ASCII literals, written without escaping; a group is an
   /// object of its members. Reads the fields in place, through
   /// `FlatMessage.fields`.
-  static func folded(_ flat: FlatMessage, into json: inout JSONWriter) {
+  static func folded(_ flat: FlatMessage, into json: inout JSONWriter, holes: inout FlatJSONTemplate.Holes) {
     let fields = FlatFields.fields(at: flat.fields)
     json.raw("{")
     var index = 0
     while index < fields.count {
       if index > 0 { json.raw(",") }
       guard fields[index].members != nil else {
-        member(fields[index], of: flat, into: &json)
+        member(fields, index, of: flat, into: &json, holes: &holes)
         index += 1
         continue
       }
@@ -154,7 +171,7 @@ enum JSONRenderer {
       let members = fields[index].memberIndices(at: index, of: fields.count)
       for inner in members {
         if inner > members.lowerBound { json.raw(",") }
-        member(fields[inner], of: flat, into: &json)
+        member(fields, inner, of: flat, into: &json, holes: &holes)
       }
       json.raw("}")
       index = members.upperBound
@@ -162,10 +179,32 @@ enum JSONRenderer {
     json.raw("}")
   }
 
-  /// `"name":value` for one scalar field.
-  private static func member(_ field: FlatFields.Field, of flat: FlatMessage, into json: inout JSONWriter) {
-    quoted(field.name, into: &json)
+  /// `"name":value` for the scalar field at `index`.
+  private static func member(
+    _ fields: UnsafeBufferPointer<FlatFields.Field>, _ index: Int, of flat: FlatMessage,
+    into json: inout JSONWriter, holes: inout FlatJSONTemplate.Holes
+  ) {
+    quoted(fields[index].name, into: &json)
     json.raw(":")
+    holes.open(.field(index), at: json.count)
+    value(fields[index], of: flat, into: &json)
+    holes.close(at: json.count)
+  }
+
+  /// A record's frame number, or null.
+  static func frame(_ record: DecodedRecord, into json: inout JSONWriter) {
+    if let frame = record.frame { json.integer(frame) } else { json.null() }
+  }
+
+  /// A record's capture time, or null.
+  static func time(_ record: DecodedRecord, into json: inout JSONWriter) {
+    if let time = record.time { json.number(time) } else { json.null() }
+  }
+
+  /// A scalar field's value: its payload text when verbatim. (Inlined: a
+  /// call took a copy of the field, a hundred bytes, for each value.)
+  @inline(__always)
+  static func value(_ field: FlatFields.Field, of flat: FlatMessage, into json: inout JSONWriter) {
     if flat.writeVerbatim(field, into: &json) { return }
     switch field.value {
     case .integer(let v): json.integer(v)

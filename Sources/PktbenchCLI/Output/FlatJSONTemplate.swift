@@ -1,0 +1,149 @@
+import PacketKit
+
+/// ndjson for clean messages, from the text of the last few shapes of
+/// record. Records of one shape (flow, codec, routing, message and layout
+/// of fields) differ only in their frame, time, field values and length:
+/// the first is written by `JSONRenderer`, which marks where those went,
+/// and the next are that text with the marked parts written anew. A
+/// 20 Hz command stream is one shape from start to end.
+///
+/// The parts are written by the renderer's own functions, and a record
+/// with anything else of its own (diagnostics, an error, extra members) is
+/// always written by the renderer: the output is the renderer's, byte for
+/// byte.
+struct FlatJSONTemplate {
+  /// A text that differs between records of one shape.
+  enum Part {
+    case frame
+    case time
+    /// The value of the flat field at this index.
+    case field(Int)
+    case length
+  }
+
+  /// Where the renderer wrote each part, when it records.
+  struct Holes {
+    let recording: Bool
+    private(set) var parts: [(part: Part, range: Range<Int>)] = []
+    private var open: (part: Part, start: Int)?
+
+    init(recording: Bool) {
+      self.recording = recording
+    }
+
+    mutating func open(_ part: Part, at offset: Int) {
+      if recording { open = (part, offset) }
+    }
+
+    mutating func close(at offset: Int) {
+      guard recording, let open else { return }
+      parts.append((open.part, open.start..<offset))
+      self.open = nil
+    }
+  }
+
+  /// What records of one shape have in common.
+  private struct Shape: Equatable {
+    let transport: String
+    let source: String?
+    let destination: String?
+    let codec: String
+    let routing: String?
+    /// The message name's address and length (a codec's static string).
+    let message: UnsafeRawPointer
+    let messageLength: Int
+    let layout: FlatLayout
+
+    init(_ record: DecodedRecord, _ flat: FlatMessage, _ fields: UnsafeBufferPointer<FlatFields.Field>) {
+      transport = record.transport
+      source = record.source
+      destination = record.destination
+      codec = flat.codec
+      routing = record.routing
+      message = UnsafeRawPointer(flat.fields.pointee.message.utf8Start)
+      messageLength = flat.fields.pointee.message.utf8CodeUnitCount
+      layout = FlatLayout(fields)
+    }
+
+    /// Whether `record` has this shape, compared without building one.
+    func matches(
+      _ record: DecodedRecord, _ flat: FlatMessage, _ fields: UnsafeBufferPointer<FlatFields.Field>
+    )
+      -> Bool
+    {
+      let name = flat.fields.pointee.message
+      return message == UnsafeRawPointer(name.utf8Start) && messageLength == name.utf8CodeUnitCount
+        && transport == record.transport && source == record.source && destination == record.destination
+        && codec == flat.codec && routing == record.routing && layout.matches(fields)
+    }
+  }
+
+  /// The text of a shape's first record, and where its parts lie in it.
+  private final class Text {
+    let bytes: [UInt8]
+    let parts: [(part: Part, range: Range<Int>)]
+
+    init(bytes: [UInt8], parts: [(part: Part, range: Range<Int>)]) {
+      self.bytes = bytes
+      self.parts = parts
+    }
+  }
+
+  private var texts: RecentTable<Shape, Text>
+  /// Records written from a shape's text (the rest by the renderer).
+  private(set) var reused = 0
+
+  /// Templates for up to `capacity` shapes (a few flows and messages
+  /// interleaved); 0 writes every record with the renderer.
+  init(capacity: Int = 4) {
+    texts = RecentTable(capacity: capacity)
+  }
+
+  /// Writes the ndjson object of `record`, whose clean message is `flat`,
+  /// as `JSONRenderer.write` would (without a dissection).
+  mutating func write(
+    _ record: DecodedRecord, _ flat: FlatMessage, flows: inout FlowTexts, into json: inout JSONWriter
+  ) {
+    let fields = FlatFields.fields(at: flat.fields)
+    // Anything of the record's own is the renderer's to write.
+    guard record.layerDiagnostics.isEmpty, record.extra.isEmpty, record.layerError == nil,
+      record.event == nil, texts.capacity > 0
+    else {
+      JSONRenderer.write(record, includeDissection: false, flows: &flows, into: &json)
+      return
+    }
+    if let text = texts.value(where: { $0.matches(record, flat, fields) }) {
+      fill(text, record, flat, fields, into: &json)
+      reused += 1
+      return
+    }
+    let start = json.count
+    var holes = Holes(recording: true)
+    JSONRenderer.write(record, includeDissection: false, flows: &flows, into: &json, holes: &holes)
+    let bytes = json.withUnsafeBytes { Array($0[start...]) }
+    let parts = holes.parts.map { ($0.part, $0.range.lowerBound - start..<$0.range.upperBound - start) }
+    texts.insert(Text(bytes: bytes, parts: parts), for: Shape(record, flat, fields))
+  }
+
+  /// The shape's text, its parts written for this record.
+  private func fill(
+    _ text: Text, _ record: DecodedRecord, _ flat: FlatMessage,
+    _ fields: UnsafeBufferPointer<FlatFields.Field>,
+    into json: inout JSONWriter
+  ) {
+    text.bytes.withUnsafeBytes { bytes in
+      var from = 0
+      for (part, range) in text.parts {
+        json.append(bytes: UnsafeRawBufferPointer(rebasing: bytes[from..<range.lowerBound]))
+        switch part {
+        case .frame: JSONRenderer.frame(record, into: &json)
+        case .time: JSONRenderer.time(record, into: &json)
+        case .field(let index): JSONRenderer.value(fields[index], of: flat, into: &json)
+        case .length: json.integer(record.payloadLength)
+        }
+        from = range.upperBound
+      }
+      json.append(bytes: UnsafeRawBufferPointer(rebasing: bytes[from...]))
+    }
+  }
+}

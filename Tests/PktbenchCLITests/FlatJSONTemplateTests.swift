@@ -1,0 +1,111 @@
+import CodecRegistry
+import PacketKit
+import Testing
+
+@testable import PktbenchCLI
+
+/// ndjson writes a clean message from the text of the last record of its
+/// shape, with frame, time, values and length written anew. Every record
+/// must come out as the renderer writes it alone: Rider commands and
+/// LegCtrl frames of every kind, from more flows than the templates hold,
+/// interleaved, with records that must not use a template among them.
+@Suite struct FlatJSONTemplateTests {
+  static let flows: [(transport: String, source: String?, destination: String?, routing: String?)] = [
+    ("udp", "10.0.0.2:50000", "10.0.0.7:5005", "udp port 5005"),
+    ("udp", "10.0.0.7:5005", "10.0.0.2:50000", "udp port 5005"),
+    ("udp", "10.0.0.2:50001", "10.0.0.7:9000", "--decode-as"),
+    ("ble-att", "0x0040 central", "0x0040 peripheral", "BLE handle 0x0040"),
+    ("udp", "name \"quoted\" \\ and\ttab", "10.0.0.9:9", nil),
+    ("ipv4", nil, nil, "probe 95"),
+  ]
+
+  /// A payload of the kind flow `flow` sends: each flow keeps one kind
+  /// and one order of members, as an app does, with values in every
+  /// spelling (a number not in the writer's form is written from its value).
+  static func payload(flow: Int, _ random: inout SplitMix64) -> (codec: String, bytes: [UInt8]) {
+    let left = FlatRecordTests.number(&random, range: 100)
+    let right = FlatRecordTests.number(&random, range: 100)
+    let timestamp = "\(1_700_000_000 + random.below(100_000)).\(random.below(100))"
+    let pulse = UInt16(500 + random.below(2001))
+    switch flow {
+    case 0: return ("rider", Array(#"{"left":\#(left),"right":\#(right),"timestamp":\#(timestamp)}"#.utf8))
+    case 1: return ("rider", Array(#"{"timestamp":\#(timestamp), "right":\#(right), "left":\#(left)}"#.utf8))
+    case 2:
+      let command = random.chance(1, in: 2) ? "move" : "stop"
+      let text =
+        #"{"command":"\#(command)","speed":\#(left),"direction":\#(right),"timestamp":\#(timestamp)}"#
+      return ("rider", Array(text.utf8))
+    case 3: return ("legctrl", [0x01, 0x03, 0x02, 0x00, UInt8(pulse & 0xFF), UInt8(pulse >> 8)])
+    case 4: return ("legctrl", [0x01, [0x01, 0x02, 0x04][random.below(3)], 0x00, 0x00])
+    default:
+      return (
+        "legctrl",
+        [0x01, 0x10, 0x08, 0x00, UInt8(random.below(4)), 0, UInt8(random.below(256)), 0x12, 0x10, 0x27, 0, 0]
+      )
+    }
+  }
+
+  @Test func everyRecordIsTheRenderersText() throws {
+    var random = SplitMix64(seed: 0x7E4)
+    let flat = FlatMessage()
+    var templates = FlatJSONTemplate()
+    var flows = FlowTexts()
+    var written = 0
+    var frame = 0
+    // Runs of records from one flow, six flows for four templates.
+    while frame < 4000 {
+      let flow = random.below(Self.flows.count)
+      for _ in 0..<1 + random.below(12) {
+        frame += 1
+        let payload = Self.payload(flow: flow, &random)
+        let codec = try #require(Codecs.index(named: payload.codec))
+        payload.bytes.withUnsafeBytes { bytes in
+          guard Codecs.cleanFields(codec, bytes, into: &flat.fields.pointee) else { return }
+          flat.codec = Codecs.names[codec]
+          flat.payload = bytes
+          let names = Self.flows[flow]
+          var record = DecodedRecord(
+            frame: random.chance(1, in: 50) ? nil : frame,
+            time: random.chance(1, in: 50) ? nil : 1_700_000_000 + Double(frame) / 20,
+            transport: names.transport, source: names.source, destination: names.destination,
+            payloadLength: bytes.count)
+          record.routing = names.routing
+          // Things of the record's own: the renderer writes these.
+          if random.chance(1, in: 40) {
+            record.layerDiagnostics = [.warning("gap", "a gap before this packet", range: 0..<1)]
+          }
+          if random.chance(1, in: 40) { record.extra = [.init("handle", .integer(64))] }
+          record.flat = flat
+          var json = JSONWriter()
+          templates.write(record, flat, flows: &flows, into: &json)
+          #expect(json.bytes == JSONRenderer.object(record, includeDissection: false), "frame \(frame)")
+          written += 1
+        }
+      }
+    }
+    #expect(written > 3000)
+    // Most records were written from a template (not all by the renderer).
+    #expect(templates.reused > written / 2)
+  }
+
+  /// Without room for templates every record is the renderer's.
+  @Test func noTemplatesWritesWithTheRenderer() throws {
+    let rider = try #require(Codecs.index(named: "rider"))
+    let flat = FlatMessage()
+    var templates = FlatJSONTemplate(capacity: 0)
+    var flows = FlowTexts()
+    for (frame, payload) in FlatRecordTests.riderPayloads(count: 50).enumerated() {
+      Array(payload.utf8).withUnsafeBytes { bytes in
+        guard Codecs.cleanFields(rider, bytes, into: &flat.fields.pointee) else { return }
+        flat.codec = "rider"
+        flat.payload = bytes
+        var record = DecodedRecord(frame: frame, time: 1, transport: "udp", payloadLength: bytes.count)
+        record.flat = flat
+        var json = JSONWriter()
+        templates.write(record, flat, flows: &flows, into: &json)
+        #expect(json.bytes == JSONRenderer.object(record, includeDissection: false))
+      }
+    }
+    #expect(templates.reused == 0)
+  }
+}
