@@ -23,6 +23,29 @@ import Testing
     #expect(recorder.messages.map(\.text) == ["Hello", "Hello"])
   }
 
+  /// A message longer than the 32 KiB window, then one that refers to its
+  /// last bytes (history is the end of the first, not its start: there it
+  /// would read as B's). Compressed by Python's zlib:
+  ///
+  ///     comp = zlib.compressobj(6, zlib.DEFLATED, -15)
+  ///     first = b'A' * 20000 + b'B' * 25000 + b'the end of the first message: pose 0.25 1.5 -3.75'
+  ///     second = b'the end of the first message: pose 0.25 1.5 -3.75'
+  ///     d1 = (comp.compress(first) + comp.flush(zlib.Z_SYNC_FLUSH))[:-4]
+  ///     d2 = (comp.compress(second) + comp.flush(zlib.Z_SYNC_FLUSH))[:-4]
+  @Test func contextTakeoverAfterAMessageLongerThanTheWindow() throws {
+    var recorder = try WebSocketRecorder.upgraded(extensions: "permessage-deflate")
+    try recorder.feed(
+      hex: "c172ecc6510a82401400c0abbc0bb868b108fed94d829ed64729adf727ba45d0ccd7cc33000000000000000000"
+        + "00000000000000000000bfe0020000000000000000000000000000000000000000000000f0278e7b46be6eb12d"
+        + "f1edf278b7239ed9da75cd29f6ad65f4e554632835ba7319eb07",
+      .serverToClient)
+    try recorder.feed(hex: "c10422590300", .serverToClient)
+    #expect(recorder.errors.isEmpty)
+    let end = "the end of the first message: pose 0.25 1.5 -3.75"
+    let first = String(repeating: "A", count: 20000) + String(repeating: "B", count: 25000) + end
+    #expect(recorder.messages.map(\.text) == [first, end])
+  }
+
   @Test func noContextTakeoverResetsEachMessage() throws {
     var recorder = try WebSocketRecorder.upgraded(
       extensions: "permessage-deflate; server_no_context_takeover")
