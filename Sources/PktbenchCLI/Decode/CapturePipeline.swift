@@ -12,6 +12,9 @@ final class CapturePipeline {
   var bleMap: [BLEMapRule] = []
   var bleRoles: [UInt16: BluetoothRole] = [:]
   private var websockets: [TCPConnectionID: WebSocketStream] = [:]
+  /// The connection whose stream `changeWebSocket` has out of `websockets`,
+  /// and its handshake path from before the change.
+  private var feeding: (connection: TCPConnectionID, path: String?)?
   /// TCP connections that are not WebSocket (their data is probed per chunk).
   private var plainStreams: Set<TCPConnectionID> = []
   private let rules: [DecodeAsRule]
@@ -75,12 +78,11 @@ final class CapturePipeline {
     case .streamData(let connection, let direction, let frame, let time, let bytes):
       streamData(connection, direction, frame: frame, time: time, bytes: bytes)
     case .streamGap(let connection, let direction, let frame, let time, let missingBytes):
-      if var stream = websockets[connection] {
+      _ = changeWebSocket(connection) { stream in
         stream.gap(direction: wsDirection(direction), frame: frame, time: time, missingBytes: missingBytes) {
           event in
           self.websocketEvent(event, connection: connection)
         }
-        websockets[connection] = stream
       }
       var record = endpoints(connection, direction, frame: frame, time: time, transport: "tcp")
       record.event = ("tcp.gap", [.init("missing_bytes", .integer(Int64(missingBytes)))])
@@ -146,19 +148,36 @@ final class CapturePipeline {
         plainStreams.insert(connection)
       }
     }
-    if var stream = websockets[connection] {
+    let fed = changeWebSocket(connection) { stream in
       stream.feed(bytes, direction: wsDirection(direction), frame: frame, time: time) { event in
         self.websocketEvent(event, connection: connection)
       }
-      websockets[connection] = stream
-      return
     }
+    if fed { return }
     var record = endpoints(connection, direction, frame: frame, time: time, transport: "tcp")
     record.payloadLength = bytes.count
     decodePayload(
       bytes, carrier: .tcp, sourcePort: record.sourcePort, destinationPort: record.destinationPort,
       into: &record)
     deliver(record)
+  }
+
+  /// Changes the connection's WebSocket stream with it taken out of
+  /// `websockets`, and says whether there was one. Changed through a copy
+  /// while the table kept its own, the stream's open message was shared,
+  /// and each segment appended to it copied the whole message: a 300 KB
+  /// camera frame about eight times (a third of the mixed session's
+  /// instructions). Events meanwhile see the handshake as it was before
+  /// (`feeding`).
+  private func changeWebSocket(_ connection: TCPConnectionID, _ change: (inout WebSocketStream) -> Void)
+    -> Bool
+  {
+    guard var stream = websockets.removeValue(forKey: connection) else { return false }
+    feeding = (connection, stream.handshake?.path)
+    change(&stream)
+    feeding = nil
+    websockets[connection] = stream
+    return true
   }
 
   private func websocketEvent(_ event: WebSocketEvent, connection: TCPConnectionID) {
@@ -196,7 +215,13 @@ final class CapturePipeline {
               .init("last_frame", .integer(Int64(message.lastFrame))),
             ] + (message.isComplete ? [] : [.init("missing_bytes", .integer(Int64(message.missingBytes)))])))
       ]
-      let carrier = PayloadRouter.Carrier.websocket(path: websockets[connection]?.handshake?.path)
+      let path: String? =
+        if let feeding, feeding.connection == connection {
+          feeding.path
+        } else {
+          websockets[connection]?.handshake?.path
+        }
+      let carrier = PayloadRouter.Carrier.websocket(path: path)
       message.payload.withUnsafeBytes { payload in
         guard message.missingBytes > 0 else {
           decodePayload(
