@@ -312,11 +312,13 @@ struct WebSocketFrameDecoder: Sendable {
       guard var open = message else { return }
       message = nil  // keep the payload uniquely referenced while it grows
       if open.payload.count + bytes.count > open.payload.capacity {
-        // The frame's bytes are arriving: room for the rest it claims (at
-        // most the message limit), or double, whichever is more (many
-        // small fragments still grow geometrically). Grown by doubling
-        // alone, a 300 KB camera frame was copied three times on the way.
-        let rest = Int(clamping: header.payloadLength) - payloadDone
+        // The frame's bytes are arriving: room for the rest it claims, up
+        // to eight times what has come (a claim is not a reason to
+        // allocate), or double, whichever is more (many small fragments
+        // still grow geometrically). Grown by doubling alone, a 300 KB
+        // camera frame was copied three times on the way.
+        let claimed = Int(clamping: header.payloadLength) - payloadDone
+        let rest = min(claimed, 8 * (open.payload.count + bytes.count))
         open.payload.reserveCapacity(max(open.payload.count + rest, 2 * open.payload.capacity))
       }
       append(bytes, to: &open.payload, header: header)
