@@ -12,9 +12,6 @@ final class CapturePipeline {
   var bleMap: [BLEMapRule] = []
   var bleRoles: [UInt16: BluetoothRole] = [:]
   private var websockets: [TCPConnectionID: WebSocketStream] = [:]
-  /// The connection whose stream `changeWebSocket` has out of `websockets`,
-  /// and its handshake path from before the change.
-  private var feeding: (connection: TCPConnectionID, path: String?)?
   /// TCP connections that are not WebSocket (their data is probed per chunk).
   private var plainStreams: Set<TCPConnectionID> = []
   private let rules: [DecodeAsRule]
@@ -78,11 +75,9 @@ final class CapturePipeline {
     case .streamData(let connection, let direction, let frame, let time, let bytes):
       streamData(connection, direction, frame: frame, time: time, bytes: bytes)
     case .streamGap(let connection, let direction, let frame, let time, let missingBytes):
-      _ = changeWebSocket(connection) { stream in
-        stream.gap(direction: wsDirection(direction), frame: frame, time: time, missingBytes: missingBytes) {
-          event in
-          self.websocketEvent(event, connection: connection)
-        }
+      _ = changeWebSocket(connection) { stream, emit in
+        stream.gap(
+          direction: wsDirection(direction), frame: frame, time: time, missingBytes: missingBytes, emit: emit)
       }
       var record = endpoints(connection, direction, frame: frame, time: time, transport: "tcp")
       record.event = ("tcp.gap", [.init("missing_bytes", .integer(Int64(missingBytes)))])
@@ -91,11 +86,9 @@ final class CapturePipeline {
       ]
       deliver(record)
     case .streamClosed(let connection, let frame, let time, let reason):
-      if var stream = websockets[connection] {
+      _ = changeWebSocket(connection) { stream, emit in
         for direction in [WebSocketDirection.clientToServer, .serverToClient] {
-          stream.finish(direction: direction, frame: frame, time: time) { event in
-            self.websocketEvent(event, connection: connection)
-          }
+          stream.finish(direction: direction, frame: frame, time: time, emit: emit)
         }
       }
       sink.streamClosed(
@@ -148,10 +141,8 @@ final class CapturePipeline {
         plainStreams.insert(connection)
       }
     }
-    let fed = changeWebSocket(connection) { stream in
-      stream.feed(bytes, direction: wsDirection(direction), frame: frame, time: time) { event in
-        self.websocketEvent(event, connection: connection)
-      }
+    let fed = changeWebSocket(connection) { stream, emit in
+      stream.feed(bytes, direction: wsDirection(direction), frame: frame, time: time, emit: emit)
     }
     if fed { return }
     var record = endpoints(connection, direction, frame: frame, time: time, transport: "tcp")
@@ -167,20 +158,22 @@ final class CapturePipeline {
   /// while the table kept its own, the stream's open message was shared,
   /// and each segment appended to it copied the whole message: a 300 KB
   /// camera frame about eight times (a third of the mixed session's
-  /// instructions). Events meanwhile see the handshake as it was before
-  /// (`feeding`).
-  private func changeWebSocket(_ connection: TCPConnectionID, _ change: (inout WebSocketStream) -> Void)
-    -> Bool
-  {
+  /// instructions). `emit` delivers the stream's events, with the
+  /// handshake path as it was before the change.
+  private func changeWebSocket(
+    _ connection: TCPConnectionID,
+    _ change: (inout WebSocketStream, _ emit: (WebSocketEvent) -> Void) -> Void
+  ) -> Bool {
     guard var stream = websockets.removeValue(forKey: connection) else { return false }
-    feeding = (connection, stream.handshake?.path)
-    change(&stream)
-    feeding = nil
+    let path = stream.handshake?.path
+    change(&stream) { self.websocketEvent($0, connection: connection, path: path) }
     websockets[connection] = stream
     return true
   }
 
-  private func websocketEvent(_ event: WebSocketEvent, connection: TCPConnectionID) {
+  /// A stream's event as records; `path`: the handshake path its messages
+  /// are routed by.
+  private func websocketEvent(_ event: WebSocketEvent, connection: TCPConnectionID, path: String?) {
     switch event {
     case .handshakeRequest(let handshake, let frame, let time):
       var record = endpoints(connection, .clientToServer, frame: frame, time: time, transport: "websocket")
@@ -215,12 +208,6 @@ final class CapturePipeline {
               .init("last_frame", .integer(Int64(message.lastFrame))),
             ] + (message.isComplete ? [] : [.init("missing_bytes", .integer(Int64(message.missingBytes)))])))
       ]
-      let path: String? =
-        if let feeding, feeding.connection == connection {
-          feeding.path
-        } else {
-          websockets[connection]?.handshake?.path
-        }
       let carrier = PayloadRouter.Carrier.websocket(path: path)
       message.payload.withUnsafeBytes { payload in
         guard message.missingBytes > 0 else {
