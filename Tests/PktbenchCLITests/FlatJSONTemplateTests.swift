@@ -10,13 +10,11 @@ import Testing
 /// LegCtrl frames of every kind, from more flows than the templates hold,
 /// interleaved, with records that must not use a template among them.
 @Suite struct FlatJSONTemplateTests {
-  static let flows: [(transport: String, source: String?, destination: String?, routing: String?)] = [
-    ("udp", "10.0.0.2:50000", "10.0.0.7:5005", "udp port 5005"),
-    ("udp", "10.0.0.7:5005", "10.0.0.2:50000", "udp port 5005"),
-    ("udp", "10.0.0.2:50001", "10.0.0.7:9000", "--decode-as"),
-    ("ble-att", "0x0040 central", "0x0040 peripheral", "BLE handle 0x0040"),
-    ("udp", "name \"quoted\" \\ and\ttab", "10.0.0.9:9", nil),
-    ("ipv4", nil, nil, "probe 95"),
+  /// How each of `FlowTextsTests.flows` was routed (a flow's texts and
+  /// its routing are part of its shape).
+  static let routings: [String?] = [
+    "udp port 5005", "udp port 5005", "--decode-as", "ws path /ws/connect/D", "BLE handle 0x0040", nil,
+    "probe 95",
   ]
 
   /// A payload of the kind flow `flow` sends: each flow keeps one kind
@@ -52,9 +50,9 @@ import Testing
     var flows = FlowTexts()
     var written = 0
     var frame = 0
-    // Runs of records from one flow, six flows for four templates.
+    // Runs of records from one flow, seven flows for four templates.
     while frame < 4000 {
-      let flow = random.below(Self.flows.count)
+      let flow = random.below(FlowTextsTests.flows.count)
       for _ in 0..<1 + random.below(12) {
         frame += 1
         let payload = Self.payload(flow: flow, &random)
@@ -63,13 +61,13 @@ import Testing
           guard Codecs.cleanFields(codec, bytes, into: &flat.fields.pointee) else { return }
           flat.codec = Codecs.names[codec]
           flat.payload = bytes
-          let names = Self.flows[flow]
+          let names = FlowTextsTests.flows[flow]
           var record = DecodedRecord(
             frame: random.chance(1, in: 50) ? nil : frame,
             time: random.chance(1, in: 50) ? nil : 1_700_000_000 + Double(frame) / 20,
             transport: names.transport, source: names.source, destination: names.destination,
             payloadLength: bytes.count)
-          record.routing = names.routing
+          record.routing = Self.routings[flow]
           // Things of the record's own: the renderer writes these.
           if random.chance(1, in: 40) {
             record.layerDiagnostics = [.warning("gap", "a gap before this packet", range: 0..<1)]

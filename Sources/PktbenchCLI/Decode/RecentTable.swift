@@ -2,7 +2,7 @@
 /// search and replaced round robin when full: memory stays bounded whatever
 /// the capture holds, and a handful of entries is searched faster than a
 /// key is hashed. Endpoint names and ndjson's flow texts are kept in one.
-struct RecentTable<Key: Equatable, Value> {
+struct RecentTable<Key, Value> {
   /// At most this many entries; 0 keeps nothing.
   let capacity: Int
   private var keys: [Key] = []
@@ -11,10 +11,6 @@ struct RecentTable<Key: Equatable, Value> {
 
   init(capacity: Int) {
     self.capacity = capacity
-  }
-
-  func value(for key: Key) -> Value? {
-    value { $0 == key }
   }
 
   /// The value of the first key `matches` accepts: a caller can compare
@@ -36,5 +32,11 @@ struct RecentTable<Key: Equatable, Value> {
       values[next] = value
       next = (next + 1) % capacity
     }
+  }
+}
+
+extension RecentTable where Key: Equatable {
+  func value(for key: Key) -> Value? {
+    value { $0 == key }
   }
 }

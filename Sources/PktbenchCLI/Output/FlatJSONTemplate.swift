@@ -43,38 +43,27 @@ struct FlatJSONTemplate {
   }
 
   /// What records of one shape have in common.
-  private struct Shape: Equatable {
-    let transport: String
-    let source: String?
-    let destination: String?
+  private struct Shape {
+    let flow: FlowTexts.Flow
     let codec: String
     let routing: String?
-    /// The message name's address and length (a codec's static string).
-    let message: UnsafeRawPointer
-    let messageLength: Int
+    let message: StaticString
     let layout: FlatLayout
 
     init(_ record: DecodedRecord, _ flat: FlatMessage, _ fields: UnsafeBufferPointer<FlatFields.Field>) {
-      transport = record.transport
-      source = record.source
-      destination = record.destination
+      flow = FlowTexts.Flow(record)
       codec = flat.codec
       routing = record.routing
-      message = UnsafeRawPointer(flat.fields.pointee.message.utf8Start)
-      messageLength = flat.fields.pointee.message.utf8CodeUnitCount
+      message = flat.fields.pointee.message
       layout = FlatLayout(fields)
     }
 
     /// Whether `record` has this shape, compared without building one.
     func matches(
       _ record: DecodedRecord, _ flat: FlatMessage, _ fields: UnsafeBufferPointer<FlatFields.Field>
-    )
-      -> Bool
-    {
-      let name = flat.fields.pointee.message
-      return message == UnsafeRawPointer(name.utf8Start) && messageLength == name.utf8CodeUnitCount
-        && transport == record.transport && source == record.source && destination == record.destination
-        && codec == flat.codec && routing == record.routing && layout.matches(fields)
+    ) -> Bool {
+      FlatLayout.same(message, flat.fields.pointee.message) && flow.names(record) && codec == flat.codec
+        && routing == record.routing && layout.matches(fields)
     }
   }
 

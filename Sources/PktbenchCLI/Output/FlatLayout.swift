@@ -5,7 +5,7 @@ import PacketKit
 /// addresses (with the same lengths and groups) are laid out alike: what
 /// depends on the layout alone (a summary line's key fields, the constant
 /// text of an ndjson record) is worked out once per layout.
-struct FlatLayout: Equatable {
+struct FlatLayout {
   private var names: [(address: UnsafeRawPointer, length: Int, members: Int?)] = []
   /// Whether a layout was remembered (an empty one is a layout too).
   private(set) var isSet = false
@@ -16,11 +16,9 @@ struct FlatLayout: Equatable {
     remember(fields)
   }
 
-  static func == (left: FlatLayout, right: FlatLayout) -> Bool {
-    left.isSet == right.isSet && left.names.count == right.names.count
-      && zip(left.names, right.names).allSatisfy {
-        $0.address == $1.address && $0.length == $1.length && $0.members == $1.members
-      }
+  /// Whether two names are one literal: the same address and length.
+  static func same(_ left: StaticString, _ right: StaticString) -> Bool {
+    left.utf8Start == right.utf8Start && left.utf8CodeUnitCount == right.utf8CodeUnitCount
   }
 
   /// Whether `fields` are named and grouped as the remembered layout.

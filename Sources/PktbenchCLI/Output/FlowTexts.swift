@@ -10,7 +10,8 @@ import PacketKit
 struct FlowTexts {
   private var texts: RecentTable<Flow, [UInt8]>
 
-  private struct Flow: Equatable {
+  /// A record's transport and endpoint names: what a flow's texts depend on.
+  struct Flow {
     var transport: String
     var source: String?
     var destination: String?
