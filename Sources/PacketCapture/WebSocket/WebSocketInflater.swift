@@ -43,14 +43,10 @@ struct WebSocketInflater: Sendable, Hashable {
     guard contextTakeover else { return result }
     switch result {
     case .success(let output):
-      // Only the last window of a message can be history: a camera frame's
+      // Only a message's last window can be history: a camera frame's
       // hundreds of KB are not appended to be dropped again.
-      if output.count >= Self.windowSize {
-        history = Array(output.suffix(Self.windowSize))
-      } else {
-        history.append(contentsOf: output)
-        if history.count > Self.windowSize { history.removeFirst(history.count - Self.windowSize) }
-      }
+      history.append(contentsOf: output.suffix(Self.windowSize))
+      if history.count > Self.windowSize { history.removeFirst(history.count - Self.windowSize) }
       if historyLost {
         freshSinceLoss += output.count
         if freshSinceLoss >= Self.windowSize { historyLost = false }
@@ -66,7 +62,7 @@ struct WebSocketInflater: Sendable, Hashable {
   /// with a preset dictionary, stopping as soon as the output would pass
   /// `limit`. (The tail is the four bytes RFC 7692 appends to a message:
   /// given apart, the message is not copied to append them.)
-  static func inflateRaw(_ input: [UInt8], then tail: [UInt8] = [], dictionary: [UInt8], limit: Int)
+  static func inflateRaw(_ input: [UInt8], then tail: [UInt8], dictionary: [UInt8], limit: Int)
     -> Result<[UInt8], Failure>
   {
     let limit = min(max(0, limit), Int.max - 1)
