@@ -8,15 +8,33 @@
 /// runner can save anything, so the input under test is published here
 /// first and a signal handler writes it to the crash file with
 /// async-signal-safe calls only, then lets the signal kill the process.
+///
+/// Each worker of `fuzz --jobs` publishes in its own slot, with its
+/// thread: the handler runs on the thread that crashed and saves that
+/// thread's input.
 public enum CrashGuard {
-  nonisolated(unsafe) private static var current: UnsafeRawPointer?
-  nonisolated(unsafe) private static var currentCount = 0
+  /// The most workers that can publish at once (`fuzz --jobs` allows as many).
+  public static let slotCount = 64
+
+  struct Slot {
+    var thread: pthread_t
+    var input: UnsafeRawPointer?
+    var count: Int
+  }
+
+  /// Never freed: the handler may read it at any time.
+  nonisolated(unsafe) private static let slots: UnsafeMutablePointer<Slot> = {
+    let slots = UnsafeMutablePointer<Slot>.allocate(capacity: slotCount)
+    slots.initialize(repeating: Slot(thread: pthread_t(), input: nil, count: 0), count: slotCount)
+    return slots
+  }()
   nonisolated(unsafe) private static var path: UnsafeMutablePointer<CChar>?
   nonisolated(unsafe) private static var message: UnsafeMutablePointer<CChar>?
 
   /// Arms the handler: a crash writes the input to `crashPath` and prints
   /// `reproduce` on stderr.
   public static func install(crashPath: String, reproduce: String) {
+    _ = slots
     path = strdup(crashPath)
     message = strdup(
       "\npktbench fuzz: the decoder crashed; input saved to \(crashPath)\n  reproduce: \(reproduce)\n")
@@ -32,26 +50,50 @@ public enum CrashGuard {
     }
   }
 
-  /// Runs `body` with `input` published as the one to save on a crash.
+  /// Runs `body` with `input` published, in `worker`'s slot (0 to
+  /// `slotCount - 1`), as the one to save on a crash.
   @inline(__always)
-  public static func guarding<T>(_ input: [UInt8], _ body: () -> T) -> T {
+  public static func guarding<T>(_ input: [UInt8], worker: Int = 0, _ body: () -> T) -> T {
     input.withUnsafeBytes { buffer in
-      current = buffer.baseAddress
-      currentCount = buffer.count
+      let slot = slots + min(max(worker, 0), slotCount - 1)
+      slot.pointee.thread = pthread_self()
+      slot.pointee.input = buffer.baseAddress
+      slot.pointee.count = buffer.count
       defer {
-        current = nil
-        currentCount = 0
+        slot.pointee.input = nil
+        slot.pointee.count = 0
       }
       return body()
     }
+  }
+
+  /// The crashing thread's input, or (a crash outside any worker's check)
+  /// the first one published.
+  private static func crashingInput() -> Slot? {
+    let me = pthread_self()
+    var first: Slot?
+    for index in 0..<slotCount {
+      let slot = slots[index]
+      guard slot.input != nil, slot.count > 0 else { continue }
+      if pthread_equal(slot.thread, me) != 0 { return slot }
+      if first == nil { first = slot }
+    }
+    return first
+  }
+
+  /// What a crash on this thread now would save (for tests: the handler
+  /// itself must not allocate).
+  static func inputToSave() -> [UInt8]? {
+    guard let slot = crashingInput(), let input = slot.input else { return nil }
+    return Array(UnsafeRawBufferPointer(start: input, count: slot.count))
   }
 
   private static let handler: @convention(c) (Int32) -> Void = { signal in
     if let path = CrashGuard.path {
       let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
       if fd >= 0 {
-        if let current = CrashGuard.current, CrashGuard.currentCount > 0 {
-          _ = write(fd, current, CrashGuard.currentCount)
+        if let slot = CrashGuard.crashingInput(), let input = slot.input {
+          _ = write(fd, input, slot.count)
         }
         close(fd)
       }

@@ -59,6 +59,11 @@ public struct FieldPaths: Sendable {
     }
   }
 
+  /// Adds every path of `other` (another worker's), up to `limit`.
+  public mutating func formUnion(_ other: FieldPaths) {
+    for hash in other.slots where hash != 0 { insert(hash: hash) }
+  }
+
   /// Adds `path`; true when it is new and there was room.
   @discardableResult
   public mutating func insert(_ path: String) -> Bool {

@@ -3,7 +3,7 @@ import PacketKit
 /// Runs round trips and mutations over targets, round-robin, for a number
 /// of iterations or a time budget. The same seed gives the same sequence.
 public final class FuzzRunner {
-  public struct Configuration {
+  public struct Configuration: Sendable {
     public var seed: UInt64
     /// Total iterations per target (nil: until the time budget ends).
     public var iterations: Int?
@@ -11,9 +11,14 @@ public final class FuzzRunner {
     /// Real payloads to mutate, per target name ("*" for all).
     public var corpus: [String: [[UInt8]]] = [:]
     /// Called about once a second with the stats so far.
-    public var progress: ((Double, [(String, FuzzStats)]) -> Void)?
+    public var progress: (@Sendable (Double, [(String, FuzzStats)]) -> Void)?
     /// Stop at the first failure (after shrinking it).
     public var stopOnFailure = true
+    /// Shared by runners working at once (`fuzz --jobs`): set by the one
+    /// that fails first, seen by the others at their next slice.
+    public var stop: FuzzStop?
+    /// This runner's slot in `CrashGuard` when several run at once.
+    public var worker = 0
 
     public init(seed: UInt64, iterations: Int? = nil, durationNanoseconds: UInt64? = nil) {
       self.seed = seed
@@ -22,7 +27,7 @@ public final class FuzzRunner {
     }
   }
 
-  public struct Report {
+  public struct Report: Sendable {
     public var stats: [(String, FuzzStats)]
     public var failures: [FuzzFailure]
     public var elapsedSeconds: Double
@@ -33,10 +38,14 @@ public final class FuzzRunner {
   private let byteMutator = ByteMutator()
   private let jsonMutator = JSONMutator()
   private let poolLimit = 256
+  /// `configuration.worker`, read on every input (through the
+  /// configuration, its references were retained and released each time).
+  private let worker: Int
 
   public init(targets: [FuzzTarget], configuration: Configuration) {
     self.targets = targets
     self.configuration = configuration
+    worker = configuration.worker
   }
 
   public func run() -> Report {
@@ -58,6 +67,7 @@ public final class FuzzRunner {
     let maxBatch = 4096
     var done = false
     while !done {
+      if configuration.stop?.isSet == true { break }
       for (index, target) in targets.enumerated() {
         let batchStart = monotonicNanoseconds()
         defer { stats[index].nanoseconds &+= monotonicNanoseconds() &- batchStart }
@@ -71,8 +81,13 @@ public final class FuzzRunner {
             target, pool: &pools[index], stats: &stats[index], rng: &rngs[index], scratch: &scratch)
           {
             stats[index].failures += 1
-            failures.append(shrunk(failure, target: target))
-            if configuration.stopOnFailure { done = true }
+            var failure = shrunk(failure, target: target)
+            failure.seed = configuration.seed
+            failures.append(failure)
+            if configuration.stopOnFailure {
+              done = true
+              configuration.stop?.set()
+            }
             break
           }
         }
@@ -130,7 +145,9 @@ public final class FuzzRunner {
     let kindsBefore = stats.messageKinds.count
     let fieldsBefore = stats.fields.count
     let errorsBefore = stats.errorCodes.count
-    let failure = CrashGuard.guarding(input) { target.check(input, stats: &stats) }
+    let failure = CrashGuard.guarding(input, worker: worker) {
+      target.check(input, stats: &stats)
+    }
     if let failure { return failure }
     // Keep inputs that reached something new: a poor man's coverage signal.
     if stats.messageKinds.count > kindsBefore || stats.fields.count > fieldsBefore

@@ -21,6 +21,8 @@ public struct FuzzFailure: Error, Sendable {
   public var kind: String
   public var detail: String
   public var input: [UInt8]
+  /// The seed of the run that found it (set by the runner).
+  public var seed: UInt64?
 
   public init(target: String, kind: String, detail: String, input: [UInt8]) {
     self.target = target
@@ -47,16 +49,36 @@ public struct FuzzStats: Sendable {
   /// Round trips whose decoded message differs from the sent one only in
   /// what the wire cannot carry (it re-encodes to the same bytes).
   public var wireEquivalent = 0
-  /// Time spent on this target, for its own executions per second.
+  /// Time spent on this target, for its own executions per second: the
+  /// sum over `workers` runs at once when merged.
   public var nanoseconds: UInt64 = 0
+  /// How many runs these stats merge (`fuzz --jobs`).
+  public var workers = 1
 
   /// Records a field or event name seen, up to `FieldPaths.limit`.
   public mutating func noteField(_ name: String) {
     fields.insert(name)
   }
 
+  /// Of all workers together: each worker's time on this target is about
+  /// the same, and they ran at once.
   public var executionsPerSecond: Double {
-    nanoseconds == 0 ? 0 : Double(executions + roundTrips) / (Double(nanoseconds) / 1e9)
+    nanoseconds == 0 ? 0 : Double(executions + roundTrips) * Double(workers) / (Double(nanoseconds) / 1e9)
+  }
+
+  /// Adds another worker's stats on the same target.
+  public mutating func merge(_ other: FuzzStats) {
+    executions += other.executions
+    roundTrips += other.roundTrips
+    decoded += other.decoded
+    errorCodes.add(other.errorCodes)
+    messageKinds.add(other.messageKinds)
+    fields.formUnion(other.fields)
+    craftRefusals.merge(other.craftRefusals, uniquingKeysWith: +)
+    failures += other.failures
+    wireEquivalent += other.wireEquivalent
+    nanoseconds &+= other.nanoseconds
+    workers += other.workers
   }
 
   public init() {}

@@ -27,6 +27,11 @@ public struct Tally: Sendable, Equatable, CustomStringConvertible {
     counts.update(name, initial: 0) { $0 += amount }
   }
 
+  /// Adds `other`'s counts (another worker's), its new names after these.
+  public mutating func add(_ other: Tally) {
+    for (name, count) in zip(other.counts.names, other.counts.values) { add(name, count) }
+  }
+
   /// The names and counts, by name.
   public var sorted: [(name: String, count: Int)] {
     zip(counts.names, counts.values).sorted { $0.0 < $1.0 }.map { (name: $0.0, count: $0.1) }

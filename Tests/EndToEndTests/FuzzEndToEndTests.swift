@@ -15,6 +15,25 @@ import Testing
     #expect(result.text.contains("no failures"))
   }
 
+  @Test func jobsRunWorkersWithConsecutiveSeedsAndAddUpTheirIterations() throws {
+    let result = try Pktbench.run([
+      "fuzz", "--codec", "rallie", "--iterations", "2001", "--seed", "40", "--jobs", "2",
+      "--crashes", NSTemporaryDirectory() + "pktbench-e2e-crashes",
+    ])
+    #expect(result.status == 0, "\(result.text)\(result.stderr)")
+    #expect(result.stderr.contains("seed 40, 2 jobs (seeds 40 to 41)"), "\(result.stderr)")
+    let row = try #require(result.text.split(separator: "\n").first { $0.hasPrefix("rallie") })
+    let columns = row.split(separator: " ", omittingEmptySubsequences: true).compactMap { Int($0) }
+    // executions + round trips: 1,001 from seed 40 and 1,000 from seed 41.
+    #expect(columns.count >= 2 && columns[0] + columns[1] == 2001, "\(row)")
+  }
+
+  @Test func jobsOutsideTheirRangeAreRefusedInOneSentence() throws {
+    let result = try Pktbench.run(["fuzz", "--codec", "rallie", "--jobs", "0"])
+    #expect(result.status != 0)
+    #expect(result.stderr.contains("--jobs must be between 1 and 64, not 0"), "\(result.stderr)")
+  }
+
   @Test func sameSeedSameTable() throws {
     func table() throws -> [String] {
       let result = try Pktbench.run(["fuzz", "--codec", "rider", "--iterations", "2000", "--seed", "7"])

@@ -16,6 +16,7 @@ struct FuzzCommand: ParsableCommand {
       Examples:
         pktbench fuzz                                    # all codecs, 30 s, random seed
         pktbench fuzz --codec rallie --iterations 1000000 --seed 42
+        pktbench fuzz --time 60s --jobs 2                # two workers, seeds S and S+1
         pktbench fuzz --reproduce fuzz-crashes/crash-rallie-seed42-7f3a.bin
       """)
 
@@ -30,6 +31,13 @@ struct FuzzCommand: ParsableCommand {
 
   @Option(help: "Random seed (default: random, printed).")
   var seed: UInt64?
+
+  @Option(
+    help: ArgumentHelp(
+      "Workers fuzzing at once, each on its own thread with seed, seed+1, …; "
+        + "--iterations is shared out among them, --time is each one's.",
+      valueName: "n"))
+  var jobs: Int = 1
 
   @Option(help: "Directory of real payloads to mutate (files named <codec>-*.bin, or any file).")
   var corpus: String?
@@ -46,6 +54,9 @@ struct FuzzCommand: ParsableCommand {
         "unknown fuzz target '\(name)'; known: \(FuzzTargets.names.joined(separator: ", "))")
     }
     if let iterations, iterations <= 0 { throw ValidationError("--iterations must be at least 1") }
+    if jobs < 1 || jobs > CrashGuard.slotCount {
+      throw ValidationError("--jobs must be between 1 and \(CrashGuard.slotCount), not \(jobs)")
+    }
   }
 
   func run() throws {
@@ -53,12 +64,15 @@ struct FuzzCommand: ParsableCommand {
     defer { out.flush() }
     if let reproduce { return try replay(reproduce, out: out) }
     let selected = targets.isEmpty ? FuzzTargets.all() : targets.compactMap { FuzzTargets.named($0) }
+    let selectedNames = selected.map(\.name)
     let seed = self.seed ?? UInt64.random(in: 0...UInt64(UInt32.max))
     let duration = time ?? (iterations == nil ? DurationArgument(seconds: 30) : nil)
     try FileManager.default.createDirectory(atPath: crashes, withIntermediateDirectories: true)
-    let names = selected.map(\.name).joined(separator: ",")
+    let names = selectedNames.joined(separator: ",")
+    let workers =
+      jobs > 1 ? ", \(jobs) jobs (seeds \(seed) to \(FuzzWorkers.seed(seed, worker: jobs - 1)))" : ""
     OutputWriter.standardError.line(
-      "pktbench fuzz: targets \(names), seed \(seed), "
+      "pktbench fuzz: targets \(names), seed \(seed)\(workers), "
         + (iterations.map { "\($0) iterations each" } ?? "\(duration?.seconds ?? 0) s"))
     let crashPath = "\(crashes)/crash-pending-seed\(seed).bin"
     CrashGuard.install(
@@ -66,7 +80,7 @@ struct FuzzCommand: ParsableCommand {
 
     var configuration = FuzzRunner.Configuration(
       seed: seed, iterations: iterations, durationNanoseconds: duration?.nanoseconds)
-    configuration.corpus = try loadCorpus(selected.map(\.name))
+    configuration.corpus = try loadCorpus(selectedNames)
     let stderrIsTerminal = isatty(2) == 1
     configuration.progress = { elapsed, stats in
       guard stderrIsTerminal else { return }
@@ -78,14 +92,16 @@ struct FuzzCommand: ParsableCommand {
         "\r\(String(format: "%5.1f", elapsed)) s  " + parts.joined(separator: "  ")
           + "  failures \(failures)   ")
     }
-    let report = FuzzRunner(targets: selected, configuration: configuration).run()
+    let report = FuzzWorkers.run(
+      jobs: jobs, makeTargets: { selectedNames.compactMap { FuzzTargets.named($0) } },
+      configuration: configuration)
     if stderrIsTerminal { OutputWriter.standardError.line() }
     try? FileManager.default.removeItem(atPath: crashPath)
     for line in FuzzSummary.lines(report) { out.line(line) }
     guard report.failures.isEmpty else {
       for failure in report.failures {
         let hash = String(fnv1a(failure.input) & 0xFFFF_FFFF, radix: 16)
-        let path = "\(crashes)/crash-\(failure.target)-seed\(seed)-\(hash).bin"
+        let path = "\(crashes)/crash-\(failure.target)-seed\(failure.seed ?? seed)-\(hash).bin"
         _ = FileManager.default.createFile(atPath: path, contents: Data(failure.input))
         out.line("FAILURE \(failure.target) [\(failure.kind)]: \(failure.detail)")
         out.line("  input (\(failure.input.count) bytes, shrunk): \(Hex.spaced(failure.input.prefix(64)))")
@@ -163,8 +179,6 @@ enum FuzzSummary {
     out.append(
       "target      executions  round-trips  execs/s     decoded  kinds  fields  error codes")
     for (name, stats) in report.stats {
-      let total = stats.executions + stats.roundTrips
-      _ = total
       let rate = Int(stats.executionsPerSecond)
       let codes = stats.errorCodes.sorted.map { "\($0.name) \($0.count)" }
       out.append(

@@ -1,0 +1,32 @@
+import Foundation
+import Synchronization
+import Testing
+
+@testable import PacketFuzz
+
+/// A crash saves the input of the worker whose thread crashed.
+@Suite struct CrashGuardTests {
+  @Test func eachThreadWouldSaveItsOwnInput() {
+    // Slots 62 and 63: other tests' runners publish in slot 0 meanwhile.
+    let inside = DispatchSemaphore(value: 0)
+    let checked = DispatchSemaphore(value: 0)
+    let release = DispatchSemaphore(value: 0)
+    let otherSaw = Mutex<[UInt8]?>(nil)
+    let thread = Thread {
+      CrashGuard.guarding([0xB0, 0xB1, 0xB2], worker: 63) {
+        inside.signal()
+        checked.wait()
+        otherSaw.withLock { $0 = CrashGuard.inputToSave() }
+        release.signal()
+      }
+    }
+    thread.start()
+    inside.wait()
+    // Both inputs are published now, each by its own thread.
+    let mine = CrashGuard.guarding([0xA0], worker: 62) { CrashGuard.inputToSave() }
+    checked.signal()
+    release.wait()
+    #expect(mine == [0xA0])
+    #expect(otherSaw.withLock { $0 } == [0xB0, 0xB1, 0xB2])
+  }
+}
