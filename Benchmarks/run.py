@@ -7,7 +7,8 @@ Builds pktbench (release), writes the synthetic captures once (reused after;
 see generate.py), then times each decode mode on each capture and, where
 installed, tcpdump and tshark on the same files. Every figure is the median
 of --runs runs, with min and max beside it; peak RSS comes from
-/usr/bin/time. Ends with the fuzz runner's executions per second per target.
+/usr/bin/time. Ends with the fuzz runner's executions per second per target, on one core
+and with --jobs as many as the machine has.
 """
 import argparse
 import os
@@ -116,14 +117,24 @@ def main():
               f"{rss:12.1f}  {ratio}")
     print("(ratio: pktbench summary lines' records/s over that tool's; tshark -T modes on the first 100k records)")
 
-    fuzz = subprocess.run([PKTBENCH, "fuzz", "--time", f"{args.fuzz_seconds}s", "--seed", "1",
-                           "--crashes", os.path.join(args.data, "crashes")], capture_output=True, text=True)
-    print("\nfuzz runner (one core, seed 1):")
-    for line in fuzz.stdout.splitlines():
-        parts = line.split()
-        if parts and parts[0] != "target" and len(parts) > 3 and parts[3].isdigit():
-            print(f"  {parts[0]:10} {int(parts[3]):>10,} execs/s")
+    def fuzz_rates(jobs):
+        out = subprocess.run([PKTBENCH, "fuzz", "--time", f"{args.fuzz_seconds}s", "--seed", "1", "--jobs",
+                              str(jobs), "--crashes", os.path.join(args.data, "crashes")],
+                             capture_output=True, text=True).stdout
+        rates = {}
+        for line in out.splitlines():
+            parts = line.split()
+            if parts and parts[0] != "target" and len(parts) > 3 and parts[3].isdigit():
+                rates[parts[0]] = int(parts[3])
+        return rates
 
+    cores = os.cpu_count() or 1
+    one = fuzz_rates(1)
+    every = fuzz_rates(cores) if cores > 1 else {}
+    print(f"\nfuzz runner, executions/s (seed 1, {args.fuzz_seconds} s shared by all targets):")
+    print(f"  {'target':10} {'one core':>12}" + (f" {f'--jobs {cores}':>12}" if every else ""))
+    for name, rate in one.items():
+        print(f"  {name:10} {rate:>12,}" + (f" {every.get(name, 0):>12,}" if every else ""))
 
 if __name__ == "__main__":
     main()

@@ -7,8 +7,11 @@ cd "$(dirname "$0")/.."
 runner_seconds="${FUZZ_SECONDS:-60}"
 libfuzzer_seconds="${LIBFUZZER_SECONDS:-20}"
 seed="${FUZZ_SEED:-$(od -An -N4 -tu4 /dev/urandom | tr -d ' ')}"
-echo "fuzz-ci: pktbench fuzz, seed $seed, ${runner_seconds}s"
-.build/debug/pktbench fuzz --time "${runner_seconds}s" --seed "$seed" --crashes fuzz-crashes/runner
+# One worker per core (seeds seed, seed+1, ...): twice the inputs on two cores.
+cores="$(nproc)"
+jobs="${FUZZ_JOBS:-$((cores < 64 ? cores : 64))}"
+echo "fuzz-ci: pktbench fuzz, seed $seed, ${runner_seconds}s, $jobs jobs"
+.build/debug/pktbench fuzz --time "${runner_seconds}s" --seed "$seed" --jobs "$jobs" --crashes fuzz-crashes/runner
 for codec in rider legctrl rallie falconeye pcap websocket hci; do
   echo "fuzz-ci: libFuzzer $codec, ${libfuzzer_seconds}s"
   scripts/libfuzzer.sh "$codec" "$libfuzzer_seconds"
