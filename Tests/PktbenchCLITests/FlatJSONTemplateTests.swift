@@ -8,7 +8,8 @@ import Testing
 /// shape, with frame, time, values and length written anew. Every record
 /// must come out as the renderer writes it alone: Rider commands and
 /// LegCtrl frames of every kind, from more flows than the templates hold,
-/// interleaved, with records that must not use a template among them.
+/// interleaved, some with extra members (part of the shape), with records
+/// that must not use a template among them.
 @Suite struct FlatJSONTemplateTests {
   /// How each of `FlowTextsTests.flows` was routed (a flow's texts and
   /// its routing are part of its shape).
@@ -43,6 +44,19 @@ import Testing
     }
   }
 
+  static let extras: [[FieldValue.Member]] = [
+    [], [], [],
+    [.init("handle", .integer(64))],
+    [
+      .init("att_operation", .string("write-command")), .init("handle", .integer(18)),
+      .init("direction", .string("central→peripheral")),
+    ],
+    [
+      .init("att_operation", .string("notification")), .init("handle", .integer(18)),
+      .init("direction", .string("peripheral→central")),
+    ],
+  ]
+
   @Test func everyRecordIsTheRenderersText() throws {
     var random = SplitMix64(seed: 0x7E4)
     let flat = FlatMessage()
@@ -72,7 +86,8 @@ import Testing
           if random.chance(1, in: 40) {
             record.layerDiagnostics = [.warning("gap", "a gap before this packet", range: 0..<1)]
           }
-          if random.chance(1, in: 40) { record.extra = [.init("handle", .integer(64))] }
+          // Extra members, as BLE writes carry: one of a few sets, or none.
+          record.extra = Self.extras[random.below(Self.extras.count)]
           record.flat = flat
           var json = JSONWriter()
           templates.write(record, flat, flows: &flows, into: &json)

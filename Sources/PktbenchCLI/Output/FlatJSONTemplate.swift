@@ -1,14 +1,15 @@
 import PacketKit
 
 /// ndjson for clean messages, from the text of the last few shapes of
-/// record. Records of one shape (flow, codec, routing, message and layout
-/// of fields) differ only in their frame, time, field values and length:
+/// record. Records of one shape (flow, codec, routing, message, layout of
+/// fields and extra members, such as a BLE write's handle and ATT
+/// operation) differ only in their frame, time, field values and length:
 /// the first is written by `JSONRenderer`, which marks where those went,
 /// and the next are that text with the marked parts written anew. A
 /// 20 Hz command stream is one shape from start to end.
 ///
 /// The parts are written by the renderer's own functions, and a record
-/// with anything else of its own (diagnostics, an error, extra members) is
+/// with anything else of its own (diagnostics, an error, an event) is
 /// always written by the renderer: the output is the renderer's, byte for
 /// byte.
 struct FlatJSONTemplate {
@@ -42,13 +43,17 @@ struct FlatJSONTemplate {
     }
   }
 
-  /// What records of one shape have in common.
-  private struct Shape {
+  /// What records of one shape have in common. A class: the table lends
+  /// each shape to the comparison as a copy, which for a struct retained
+  /// and released every reference it holds.
+  private final class Shape {
     let flow: FlowTexts.Flow
     let codec: String
     let routing: String?
     let message: StaticString
     let layout: FlatLayout
+    /// Written from their values, so equal members are equal text.
+    let extra: [FieldValue.Member]
 
     init(_ record: DecodedRecord, _ flat: FlatMessage, _ fields: UnsafeBufferPointer<FlatFields.Field>) {
       flow = FlowTexts.Flow(record)
@@ -56,6 +61,7 @@ struct FlatJSONTemplate {
       routing = record.routing
       message = flat.fields.pointee.message
       layout = FlatLayout(fields)
+      extra = record.extra
     }
 
     /// Whether `record` has this shape, compared without building one.
@@ -63,7 +69,7 @@ struct FlatJSONTemplate {
       _ record: DecodedRecord, _ flat: FlatMessage, _ fields: UnsafeBufferPointer<FlatFields.Field>
     ) -> Bool {
       FlatLayout.same(message, flat.fields.pointee.message) && flow.names(record) && codec == flat.codec
-        && routing == record.routing && layout.matches(fields)
+        && routing == record.routing && layout.matches(fields) && extra == record.extra
     }
   }
 
@@ -95,7 +101,7 @@ struct FlatJSONTemplate {
   ) {
     let fields = FlatFields.fields(at: flat.fields)
     // Anything of the record's own is the renderer's to write.
-    guard record.layerDiagnostics.isEmpty, record.extra.isEmpty, record.layerError == nil,
+    guard record.layerDiagnostics.isEmpty, record.layerError == nil,
       record.event == nil, texts.capacity > 0
     else {
       JSONRenderer.write(record, includeDissection: false, flows: &flows, into: &json)
