@@ -4,20 +4,33 @@ import PacketKit
 
 /// The texts a BLE record shows that depend only on its connection, handle
 /// and characteristic: endpoint names, the `[0x0012 …789abd write-command]`
-/// note and the GATT routing reason. A capture uses few of each, and making
+/// note with the record's extra members, and the GATT routing reason. A capture uses few of each, and making
 /// them per ATT value cost more than decoding the value; each table is
 /// bounded (cleared when full), so memory stays flat whatever the capture.
 struct BluetoothNames {
   private static let limit = 256
   private var endpointNames: [UInt32: (String, String)] = [:]
-  private var notes: [NoteKey: String] = [:]
+  private var carriers: [CarrierKey: Carrier] = [:]
+  /// The last carrier given: values keep coming on one characteristic, and
+  /// hashing its key cost more than the rest of a ndjson record's BLE part.
+  private var lastCarrier: (key: CarrierKey, carrier: Carrier)?
   private var lastUUID: String?
   private var lastChoice: PayloadRouter.Choice?
 
-  private struct NoteKey: Hashable {
+  private struct CarrierKey: Hashable {
     var handle: UInt16
     var uuid: String?
     var operation: String
+    var direction: BluetoothDirection
+  }
+
+  /// How an ATT value travelled, as a record shows it.
+  struct Carrier {
+    /// For the summary line: `[0x0012 …789abd write-command]`.
+    var note: String
+    /// att_operation, handle, uuid (when known) and direction. One array
+    /// for every value on the characteristic, not one per record.
+    var extra: [FieldValue.Member]
   }
 
   /// src and dst: `0x0040 central` / `0x0040 peripheral`.
@@ -39,20 +52,33 @@ struct BluetoothNames {
   }
 
   /// `[0x0012 …789abd write-command]`: the handle, the characteristic (short
-  /// form when it has one) and the ATT operation.
-  mutating func carrierNote(_ value: ATTValue) -> String {
-    let key = NoteKey(
-      handle: value.attributeHandle, uuid: value.characteristicUUID, operation: value.operation)
-    if let note = notes[key] { return note }
+  /// form when it has one) and the ATT operation; and the extra members.
+  mutating func carrier(_ value: ATTValue) -> Carrier {
+    let key = CarrierKey(
+      handle: value.attributeHandle, uuid: value.characteristicUUID, operation: value.operation,
+      direction: value.direction)
+    if let lastCarrier, lastCarrier.key == key { return lastCarrier.carrier }
+    if let carrier = carriers[key] {
+      lastCarrier = (key, carrier)
+      return carrier
+    }
     let shortUUID =
       value.characteristicUUID.map { uuid in
         let short = BluetoothUUID.shortForm(uuid)
         return short == uuid ? " …\(uuid.suffix(6))" : " \(short)"
       } ?? ""
-    let note = "[0x\(Self.hex16(value.attributeHandle))\(shortUUID) \(value.operation)]"
-    if notes.count >= Self.limit { notes.removeAll() }
-    notes[key] = note
-    return note
+    var extra: [FieldValue.Member] = [
+      .init("att_operation", .string(value.operation)),
+      .init("handle", .integer(Int64(value.attributeHandle))),
+    ]
+    if let uuid = value.characteristicUUID { extra.append(.init("uuid", .string(uuid))) }
+    extra.append(.init("direction", .string(value.direction.description)))
+    let carrier = Carrier(
+      note: "[0x\(Self.hex16(value.attributeHandle))\(shortUUID) \(value.operation)]", extra: extra)
+    if carriers.count >= Self.limit { carriers.removeAll() }
+    carriers[key] = carrier
+    lastCarrier = (key, carrier)
+    return carrier
   }
 
   /// The codec whose GATT characteristic `uuid` is, with its routing

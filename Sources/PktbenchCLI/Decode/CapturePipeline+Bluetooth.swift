@@ -30,14 +30,9 @@ extension CapturePipeline {
       }
       var record = bleRecord(value.connectionHandle, value.direction, frame: value.frame, time: value.time)
       record.payloadLength = value.valueCount
-      var extra: [FieldValue.Member] = [
-        .init("att_operation", .string(value.operation)),
-        .init("handle", .integer(Int64(value.attributeHandle))),
-      ]
-      if let uuid = value.characteristicUUID { extra.append(.init("uuid", .string(uuid))) }
-      extra.append(.init("direction", .string(value.direction.description)))
-      record.extra = extra
-      record.carrierNote = bleNames.carrierNote(value)
+      let carrier = bleNames.carrier(value)
+      record.extra = carrier.extra
+      record.carrierNote = carrier.note
       value.withValueBytes { decode($0, choice: choice, into: &record) }
       deliver(record)
     case .att(let operation):
