@@ -11,9 +11,12 @@ struct BluetoothNames {
   private static let limit = 256
   private var endpointNames: [UInt32: (String, String)] = [:]
   private var carriers: [CarrierKey: Carrier] = [:]
-  /// The last carrier given: values keep coming on one characteristic, and
-  /// hashing its key cost more than the rest of a ndjson record's BLE part.
-  private var lastCarrier: (key: CarrierKey, carrier: Carrier)?
+  /// The last few of each given, searched before hashing: values keep
+  /// coming on a few characteristics (writes one way, notifications the
+  /// other), and hashing a key cost more than the rest of a ndjson
+  /// record's BLE part.
+  private var recentEndpoints = RecentTable<UInt32, (String, String)>(capacity: 4)
+  private var recentCarriers = RecentTable<CarrierKey, Carrier>(capacity: 8)
   private var lastUUID: String?
   private var lastChoice: PayloadRouter.Choice?
 
@@ -36,7 +39,11 @@ struct BluetoothNames {
   /// src and dst: `0x0040 central` / `0x0040 peripheral`.
   mutating func endpoints(_ connection: UInt16, _ direction: BluetoothDirection) -> (String, String) {
     let key = UInt32(connection) << 8 | UInt32(Self.code(direction))
-    if let names = endpointNames[key] { return names }
+    if let names = recentEndpoints.value(for: key) { return names }
+    if let names = endpointNames[key] {
+      recentEndpoints.insert(names, for: key)
+      return names
+    }
     let name = "0x" + Self.hex16(connection)
     let names: (String, String)
     switch direction {
@@ -48,6 +55,7 @@ struct BluetoothNames {
     }
     if endpointNames.count >= Self.limit { endpointNames.removeAll() }
     endpointNames[key] = names
+    recentEndpoints.insert(names, for: key)
     return names
   }
 
@@ -57,9 +65,9 @@ struct BluetoothNames {
     let key = CarrierKey(
       handle: value.attributeHandle, uuid: value.characteristicUUID, operation: value.operation,
       direction: value.direction)
-    if let lastCarrier, lastCarrier.key == key { return lastCarrier.carrier }
+    if let carrier = recentCarriers.value(for: key) { return carrier }
     if let carrier = carriers[key] {
-      lastCarrier = (key, carrier)
+      recentCarriers.insert(carrier, for: key)
       return carrier
     }
     let shortUUID =
@@ -77,7 +85,7 @@ struct BluetoothNames {
       note: "[0x\(Self.hex16(value.attributeHandle))\(shortUUID) \(value.operation)]", extra: extra)
     if carriers.count >= Self.limit { carriers.removeAll() }
     carriers[key] = carrier
-    lastCarrier = (key, carrier)
+    recentCarriers.insert(carrier, for: key)
     return carrier
   }
 
