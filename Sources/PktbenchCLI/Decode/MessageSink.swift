@@ -36,6 +36,7 @@ final class TextSink: MessageSink {
   private let verbose: Bool
   private let hexDump: Bool
   private var firstTime: Double?
+  private var middles = SummaryMiddles()
   /// The one-line view; live commands lead it with arrival time and gap.
   private let summaryLine: ((DecodedRecord, _ firstTime: Double?, Style) -> String)?
 
@@ -63,7 +64,7 @@ final class TextSink: MessageSink {
       out.line(summaryLine(record, firstTime, style))
     } else {
       out.append { buffer in
-        SummaryRenderer.write(record, firstTime: firstTime, style: style, into: &buffer)
+        SummaryRenderer.write(record, firstTime: firstTime, style: style, middles: &middles, into: &buffer)
         buffer.append(0x0A)
       }
     }

@@ -14,6 +14,16 @@ enum SummaryRenderer {
 
   /// Appends the line (without its newline) to `out`.
   static func write(_ record: DecodedRecord, firstTime: Double?, style: Style, into out: inout JSONWriter) {
+    var uncached = SummaryMiddles(capacity: 0)
+    write(record, firstTime: firstTime, style: style, middles: &uncached, into: &out)
+  }
+
+  /// `write`, with a clean message's middle (endpoints to message name)
+  /// from `middles` (a sink keeps one for all its lines, in one style).
+  static func write(
+    _ record: DecodedRecord, firstTime: Double?, style: Style, middles: inout SummaryMiddles,
+    into out: inout JSONWriter
+  ) {
     let line = Line(style: style, start: out.count)
     if let frame = record.frame {
       line.part(&out)
@@ -24,27 +34,37 @@ enum SummaryRenderer {
       line.part(&out)
       appendFixed(relative, digits: 6, width: 11, to: &out)
     }
-    if let source = record.source, let destination = record.destination {
-      line.part(&out)
-      out.append(utf8: source)
-      out.append(utf8: " → ")
-      out.append(utf8: destination)
-    }
-    line.part(&out)
-    out.append(utf8: record.transport)
-    if let note = record.carrierNote {
-      line.part(&out)
-      out.append(utf8: note)
-    }
     // Not a switch over (result, flat): building that tuple copied the
     // result on every record, although a flat record has none.
     if let flat = record.flat {
-      line.part(&out)
-      line.styled(flat.codec, "36", &out)
-      out.append(utf8: " ")
-      line.styled(flat.fields.pointee.message, "1", &out)
+      middles.write(record, flat, leading: out.count > line.start, into: &out) { out in
+        flow(record, line, &out)
+        line.part(&out)
+        line.styled(flat.codec, "36", &out)
+        out.append(utf8: " ")
+        line.styled(flat.fields.pointee.message, "1", &out)
+      }
       keyFieldsPart(&out) { KeyFields.collect(flat, into: &$0) }
-    } else if case .decoded(let frame) = record.result {
+    } else {
+      flow(record, line, &out)
+      message(record, line, &out)
+    }
+    for diagnostic in record.layerDiagnostics where diagnostic.severity >= .warning {
+      line.part(&out)
+      line.styled("⚠ \(diagnostic.code)", "33", &out)
+    }
+    if case .decoded(let frame) = record.result {
+      for diagnostic in frame.diagnostics where diagnostic.severity >= .warning {
+        line.part(&out)
+        line.styled("⚠ \(diagnostic.code)", "33", &out)
+      }
+    }
+  }
+
+  /// A record without a flat message: its codec and message with key
+  /// fields, its error, its damage, its event, or its unclaimed bytes.
+  private static func message(_ record: DecodedRecord, _ line: Line, _ out: inout JSONWriter) {
+    if case .decoded(let frame) = record.result {
       line.part(&out)
       line.styled(frame.codec, "36", &out)
       out.append(utf8: " ")
@@ -73,15 +93,21 @@ enum SummaryRenderer {
         line.styled("(\(record.payloadLength) bytes, no codec)", "2", &out)
       }
     }
-    for diagnostic in record.layerDiagnostics where diagnostic.severity >= .warning {
+  }
+
+  /// The endpoints, transport and carrier note.
+  private static func flow(_ record: DecodedRecord, _ line: Line, _ out: inout JSONWriter) {
+    if let source = record.source, let destination = record.destination {
       line.part(&out)
-      line.styled("⚠ \(diagnostic.code)", "33", &out)
+      out.append(utf8: source)
+      out.append(utf8: " → ")
+      out.append(utf8: destination)
     }
-    if case .decoded(let frame) = record.result {
-      for diagnostic in frame.diagnostics where diagnostic.severity >= .warning {
-        line.part(&out)
-        line.styled("⚠ \(diagnostic.code)", "33", &out)
-      }
+    line.part(&out)
+    out.append(utf8: record.transport)
+    if let note = record.carrierNote {
+      line.part(&out)
+      out.append(utf8: note)
     }
   }
 

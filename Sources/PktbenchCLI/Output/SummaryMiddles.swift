@@ -1,0 +1,56 @@
+import PacketKit
+
+/// The middle of a clean message's summary line, from its endpoints to its
+/// message name (`  10.0.0.2:50000 → 10.0.0.7:5005  udp  rider drive`),
+/// kept for the last few flows. Between a flow's lines only the frame, the
+/// time and the key fields' values change; writing the rest from Strings
+/// again for every line was a tenth of a summary line's instructions.
+struct SummaryMiddles {
+  /// What the middle depends on. A class: the table lends each key to the
+  /// comparison as a copy, which for a struct retained every String in it.
+  private final class Key {
+    let flow: FlowTexts.Flow
+    let note: String?
+    let codec: String
+    let message: StaticString
+    /// Whether a frame or time came first (the middle then starts with two spaces).
+    let leading: Bool
+
+    init(_ record: DecodedRecord, _ flat: FlatMessage, leading: Bool) {
+      flow = FlowTexts.Flow(record)
+      note = record.carrierNote
+      codec = flat.codec
+      message = flat.fields.pointee.message
+      self.leading = leading
+    }
+
+    func matches(_ record: DecodedRecord, _ flat: FlatMessage, leading: Bool) -> Bool {
+      FlatLayout.same(message, flat.fields.pointee.message) && self.leading == leading
+        && flow.names(record) && codec == flat.codec && note == record.carrierNote
+    }
+  }
+
+  private var texts: RecentTable<Key, [UInt8]>
+
+  /// Middles of up to `capacity` flows; 0 writes every line's afresh.
+  init(capacity: Int = 4) {
+    texts = RecentTable(capacity: capacity)
+  }
+
+  /// Writes the middle of `record`'s line, whose clean message is `flat`:
+  /// a kept one, or what `render` writes (then kept). The line style is
+  /// the sink's, the same for every line.
+  mutating func write(
+    _ record: DecodedRecord, _ flat: FlatMessage, leading: Bool, into out: inout JSONWriter,
+    _ render: (inout JSONWriter) -> Void
+  ) {
+    if let text = texts.value(where: { $0.matches(record, flat, leading: leading) }) {
+      out.append(contentsOf: text)
+      return
+    }
+    let start = out.count
+    render(&out)
+    guard texts.capacity > 0 else { return }
+    texts.insert(out.withUnsafeBytes { Array($0[start...]) }, for: Key(record, flat, leading: leading))
+  }
+}

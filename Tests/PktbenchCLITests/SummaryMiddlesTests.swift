@@ -1,0 +1,55 @@
+import CodecRegistry
+import PacketKit
+import Testing
+
+@testable import PktbenchCLI
+
+/// Summary lines take a clean message's middle (endpoints to message name)
+/// from the last few flows'. Every line must be the one written afresh:
+/// interleaved flows, carrier notes, lines without frame or time, layer
+/// warnings, in both styles.
+@Suite struct SummaryMiddlesTests {
+  static let notes: [String?] = [nil, nil, "[0x0012 write-command]", "[0x0012 …789abd notification]"]
+
+  @Test(arguments: [false, true])
+  func everyLineIsTheOneWrittenAfresh(color: Bool) throws {
+    var random = SplitMix64(seed: color ? 0x51 : 0x50)
+    let style = Style(enabled: color)
+    let flat = FlatMessage()
+    var middles = SummaryMiddles()
+    var frame = 0
+    var compared = 0
+    while frame < 3000 {
+      let flow = random.below(FlowTextsTests.flows.count)
+      let note = Self.notes[random.below(Self.notes.count)]
+      for _ in 0..<1 + random.below(10) {
+        frame += 1
+        let payload = FlatJSONTemplateTests.payload(flow: flow, &random)
+        let codec = try #require(Codecs.index(named: payload.codec))
+        payload.bytes.withUnsafeBytes { bytes in
+          guard Codecs.cleanFields(codec, bytes, into: &flat.fields.pointee) else { return }
+          flat.codec = Codecs.names[codec]
+          flat.payload = bytes
+          let names = FlowTextsTests.flows[flow]
+          var record = DecodedRecord(
+            frame: random.chance(1, in: 20) ? nil : frame,
+            time: random.chance(1, in: 20) ? nil : 1_700_000_000 + Double(frame) / 20,
+            transport: names.transport, source: names.source, destination: names.destination,
+            payloadLength: bytes.count)
+          record.carrierNote = note
+          if random.chance(1, in: 30) {
+            record.layerDiagnostics = [.warning("gap", "a gap before this packet", range: 0..<1)]
+          }
+          record.flat = flat
+          var line = JSONWriter()
+          SummaryRenderer.write(
+            record, firstTime: 1_700_000_000, style: style, middles: &middles, into: &line)
+          let alone = SummaryRenderer.line(record, firstTime: 1_700_000_000, style: style)
+          #expect(line.text == alone, "frame \(frame)")
+          compared += 1
+        }
+      }
+    }
+    #expect(compared > 2500)
+  }
+}
