@@ -30,6 +30,11 @@ public final class FuzzRunner {
   public struct Report: Sendable {
     public var stats: [(String, FuzzStats)]
     public var failures: [FuzzFailure]
+    /// The seed of the run that found each failure, in the same order (the
+    /// workers of `fuzz --jobs` run different seeds). Not a member of
+    /// `FuzzFailure`: the larger failure no longer fitted where the parser
+    /// targets keep one, and pcap fuzzing took an allocation per input.
+    public var seeds: [UInt64]
     public var elapsedSeconds: Double
   }
 
@@ -38,14 +43,10 @@ public final class FuzzRunner {
   private let byteMutator = ByteMutator()
   private let jsonMutator = JSONMutator()
   private let poolLimit = 256
-  /// `configuration.worker`, read on every input (through the
-  /// configuration, its references were retained and released each time).
-  private let worker: Int
 
   public init(targets: [FuzzTarget], configuration: Configuration) {
     self.targets = targets
     self.configuration = configuration
-    worker = configuration.worker
   }
 
   public func run() -> Report {
@@ -59,6 +60,7 @@ public final class FuzzRunner {
     var failures: [FuzzFailure] = []
     // Byte mutations are written here, one buffer for every input.
     var scratch: [UInt8] = []
+    let publisher = CrashGuard.claim(worker: configuration.worker)
     let start = monotonicNanoseconds()
     var lastProgress = start
     // A slice gives each target about the same time, so one slow parser
@@ -78,12 +80,11 @@ public final class FuzzRunner {
         for step in 0..<budget {
           if step & 15 == 15, monotonicNanoseconds() &- batchStart > sliceNanoseconds { break }
           if let failure = self.step(
-            target, pool: &pools[index], stats: &stats[index], rng: &rngs[index], scratch: &scratch)
+            target, pool: &pools[index], stats: &stats[index], rng: &rngs[index], scratch: &scratch,
+            publisher: publisher)
           {
             stats[index].failures += 1
-            var failure = shrunk(failure, target: target)
-            failure.seed = configuration.seed
-            failures.append(failure)
+            failures.append(shrunk(failure, target: target))
             if configuration.stopOnFailure {
               done = true
               configuration.stop?.set()
@@ -109,12 +110,13 @@ public final class FuzzRunner {
     }
     let elapsed = Double(monotonicNanoseconds() &- start) / 1e9
     return Report(
-      stats: zip(targets, stats).map { ($0.name, $1) }, failures: failures, elapsedSeconds: elapsed)
+      stats: zip(targets, stats).map { ($0.name, $1) }, failures: failures,
+      seeds: failures.map { _ in configuration.seed }, elapsedSeconds: elapsed)
   }
 
   private func step(
     _ target: FuzzTarget, pool: inout [[UInt8]], stats: inout FuzzStats, rng: inout SplitMix64,
-    scratch: inout [UInt8]
+    scratch: inout [UInt8], publisher: CrashGuard.Publisher
   ) -> FuzzFailure? {
     // A quarter round trips of fresh valid messages; the rest mutations.
     if rng.chance(1, in: 4) {
@@ -129,23 +131,23 @@ public final class FuzzRunner {
       parent = pool[rng.below(pool.count)]
     }
     if target.isJSON, rng.chance(1, in: 2), var mutated = jsonMutator.mutate(parent, rng: &rng) {
-      return run(&mutated, target, pool: &pool, stats: &stats, rng: &rng)
+      return run(&mutated, target, pool: &pool, stats: &stats, rng: &rng, publisher: publisher)
     }
     byteMutator.mutate(parent, into: &scratch, rng: &rng)
-    return run(&scratch, target, pool: &pool, stats: &stats, rng: &rng)
+    return run(&scratch, target, pool: &pool, stats: &stats, rng: &rng, publisher: publisher)
   }
 
   /// Checks one mutated input (at most 4 MiB of it), and keeps it in the
   /// pool when it reached something new.
   private func run(
     _ input: inout [UInt8], _ target: FuzzTarget, pool: inout [[UInt8]], stats: inout FuzzStats,
-    rng: inout SplitMix64
+    rng: inout SplitMix64, publisher: CrashGuard.Publisher
   ) -> FuzzFailure? {
     if input.count > 4 << 20 { input.removeLast(input.count - (4 << 20)) }
     let kindsBefore = stats.messageKinds.count
     let fieldsBefore = stats.fields.count
     let errorsBefore = stats.errorCodes.count
-    let failure = CrashGuard.guarding(input, worker: worker) {
+    let failure = CrashGuard.guarding(input, by: publisher) {
       target.check(input, stats: &stats)
     }
     if let failure { return failure }

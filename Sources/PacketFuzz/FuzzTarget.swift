@@ -21,8 +21,6 @@ public struct FuzzFailure: Error, Sendable {
   public var kind: String
   public var detail: String
   public var input: [UInt8]
-  /// The seed of the run that found it (set by the runner).
-  public var seed: UInt64?
 
   public init(target: String, kind: String, detail: String, input: [UInt8]) {
     self.target = target

@@ -55,7 +55,8 @@ public enum FuzzWorkers {
       }
     }
     let elapsed = Double(monotonicNanoseconds() &- start) / 1e9
-    return FuzzRunner.Report(stats: board.merged(), failures: board.failures(), elapsedSeconds: elapsed)
+    let (failures, seeds) = board.failures()
+    return FuzzRunner.Report(stats: board.merged(), failures: failures, seeds: seeds, elapsedSeconds: elapsed)
   }
 
   /// What the workers have posted: each one's latest stats, then its report.
@@ -63,13 +64,16 @@ public enum FuzzWorkers {
     private struct State {
       var stats: [[(String, FuzzStats)]]
       var failures: [[FuzzFailure]]
+      var seeds: [[UInt64]]
     }
 
     private let state: Mutex<State>
 
     init(workers: Int) {
       state = Mutex(
-        State(stats: Array(repeating: [], count: workers), failures: Array(repeating: [], count: workers)))
+        State(
+          stats: Array(repeating: [], count: workers), failures: Array(repeating: [], count: workers),
+          seeds: Array(repeating: [], count: workers)))
     }
 
     func post(_ stats: [(String, FuzzStats)], worker: Int) {
@@ -80,6 +84,7 @@ public enum FuzzWorkers {
       state.withLock {
         $0.stats[worker] = report.stats
         $0.failures[worker] = report.failures
+        $0.seeds[worker] = report.seeds
       }
     }
 
@@ -96,9 +101,9 @@ public enum FuzzWorkers {
       }
     }
 
-    /// Every worker's failures, in worker order.
-    func failures() -> [FuzzFailure] {
-      state.withLock { $0.failures.flatMap { $0 } }
+    /// Every worker's failures with their seeds, in worker order.
+    func failures() -> ([FuzzFailure], [UInt64]) {
+      state.withLock { ($0.failures.flatMap { $0 }, $0.seeds.flatMap { $0 }) }
     }
   }
 }

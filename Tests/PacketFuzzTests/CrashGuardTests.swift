@@ -13,7 +13,7 @@ import Testing
     let release = DispatchSemaphore(value: 0)
     let otherSaw = Mutex<[UInt8]?>(nil)
     let thread = Thread {
-      CrashGuard.guarding([0xB0, 0xB1, 0xB2], worker: 63) {
+      CrashGuard.guarding([0xB0, 0xB1, 0xB2], by: CrashGuard.claim(worker: 63)) {
         inside.signal()
         checked.wait()
         otherSaw.withLock { $0 = CrashGuard.inputToSave() }
@@ -23,7 +23,7 @@ import Testing
     thread.start()
     inside.wait()
     // Both inputs are published now, each by its own thread.
-    let mine = CrashGuard.guarding([0xA0], worker: 62) { CrashGuard.inputToSave() }
+    let mine = CrashGuard.guarding([0xA0], by: CrashGuard.claim(worker: 62)) { CrashGuard.inputToSave() }
     checked.signal()
     release.wait()
     #expect(mine == [0xA0])

@@ -99,9 +99,9 @@ struct FuzzCommand: ParsableCommand {
     try? FileManager.default.removeItem(atPath: crashPath)
     for line in FuzzSummary.lines(report) { out.line(line) }
     guard report.failures.isEmpty else {
-      for failure in report.failures {
+      for (failure, seed) in zip(report.failures, report.seeds) {
         let hash = String(fnv1a(failure.input) & 0xFFFF_FFFF, radix: 16)
-        let path = "\(crashes)/crash-\(failure.target)-seed\(failure.seed ?? seed)-\(hash).bin"
+        let path = "\(crashes)/crash-\(failure.target)-seed\(seed)-\(hash).bin"
         _ = FileManager.default.createFile(atPath: path, contents: Data(failure.input))
         out.line("FAILURE \(failure.target) [\(failure.kind)]: \(failure.detail)")
         out.line("  input (\(failure.input.count) bytes, shrunk): \(Hex.spaced(failure.input.prefix(64)))")
