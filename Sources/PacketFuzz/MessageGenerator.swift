@@ -90,9 +90,16 @@ public struct MessageGenerator {
         buffer[0] = 0xFF
         buffer[1] = 0xD8
         var index = 2
-        while index < size + 2 {
+        // Whole draws stored as they are (a draw's bytes, lowest first),
+        // then the last one a byte at a time.
+        let raw = UnsafeMutableRawPointer(buffer.baseAddress!)
+        while size + 2 - index >= 8 {
+          raw.storeBytes(of: rng.next().littleEndian, toByteOffset: index, as: UInt64.self)
+          index += 8
+        }
+        if index < size + 2 {
           var word = rng.next()
-          for _ in 0..<min(8, size + 2 - index) {
+          while index < size + 2 {
             buffer[index] = UInt8(truncatingIfNeeded: word)
             word >>= 8
             index += 1
