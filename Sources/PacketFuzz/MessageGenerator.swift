@@ -92,10 +92,12 @@ public struct MessageGenerator {
         var index = 2
         // Whole draws stored as they are (a draw's bytes, lowest first),
         // then the last one a byte at a time.
-        let raw = UnsafeMutableRawPointer(buffer.baseAddress!)
-        while size + 2 - index >= 8 {
-          raw.storeBytes(of: rng.next().littleEndian, toByteOffset: index, as: UInt64.self)
-          index += 8
+        if let base = buffer.baseAddress {
+          while size + 2 - index >= 8 {
+            UnsafeMutableRawPointer(base).storeBytes(
+              of: rng.next().littleEndian, toByteOffset: index, as: UInt64.self)
+            index += 8
+          }
         }
         if index < size + 2 {
           var word = rng.next()
