@@ -54,28 +54,19 @@ import Testing
     #expect(a.executionsPerSecond == 2_000)
   }
 
-  /// A target whose check fails on every input: the worker that gets it
-  /// stops at once, and so must the other, which would otherwise run its
-  /// billion iterations.
-  final class Failing: FuzzTarget {
-    var name: String { "failing" }
+  /// A target whose check fails on every input, or on none: the worker
+  /// that gets the failing one stops at once, and so must the other,
+  /// which would otherwise run its billion iterations.
+  final class Planted: FuzzTarget {
+    let fails: Bool
+    init(fails: Bool) { self.fails = fails }
+    var name: String { "planted" }
     var isJSON: Bool { false }
     func seed(rng: inout SplitMix64) -> [UInt8]? { [1, 2, 3] }
     func roundTrip(rng: inout SplitMix64, stats: inout FuzzStats) -> FuzzFailure? { nil }
     func check(_ input: [UInt8], stats: inout FuzzStats) -> FuzzFailure? {
       stats.executions += 1
-      return FuzzFailure(target: name, kind: "planted", detail: "always", input: input)
-    }
-  }
-
-  final class Healthy: FuzzTarget {
-    var name: String { "failing" }
-    var isJSON: Bool { false }
-    func seed(rng: inout SplitMix64) -> [UInt8]? { [1, 2, 3] }
-    func roundTrip(rng: inout SplitMix64, stats: inout FuzzStats) -> FuzzFailure? { nil }
-    func check(_ input: [UInt8], stats: inout FuzzStats) -> FuzzFailure? {
-      stats.executions += 1
-      return nil
+      return fails ? FuzzFailure(target: name, kind: "planted", detail: "always", input: input) : nil
     }
   }
 
@@ -89,7 +80,7 @@ import Testing
           count += 1
           return count
         }
-        return [index == 2 ? Failing() : Healthy()]
+        return [Planted(fails: index == 2)]
       },
       configuration: .init(seed: 5, iterations: 2_000_000_000))
     #expect(report.failures.count == 1)

@@ -57,6 +57,30 @@ import Testing
     ],
   ]
 
+  /// A clean record of flow `flow` (its payload read into `flat`): frame
+  /// and time each missing one time in `missing`. `body` sees the record
+  /// while its payload is in scope; a payload that is not clean is skipped.
+  static func withRecord(
+    flow: Int, frame: Int, missing: Int, flat: FlatMessage, _ random: inout SplitMix64,
+    _ body: (inout DecodedRecord, inout SplitMix64) -> Void
+  ) throws {
+    let payload = Self.payload(flow: flow, &random)
+    let codec = try #require(Codecs.index(named: payload.codec))
+    payload.bytes.withUnsafeBytes { bytes in
+      guard Codecs.cleanFields(codec, bytes, into: &flat.fields.pointee) else { return }
+      flat.codec = Codecs.names[codec]
+      flat.payload = bytes
+      let names = FlowTextsTests.flows[flow]
+      var record = DecodedRecord(
+        frame: random.chance(1, in: missing) ? nil : frame,
+        time: random.chance(1, in: missing) ? nil : 1_700_000_000 + Double(frame) / 20,
+        transport: names.transport, source: names.source, destination: names.destination,
+        payloadLength: bytes.count)
+      record.flat = flat
+      body(&record, &random)
+    }
+  }
+
   @Test func everyRecordIsTheRenderersText() throws {
     var random = SplitMix64(seed: 0x7E4)
     let flat = FlatMessage()
@@ -69,18 +93,7 @@ import Testing
       let flow = random.below(FlowTextsTests.flows.count)
       for _ in 0..<1 + random.below(12) {
         frame += 1
-        let payload = Self.payload(flow: flow, &random)
-        let codec = try #require(Codecs.index(named: payload.codec))
-        payload.bytes.withUnsafeBytes { bytes in
-          guard Codecs.cleanFields(codec, bytes, into: &flat.fields.pointee) else { return }
-          flat.codec = Codecs.names[codec]
-          flat.payload = bytes
-          let names = FlowTextsTests.flows[flow]
-          var record = DecodedRecord(
-            frame: random.chance(1, in: 50) ? nil : frame,
-            time: random.chance(1, in: 50) ? nil : 1_700_000_000 + Double(frame) / 20,
-            transport: names.transport, source: names.source, destination: names.destination,
-            payloadLength: bytes.count)
+        try Self.withRecord(flow: flow, frame: frame, missing: 50, flat: flat, &random) { record, random in
           record.routing = Self.routings[flow]
           // Things of the record's own: the renderer writes these.
           if random.chance(1, in: 40) {
@@ -88,7 +101,6 @@ import Testing
           }
           // Extra members, as BLE writes carry: one of a few sets, or none.
           record.extra = Self.extras[random.below(Self.extras.count)]
-          record.flat = flat
           var json = JSONWriter()
           templates.write(record, flat, flows: &flows, into: &json)
           #expect(json.bytes == JSONRenderer.object(record, includeDissection: false), "frame \(frame)")

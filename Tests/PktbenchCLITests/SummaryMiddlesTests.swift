@@ -24,23 +24,12 @@ import Testing
       let note = Self.notes[random.below(Self.notes.count)]
       for _ in 0..<1 + random.below(10) {
         frame += 1
-        let payload = FlatJSONTemplateTests.payload(flow: flow, &random)
-        let codec = try #require(Codecs.index(named: payload.codec))
-        payload.bytes.withUnsafeBytes { bytes in
-          guard Codecs.cleanFields(codec, bytes, into: &flat.fields.pointee) else { return }
-          flat.codec = Codecs.names[codec]
-          flat.payload = bytes
-          let names = FlowTextsTests.flows[flow]
-          var record = DecodedRecord(
-            frame: random.chance(1, in: 20) ? nil : frame,
-            time: random.chance(1, in: 20) ? nil : 1_700_000_000 + Double(frame) / 20,
-            transport: names.transport, source: names.source, destination: names.destination,
-            payloadLength: bytes.count)
+        try FlatJSONTemplateTests.withRecord(flow: flow, frame: frame, missing: 20, flat: flat, &random) {
+          record, random in
           record.carrierNote = note
           if random.chance(1, in: 30) {
             record.layerDiagnostics = [.warning("gap", "a gap before this packet", range: 0..<1)]
           }
-          record.flat = flat
           var line = JSONWriter()
           SummaryRenderer.write(
             record, firstTime: 1_700_000_000, style: style, middles: &middles, into: &line)
