@@ -345,14 +345,18 @@ enum SummaryRenderer {
     return text.text
   }
 
-  /// `value` with exactly `digits` decimals, right-aligned in `width`
-  /// columns (the lengths are counted first: nothing is moved after).
+  /// `value` with exactly `digits` (at most 15) decimals, right-aligned in
+  /// `width` columns (the lengths are counted first: nothing is moved
+  /// after). The value is rounded to a whole number of units of the last
+  /// decimal, which integer division then splits: dividing the Double
+  /// instead rounded a whole part past 2^53 units up, and printed a
+  /// negative fraction ("8999999999796.00-256" for 8999999999795.999744).
   static func appendFixed(_ value: Double, digits: Int, width: Int = 0, to out: inout JSONWriter) {
     let negative = value < 0
     let magnitude = abs(value)
-    var scale = 1.0
-    for _ in 0..<digits { scale *= 10 }
-    let scaled = (magnitude * scale).rounded()
+    var scale: UInt64 = 1
+    for _ in 0..<digits { scale &*= 10 }
+    let scaled = (magnitude * Double(scale)).rounded()
     guard scaled < 9.0e18 else {
       // Beyond what fits in 64 bits with its decimals (or not a number).
       let text = JSONWriter.formatNumber(value)
@@ -360,14 +364,14 @@ enum SummaryRenderer {
       out.append(utf8: text)
       return
     }
-    let whole = Int64(scaled / scale)
-    let fraction = Int64(scaled) - whole * Int64(scale)
-    let length = (negative ? 1 : 0) + JSONWriter.decimalDigits(UInt64(whole)) + 1 + digits
+    let units = UInt64(scaled)
+    let (whole, fraction) = units.quotientAndRemainder(dividingBy: scale)
+    let length = (negative ? 1 : 0) + JSONWriter.decimalDigits(whole) + 1 + digits
     out.append(UInt8(ascii: " "), count: width - length)
     if negative { out.append(UInt8(ascii: "-")) }
-    out.integer(whole)
+    out.decimal(Int64(whole))
     out.append(UInt8(ascii: "."))
-    out.decimal(fraction, width: digits, fill: UInt8(ascii: "0"))
+    out.decimal(Int64(fraction), width: digits, fill: UInt8(ascii: "0"))
   }
 }
 
