@@ -50,8 +50,10 @@ public enum FuzzWorkers {
         done += 1
         continue
       }
-      if let progress = configuration.progress {
-        progress(Double(monotonicNanoseconds() &- start) / 1e9, board.merged())
+      // Shown once every worker has posted: a table of some workers would
+      // show their rate as if it were all of them.
+      if let progress = configuration.progress, let merged = board.mergedOnceAllPosted() {
+        progress(Double(monotonicNanoseconds() &- start) / 1e9, merged)
       }
     }
     let elapsed = Double(monotonicNanoseconds() &- start) / 1e9
@@ -99,6 +101,12 @@ public enum FuzzWorkers {
         }
         return merged
       }
+    }
+
+    /// `merged()`, when every worker has posted its stats.
+    func mergedOnceAllPosted() -> [(String, FuzzStats)]? {
+      let posted = state.withLock { $0.stats.allSatisfy { !$0.isEmpty } }
+      return posted ? merged() : nil
     }
 
     /// Every worker's failures with their seeds, in worker order.
