@@ -13,10 +13,11 @@ final class FlatMessage {
   /// a `verbatim` field's text is copied from it.
   var payload = UnsafeRawBufferPointer(start: nil, count: 0)
 
-  /// The summary line's key fields for the last layout of fields seen: a
-  /// bit per field index (the choice depends on the layout alone).
-  private(set) var keyFields = 0
-  private var keyFieldsLayout = FlatLayout()
+  /// The summary line's key fields for the last few layouts of fields
+  /// seen: a bit per field index (the choice depends on the layout alone).
+  /// A few, not one: a BLE connection's writes and notifications alternate
+  /// two layouts, and choosing again for each line was 5 % of btsnoop's.
+  private var keyFieldsByLayout = RecentTable<FlatLayout, Int>(capacity: 4)
 
   init() {
     fields = .allocate(capacity: 1)
@@ -36,14 +37,14 @@ final class FlatMessage {
     return true
   }
 
-  /// Whether `keyFields` was chosen for fields named and grouped as these.
-  func hasKeyFields(for fields: UnsafeBufferPointer<FlatFields.Field>) -> Bool {
-    keyFieldsLayout.matches(fields)
-  }
-
-  /// Remembers `keyFields` for fields named and grouped as these.
-  func remember(keyFields: Int, for fields: UnsafeBufferPointer<FlatFields.Field>) {
-    keyFieldsLayout.remember(fields)
-    self.keyFields = keyFields
+  /// The key fields of `fields`: as chosen before for fields named and
+  /// grouped as these, or as `choose` chooses them (then kept).
+  func keyFields(
+    for fields: UnsafeBufferPointer<FlatFields.Field>, _ choose: (UnsafeBufferPointer<FlatFields.Field>) -> Int
+  ) -> Int {
+    if let chosen = keyFieldsByLayout.value(where: { $0.matches(fields) }) { return chosen }
+    let chosen = choose(fields)
+    keyFieldsByLayout.insert(chosen, for: FlatLayout(fields))
+    return chosen
   }
 }

@@ -205,17 +205,15 @@ enum SummaryRenderer {
 
     /// The same fields from a flat message, read in place through
     /// `FlatMessage.fields`. Which fields are shown is chosen once per
-    /// layout of names (`FlatMessage.keyFields`), so no String is made or
+    /// layout of names (`FlatMessage.keyFields(for:)`), so no String is made or
     /// kept, and a run of same-shaped messages compares a few addresses.
     static func collect(_ flat: FlatMessage, into out: inout JSONWriter) {
       let fields = FlatFields.fields(at: flat.fields)
-      if !flat.hasKeyFields(for: fields) {
-        flat.remember(keyFields: shown(fields), for: fields)
-      }
-      var rest = flat.keyFields
+      let keyFields = flat.keyFields(for: fields) { shown($0) }
+      var rest = keyFields
       while rest != 0 {
         let index = rest.trailingZeroBitCount
-        if rest != flat.keyFields { out.append(UInt8(ascii: " ")) }
+        if rest != keyFields { out.append(UInt8(ascii: " ")) }
         rest &= rest - 1
         out.raw(fields[index].name)
         out.append(UInt8(ascii: "="))
