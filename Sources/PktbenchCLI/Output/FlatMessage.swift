@@ -40,7 +40,8 @@ final class FlatMessage {
   /// The key fields of `fields`: as chosen before for fields named and
   /// grouped as these, or as `choose` chooses them (then kept).
   func keyFields(
-    for fields: UnsafeBufferPointer<FlatFields.Field>, _ choose: (UnsafeBufferPointer<FlatFields.Field>) -> Int
+    for fields: UnsafeBufferPointer<FlatFields.Field>,
+    _ choose: (UnsafeBufferPointer<FlatFields.Field>) -> Int
   ) -> Int {
     if let chosen = keyFieldsByLayout.value(where: { $0.matches(fields) }) { return chosen }
     let chosen = choose(fields)
