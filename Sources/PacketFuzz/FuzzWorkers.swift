@@ -4,8 +4,8 @@ import Synchronization
 
 /// `fuzz --jobs N`: N runners at once, each on its own thread with its own
 /// targets (a target keeps state between inputs) and its own seed, merged
-/// into one report. Worker `i` runs seed `seed + i`, so worker 0 is the
-/// run one job makes, and each worker's run is as repeatable as one
+/// into one report. Worker `i` runs seed `seed + i`, so worker 0 runs the
+/// seed one job would, and each worker's run is as repeatable as one
 /// runner's. A failure in one stops the others at their next slice.
 public enum FuzzWorkers {
   /// The seed worker `worker` runs.

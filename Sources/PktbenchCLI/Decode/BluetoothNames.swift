@@ -4,9 +4,10 @@ import PacketKit
 
 /// The texts a BLE record shows that depend only on its connection, handle
 /// and characteristic: endpoint names, the `[0x0012 …789abd write-command]`
-/// note with the record's extra members, and the GATT routing reason. A capture uses few of each, and making
-/// them per ATT value cost more than decoding the value; each table is
-/// bounded (cleared when full), so memory stays flat whatever the capture.
+/// note with the record's extra members, and the GATT routing reason. A
+/// capture uses few of each, and making them per ATT value cost more than
+/// decoding the value; each table is bounded (cleared when full), so
+/// memory stays flat whatever the capture.
 struct BluetoothNames {
   private static let limit = 256
   private var endpointNames: [UInt32: (String, String)] = [:]
