@@ -15,18 +15,21 @@ struct SummaryMiddles {
     let message: StaticString
     /// Whether a frame or time came first (the middle then starts with two spaces).
     let leading: Bool
+    /// Whether the codec and message are in colour.
+    let styled: Bool
 
-    init(_ record: DecodedRecord, _ flat: FlatMessage, leading: Bool) {
+    init(_ record: DecodedRecord, _ flat: FlatMessage, leading: Bool, styled: Bool) {
       flow = FlowTexts.Flow(record)
       note = record.carrierNote
       codec = flat.codec
       message = flat.fields.pointee.message
       self.leading = leading
+      self.styled = styled
     }
 
-    func matches(_ record: DecodedRecord, _ flat: FlatMessage, leading: Bool) -> Bool {
+    func matches(_ record: DecodedRecord, _ flat: FlatMessage, leading: Bool, styled: Bool) -> Bool {
       FlatLayout.same(message, flat.fields.pointee.message) && self.leading == leading
-        && flow.names(record) && codec == flat.codec && note == record.carrierNote
+        && self.styled == styled && flow.names(record) && codec == flat.codec && note == record.carrierNote
     }
   }
 
@@ -38,19 +41,20 @@ struct SummaryMiddles {
   }
 
   /// Writes the middle of `record`'s line, whose clean message is `flat`:
-  /// a kept one, or what `render` writes (then kept). The line style is
-  /// the sink's, the same for every line.
+  /// a kept one, or what `render` writes (then kept); `styled`: whether
+  /// `render` writes colour.
   mutating func write(
-    _ record: DecodedRecord, _ flat: FlatMessage, leading: Bool, into out: inout JSONWriter,
+    _ record: DecodedRecord, _ flat: FlatMessage, leading: Bool, styled: Bool, into out: inout JSONWriter,
     _ render: (inout JSONWriter) -> Void
   ) {
-    if let text = texts.value(where: { $0.matches(record, flat, leading: leading) }) {
+    if let text = texts.value(where: { $0.matches(record, flat, leading: leading, styled: styled) }) {
       out.append(contentsOf: text)
       return
     }
     let start = out.count
     render(&out)
     guard texts.capacity > 0 else { return }
-    texts.insert(out.withUnsafeBytes { Array($0[start...]) }, for: Key(record, flat, leading: leading))
+    texts.insert(
+      out.withUnsafeBytes { Array($0[start...]) }, for: Key(record, flat, leading: leading, styled: styled))
   }
 }

@@ -19,7 +19,7 @@ enum SummaryRenderer {
   }
 
   /// `write`, with a clean message's middle (endpoints to message name)
-  /// from `middles` (a sink keeps one for all its lines, in one style).
+  /// from `middles` (a sink keeps one for all its lines).
   static func write(
     _ record: DecodedRecord, firstTime: Double?, style: Style, middles: inout SummaryMiddles,
     into out: inout JSONWriter
@@ -37,7 +37,7 @@ enum SummaryRenderer {
     // Not a switch over (result, flat): building that tuple copied the
     // result on every record, although a flat record has none.
     if let flat = record.flat {
-      middles.write(record, flat, leading: out.count > line.start, into: &out) { out in
+      middles.write(record, flat, leading: out.count > line.start, styled: style.enabled, into: &out) { out in
         flow(record, line, &out)
         line.part(&out)
         line.styled(flat.codec, "36", &out)
