@@ -6,14 +6,10 @@ import PacketKit
 /// depends on the layout alone (a summary line's key fields, the constant
 /// text of an ndjson record) is worked out once per layout.
 struct FlatLayout {
-  private var names: [(address: UnsafeRawPointer, length: Int, members: Int?)] = []
-  /// Whether a layout was remembered (an empty one is a layout too).
-  private(set) var isSet = false
-
-  init() {}
+  private let names: [(address: UnsafeRawPointer, length: Int, members: Int?)]
 
   init(_ fields: UnsafeBufferPointer<FlatFields.Field>) {
-    remember(fields)
+    names = fields.map { (UnsafeRawPointer($0.name.utf8Start), $0.name.utf8CodeUnitCount, $0.members) }
   }
 
   /// Whether two names are one literal: the same address and length.
@@ -21,9 +17,9 @@ struct FlatLayout {
     left.utf8Start == right.utf8Start && left.utf8CodeUnitCount == right.utf8CodeUnitCount
   }
 
-  /// Whether `fields` are named and grouped as the remembered layout.
+  /// Whether `fields` are named and grouped as this layout.
   func matches(_ fields: UnsafeBufferPointer<FlatFields.Field>) -> Bool {
-    guard isSet, names.count == fields.count else { return false }
+    guard names.count == fields.count else { return false }
     for index in fields.indices {
       let name = fields[index].name
       guard names[index].address == UnsafeRawPointer(name.utf8Start),
@@ -32,15 +28,5 @@ struct FlatLayout {
       else { return false }
     }
     return true
-  }
-
-  /// Remembers how `fields` are named and grouped (in the memory already
-  /// held, once it is large enough).
-  mutating func remember(_ fields: UnsafeBufferPointer<FlatFields.Field>) {
-    names.removeAll(keepingCapacity: true)
-    for field in fields {
-      names.append((UnsafeRawPointer(field.name.utf8Start), field.name.utf8CodeUnitCount, field.members))
-    }
-    isSet = true
   }
 }
