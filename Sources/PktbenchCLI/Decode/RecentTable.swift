@@ -1,7 +1,8 @@
 /// The values of the last few keys a run keeps using, found by a linear
 /// search and replaced round robin when full: memory stays bounded whatever
 /// the capture holds, and a handful of entries is searched faster than a
-/// key is hashed. Endpoint names and ndjson's flow texts are kept in one.
+/// key is hashed. Endpoint and BLE names, key fields per layout, ndjson
+/// shapes and the texts of `RecentTable+Text` are kept in one.
 struct RecentTable<Key, Value> {
   /// At most this many entries; 0 keeps nothing.
   let capacity: Int

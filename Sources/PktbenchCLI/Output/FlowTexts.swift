@@ -34,18 +34,13 @@ struct FlowTexts {
 
   /// Writes `record`'s transport, src and dst members, each after a comma.
   mutating func write(_ record: DecodedRecord, into json: inout JSONWriter) {
-    if let text = texts.value(where: { $0.names(record) }) {
-      json.append(contentsOf: text)
-      return
+    texts.write(into: &json, where: { $0.names(record) }, key: { Flow(record) }) { json in
+      json.raw(",\"transport\":")
+      json.string(record.transport)
+      json.raw(",\"src\":")
+      if let source = record.source { json.string(source) } else { json.null() }
+      json.raw(",\"dst\":")
+      if let destination = record.destination { json.string(destination) } else { json.null() }
     }
-    let start = json.count
-    json.raw(",\"transport\":")
-    json.string(record.transport)
-    json.raw(",\"src\":")
-    if let source = record.source { json.string(source) } else { json.null() }
-    json.raw(",\"dst\":")
-    if let destination = record.destination { json.string(destination) } else { json.null() }
-    guard texts.capacity > 0 else { return }
-    texts.insert(json.withUnsafeBytes { Array($0[start...]) }, for: Flow(record))
   }
 }

@@ -47,14 +47,8 @@ struct SummaryMiddles {
     _ record: DecodedRecord, _ flat: FlatMessage, leading: Bool, styled: Bool, into out: inout JSONWriter,
     _ render: (inout JSONWriter) -> Void
   ) {
-    if let text = texts.value(where: { $0.matches(record, flat, leading: leading, styled: styled) }) {
-      out.append(contentsOf: text)
-      return
-    }
-    let start = out.count
-    render(&out)
-    guard texts.capacity > 0 else { return }
-    texts.insert(
-      out.withUnsafeBytes { Array($0[start...]) }, for: Key(record, flat, leading: leading, styled: styled))
+    texts.write(
+      into: &out, where: { $0.matches(record, flat, leading: leading, styled: styled) },
+      key: { Key(record, flat, leading: leading, styled: styled) }, render)
   }
 }
