@@ -9,15 +9,8 @@ import PacketKit
 /// decoding the value; each table is bounded (cleared when full), so
 /// memory stays flat whatever the capture.
 struct BluetoothNames {
-  private static let limit = 256
-  private var endpointNames: [UInt32: (String, String)] = [:]
-  private var carriers: [CarrierKey: Carrier] = [:]
-  /// The last few of each given, searched before hashing: values keep
-  /// coming on a few characteristics (writes one way, notifications the
-  /// other), and hashing a key cost more than the rest of a ndjson
-  /// record's BLE part.
-  private var recentEndpoints = RecentTable<UInt32, (String, String)>(capacity: 4)
-  private var recentCarriers = RecentTable<CarrierKey, Carrier>(capacity: 8)
+  private var endpointNames = Kept<UInt32, (String, String)>(recent: 4)
+  private var carriers = Kept<CarrierKey, Carrier>(recent: 8)
   private var lastUUID: String?
   private var lastChoice: PayloadRouter.Choice?
 
@@ -39,25 +32,16 @@ struct BluetoothNames {
 
   /// src and dst: `0x0040 central` / `0x0040 peripheral`.
   mutating func endpoints(_ connection: UInt16, _ direction: BluetoothDirection) -> (String, String) {
-    let key = UInt32(connection) << 8 | UInt32(Self.code(direction))
-    if let names = recentEndpoints.value(for: key) { return names }
-    if let names = endpointNames[key] {
-      recentEndpoints.insert(names, for: key)
-      return names
+    endpointNames.value(for: UInt32(connection) << 8 | UInt32(Self.code(direction))) {
+      let name = "0x" + Self.hex16(connection)
+      return switch direction {
+      case .centralToPeripheral: ("\(name) central", "\(name) peripheral")
+      case .peripheralToCentral: ("\(name) peripheral", "\(name) central")
+      case .hostToController: ("\(name) host", "\(name) remote")
+      case .controllerToHost: ("\(name) remote", "\(name) host")
+      case .unknown: (name, name)
+      }
     }
-    let name = "0x" + Self.hex16(connection)
-    let names: (String, String)
-    switch direction {
-    case .centralToPeripheral: names = ("\(name) central", "\(name) peripheral")
-    case .peripheralToCentral: names = ("\(name) peripheral", "\(name) central")
-    case .hostToController: names = ("\(name) host", "\(name) remote")
-    case .controllerToHost: names = ("\(name) remote", "\(name) host")
-    case .unknown: names = (name, name)
-    }
-    if endpointNames.count >= Self.limit { endpointNames.removeAll() }
-    endpointNames[key] = names
-    recentEndpoints.insert(names, for: key)
-    return names
   }
 
   /// `[0x0012 …789abd write-command]`: the handle, the characteristic (short
@@ -66,28 +50,49 @@ struct BluetoothNames {
     let key = CarrierKey(
       handle: value.attributeHandle, uuid: value.characteristicUUID, operation: value.operation,
       direction: value.direction)
-    if let carrier = recentCarriers.value(for: key) { return carrier }
-    if let carrier = carriers[key] {
-      recentCarriers.insert(carrier, for: key)
-      return carrier
+    return carriers.value(for: key) {
+      let shortUUID =
+        value.characteristicUUID.map { uuid in
+          let short = BluetoothUUID.shortForm(uuid)
+          return short == uuid ? " …\(uuid.suffix(6))" : " \(short)"
+        } ?? ""
+      var extra: [FieldValue.Member] = [
+        .init("att_operation", .string(value.operation)),
+        .init("handle", .integer(Int64(value.attributeHandle))),
+      ]
+      if let uuid = value.characteristicUUID { extra.append(.init("uuid", .string(uuid))) }
+      extra.append(.init("direction", .string(value.direction.description)))
+      return Carrier(
+        note: "[0x\(Self.hex16(value.attributeHandle))\(shortUUID) \(value.operation)]", extra: extra)
     }
-    let shortUUID =
-      value.characteristicUUID.map { uuid in
-        let short = BluetoothUUID.shortForm(uuid)
-        return short == uuid ? " …\(uuid.suffix(6))" : " \(short)"
-      } ?? ""
-    var extra: [FieldValue.Member] = [
-      .init("att_operation", .string(value.operation)),
-      .init("handle", .integer(Int64(value.attributeHandle))),
-    ]
-    if let uuid = value.characteristicUUID { extra.append(.init("uuid", .string(uuid))) }
-    extra.append(.init("direction", .string(value.direction.description)))
-    let carrier = Carrier(
-      note: "[0x\(Self.hex16(value.attributeHandle))\(shortUUID) \(value.operation)]", extra: extra)
-    if carriers.count >= Self.limit { carriers.removeAll() }
-    carriers[key] = carrier
-    recentCarriers.insert(carrier, for: key)
-    return carrier
+  }
+
+  /// Values made once per key: the last few searched first (values keep
+  /// coming on a few characteristics, writes one way and notifications the
+  /// other, and hashing a key cost more than the rest of a ndjson record's
+  /// BLE part), then all the others kept, at most 256 (cleared when full).
+  private struct Kept<Key: Hashable, Value> {
+    private static var limit: Int { 256 }
+    private var recent: RecentTable<Key, Value>
+    private var all: [Key: Value] = [:]
+
+    init(recent capacity: Int) {
+      recent = RecentTable(capacity: capacity)
+    }
+
+    mutating func value(for key: Key, _ make: () -> Value) -> Value {
+      if let value = recent.value(for: key) { return value }
+      let value: Value
+      if let kept = all[key] {
+        value = kept
+      } else {
+        value = make()
+        if all.count >= Self.limit { all.removeAll() }
+        all[key] = value
+      }
+      recent.insert(value, for: key)
+      return value
+    }
   }
 
   /// The codec whose GATT characteristic `uuid` is, with its routing
