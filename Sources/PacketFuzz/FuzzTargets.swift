@@ -26,4 +26,11 @@ public enum FuzzTargets {
   public static func named(_ name: String) -> FuzzTarget? {
     all().first { $0.name == name.lowercased() }
   }
+
+  /// The targets of these names, in their order (unknown ones left out):
+  /// one set, built once (each `named(_:)` builds them all).
+  public static func named(_ names: [String]) -> [FuzzTarget] {
+    let targets = all()
+    return names.compactMap { name in targets.first { $0.name == name.lowercased() } }
+  }
 }

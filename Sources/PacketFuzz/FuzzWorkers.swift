@@ -52,13 +52,14 @@ public enum FuzzWorkers {
       }
       // Shown once every worker has posted: a table of some workers would
       // show their rate as if it were all of them.
-      if let progress = configuration.progress, let merged = board.mergedOnceAllPosted() {
+      if let progress = configuration.progress, let merged = board.merged() {
         progress(Double(monotonicNanoseconds() &- start) / 1e9, merged)
       }
     }
     let elapsed = Double(monotonicNanoseconds() &- start) / 1e9
     let (failures, seeds) = board.failures()
-    return FuzzRunner.Report(stats: board.merged(), failures: failures, seeds: seeds, elapsedSeconds: elapsed)
+    return FuzzRunner.Report(
+      stats: board.merged() ?? [], failures: failures, seeds: seeds, elapsedSeconds: elapsed)
   }
 
   /// What the workers have posted: each one's latest stats, then its report.
@@ -90,9 +91,11 @@ public enum FuzzWorkers {
       }
     }
 
-    /// Every worker's stats per target, merged, in the targets' order.
-    func merged() -> [(String, FuzzStats)] {
+    /// Every worker's stats per target, merged, in the targets' order; nil
+    /// until every worker has posted.
+    func merged() -> [(String, FuzzStats)]? {
       state.withLock { state in
+        guard state.stats.allSatisfy({ !$0.isEmpty }) else { return nil }
         var merged: [(String, FuzzStats)] = []
         for stats in state.stats {
           for (index, (name, target)) in stats.enumerated() {
@@ -101,12 +104,6 @@ public enum FuzzWorkers {
         }
         return merged
       }
-    }
-
-    /// `merged()`, when every worker has posted its stats.
-    func mergedOnceAllPosted() -> [(String, FuzzStats)]? {
-      let posted = state.withLock { $0.stats.allSatisfy { !$0.isEmpty } }
-      return posted ? merged() : nil
     }
 
     /// Every worker's failures with their seeds, in worker order.

@@ -63,8 +63,7 @@ struct FuzzCommand: ParsableCommand {
     let out = OutputWriter()
     defer { out.flush() }
     if let reproduce { return try replay(reproduce, out: out) }
-    let selected = targets.isEmpty ? FuzzTargets.all() : targets.compactMap { FuzzTargets.named($0) }
-    let selectedNames = selected.map(\.name)
+    let selectedNames = targets.isEmpty ? FuzzTargets.names : FuzzTargets.named(targets).map(\.name)
     let seed = self.seed ?? UInt64.random(in: 0...UInt64(UInt32.max))
     let duration = time ?? (iterations == nil ? DurationArgument(seconds: 30) : nil)
     try FileManager.default.createDirectory(atPath: crashes, withIntermediateDirectories: true)
@@ -93,7 +92,7 @@ struct FuzzCommand: ParsableCommand {
           + "  failures \(failures)   ")
     }
     let report = FuzzWorkers.run(
-      jobs: jobs, makeTargets: { selectedNames.compactMap { FuzzTargets.named($0) } },
+      jobs: jobs, makeTargets: { FuzzTargets.named(selectedNames) },
       configuration: configuration)
     if stderrIsTerminal { OutputWriter.standardError.line() }
     try? FileManager.default.removeItem(atPath: crashPath)
