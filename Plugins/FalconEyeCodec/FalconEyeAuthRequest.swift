@@ -32,7 +32,7 @@ extension FalconEyeAuthRequest: FalconEyeInner {
   static let kind = FalconEyeKind.authRequest
   static let keys = ["deviceId", "token", "deviceInfo"]
 
-  static func decode(_ value: JSONValue, _ reader: inout FalconEyeReader) throws(DecodeError)
+  static func decode(_ value: JSONNode, _ reader: inout FalconEyeReader) throws(DecodeError)
     -> (FalconEyeAuthRequest, [DissectionNode])
   {
     var object = try reader.object(value, at: reader.root, known: keys)

@@ -17,7 +17,7 @@ extension FalconEyeAuthResponse: FalconEyeInner {
   static let kind = FalconEyeKind.authResponse
   static let keys = ["success", "sessionId", "error"]
 
-  static func decode(_ value: JSONValue, _ reader: inout FalconEyeReader) throws(DecodeError)
+  static func decode(_ value: JSONNode, _ reader: inout FalconEyeReader) throws(DecodeError)
     -> (FalconEyeAuthResponse, [DissectionNode])
   {
     var object = try reader.object(value, at: reader.root, known: keys)

@@ -127,6 +127,12 @@ enum FalconEyeBase64 {
     return out
   }
 
+  /// `decode` of text read in place (a payload string's bytes on the wire).
+  static func decode(_ text: UnsafeRawBufferPointer) throws(Failure) -> [UInt8] {
+    if let decoded = fastDecode(text.assumingMemoryBound(to: UInt8.self)) { return decoded }
+    return try carefulDecode(Array(text))
+  }
+
   static func decode(_ text: String) throws(Failure) -> [UInt8] {
     var text = text
     if let decoded = text.withUTF8({ fastDecode($0) }) { return decoded }

@@ -82,7 +82,7 @@ extension FalconEyeCameraFrame: FalconEyeInner {
   static let kind = FalconEyeKind.cameraFrame
   static let keys = ["frameId", "timestamp", "imageData", "devicePose", "intrinsics"]
 
-  static func decode(_ value: JSONValue, _ reader: inout FalconEyeReader) throws(DecodeError)
+  static func decode(_ value: JSONNode, _ reader: inout FalconEyeReader) throws(DecodeError)
     -> (FalconEyeCameraFrame, [DissectionNode])
   {
     var object = try reader.object(value, at: reader.root, known: keys)
@@ -117,7 +117,7 @@ extension FalconEyeCameraFrame: FalconEyeInner {
 
   /// The leaf value for imageData; warns when it is not a base64 JPEG.
   private static func imageSummary(
-    _ imageData: String, _ reader: inout FalconEyeReader, _ json: JSONValue
+    _ imageData: String, _ reader: inout FalconEyeReader, _ json: JSONNode
   ) -> String {
     let image: FalconEyeImage
     do throws(FalconEyeBase64.Failure) {
@@ -140,13 +140,13 @@ extension FalconEyeCameraFrame: FalconEyeInner {
   }
 
   /// devicePose must be 4 rows of 4 numbers: the app reads it as a simd_float4x4.
-  private static func decodePose(_ json: JSONValue, _ path: String, _ reader: FalconEyeReader)
+  private static func decodePose(_ json: JSONNode, _ path: String, _ reader: FalconEyeReader)
     throws(DecodeError) -> ([[Double]], DissectionNode)
   {
     let rows = try reader.array(json, at: path, limit: 64)
     var matrix: [[Double]] = []
     var rowNodes: [DissectionNode] = []
-    var badRow: JSONValue?
+    var badRow: JSONNode?
     var columns = 4
     for (r, rowJSON) in rows.enumerated() {
       let cells = try reader.array(rowJSON, at: FalconEyeReader.path(path, index: r), limit: 64)

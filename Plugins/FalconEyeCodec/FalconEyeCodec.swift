@@ -83,19 +83,22 @@ public struct FalconEyeCodec: FrameCodec {
     guard looksLikeEnvelope || identifying.contains(where: { Self.contains(bytes, "\"\($0)\"") }) else {
       return 0
     }
-    guard let root = try? JSONParser.parse(bytes, limits: FalconEyeEnvelope.limits),
-      let members = root.members
+    guard let tape = try? JSONTape.parse(bytes, limits: FalconEyeEnvelope.limits),
+      tape.root.kind == .object
     else {
       // An envelope cut short or damaged: still most likely ours, so the
       // decode error reaches the user.
       return looksLikeEnvelope ? 30 : 0
     }
-    if let type = root["type"]?.string, root["payload"] != nil {
-      return FalconEyeKind(rawValue: type) != nil ? 95 : 40
+    return withExtendedLifetime(tape) {
+      let root = tape.root
+      if let type = root["type"]?.string, root["payload"] != nil {
+        return FalconEyeKind(rawValue: type) != nil ? 95 : 40
+      }
+      let keys = root.members.map(\.key.text)
+      guard !keys.isEmpty, FalconEyeKind.inferred(fromKeys: keys) != nil else { return 0 }
+      return 70
     }
-    let keys = members.map(\.key)
-    guard !keys.isEmpty, FalconEyeKind.inferred(fromKeys: keys) != nil else { return 0 }
-    return 70
   }
 
   /// Whether `needle` occurs in `bytes` (a plain scan; needles are short).

@@ -140,10 +140,17 @@ extension FalconEyeCodec {
     let text = try values.string(FalconEyeSchema.innerJSON.name)
     let parsed: (FalconEyeMessage.Body, [Diagnostic])
     do throws(DecodeError) {
-      let value = try JSONParser.parse(Array(text.utf8), limits: FalconEyeEnvelope.limits)
-      var reader = FalconEyeReader(map: .identity, root: "")
-      let (body, _) = try FalconEyeEnvelope.decodeInner(kind, value, &reader)
-      parsed = (body, reader.diagnostics)
+      var text = text
+      parsed = try text.withUTF8 { utf8 in
+        Result { () throws(DecodeError) in
+          let tape = try JSONTape.parse(UnsafeRawBufferPointer(utf8), limits: FalconEyeEnvelope.limits)
+          var reader = FalconEyeReader(map: .identity, root: "")
+          let (body, _) = try withExtendedLifetime(tape) { () throws(DecodeError) in
+            try FalconEyeEnvelope.decodeInner(kind, tape.root, &reader)
+          }
+          return (body, reader.diagnostics)
+        }
+      }.get()
     } catch {
       throw EncodeError(
         code: "bad-inner-json", text: "--inner-json is not a \(kind.rawValue): \(error.text)",

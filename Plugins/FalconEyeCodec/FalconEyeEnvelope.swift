@@ -12,16 +12,10 @@ enum FalconEyeEnvelope {
   static let serverFrameLimit = 1 << 14
 
   static func decode(_ bytes: UnsafeRawBufferPointer) throws(DecodeError) -> Decoded<FalconEyeMessage> {
-    let root = try JSONParser.parse(bytes, limits: limits)
-    guard let members = root.members else {
-      throw DecodeError(code: "wrong-type", offset: root.range.lowerBound) {
-        .init(
-          "a FalconEye message is a JSON object; this is a \(root.typeName)", expected: "object",
-          found: root.typeName)
-      }
+    let tape = try JSONTape.parse(bytes, limits: limits)
+    var decoded = try withExtendedLifetime(tape) { () throws(DecodeError) in
+      try decode(tape.root, bytes)
     }
-    let isEnvelope = members.contains { $0.key == "type" || $0.key == "payload" }
-    var decoded = try isEnvelope ? envelope(root, bytes) : bare(root, members.map(\.key))
     decoded.diagnostics += sizeDiagnostics(bytes.count, kind: decoded.message.kind)
     if decoded.message.kind == .authRequest || decoded.message.kind == .authResponse {
       let token = decoded.fields.first(named: "token")?.range
@@ -35,9 +29,25 @@ enum FalconEyeEnvelope {
     return decoded
   }
 
+  /// The message in `root`, read while its tape is alive.
+  private static func decode(_ root: JSONNode, _ bytes: UnsafeRawBufferPointer) throws(DecodeError)
+    -> Decoded<FalconEyeMessage>
+  {
+    guard root.kind == .object else {
+      let typeName = root.typeName
+      throw DecodeError(code: "wrong-type", offset: root.range.lowerBound) {
+        .init(
+          "a FalconEye message is a JSON object; this is a \(typeName)", expected: "object",
+          found: typeName)
+      }
+    }
+    let isEnvelope = root.members.contains { $0.key.textEquals("type") || $0.key.textEquals("payload") }
+    return try isEnvelope ? envelope(root, bytes) : bare(root, root.members.map(\.key.text))
+  }
+
   // MARK: Envelope
 
-  private static func envelope(_ root: JSONValue, _ bytes: UnsafeRawBufferPointer) throws(DecodeError)
+  private static func envelope(_ root: JSONNode, _ bytes: UnsafeRawBufferPointer) throws(DecodeError)
     -> Decoded<FalconEyeMessage>
   {
     var reader = FalconEyeReader(map: .identity, root: "")
@@ -46,9 +56,10 @@ enum FalconEyeEnvelope {
     let typeJSON = try object.required("type")
     let typeName = try reader.string(typeJSON, at: "type")
     guard let kind = FalconEyeKind(rawValue: typeName) else {
-      throw DecodeError(code: "unknown-kind", offset: typeJSON.range.lowerBound, keyPath: "type") {
+      let offset = typeJSON.range.lowerBound
+      throw DecodeError(code: "unknown-kind", offset: offset, keyPath: "type") {
         .init(
-          "type \(JSONWriter.quoted(typeName)) at offset \(typeJSON.range.lowerBound) is not a "
+          "type \(JSONWriter.quoted(typeName)) at offset \(offset) is not a "
             + "FalconEye message; the kinds are \(FalconEyeKind.list)", expected: FalconEyeKind.list,
           found: typeName)
       }
@@ -57,12 +68,32 @@ enum FalconEyeEnvelope {
     let timestamp = try object.number("timestamp", reader, unit: "s")
 
     let payloadJSON = try object.required("payload")
-    let payloadText = try reader.string(payloadJSON, at: "payload")
+    guard payloadJSON.kind == .string else {
+      throw reader.wrongType(payloadJSON, at: "payload", expected: "string")
+    }
     let map = FalconEyeWireMap(payload: payloadJSON, in: bytes)
-    let inner = try base64(payloadText, map)
-    let innerValue: JSONValue
+    let inner = try base64(payloadJSON, map)
+    let (body, nodes, diagnostics) = try inner.withUnsafeBytes { inner in
+      Result { () throws(DecodeError) in try decodeInner(kind, inner, map) }
+    }.get()
+    object.add(
+      DissectionNode(group: "payload", shape: .object, range: payloadJSON.range, children: nodes),
+      at: payloadJSON)
+    return Decoded(
+      message: FalconEyeMessage(body, envelopeTimestamp: timestamp), messageName: kind.rawValue,
+      fields: object.nodes, diagnostics: reader.diagnostics + diagnostics)
+  }
+
+  /// The payload's inner JSON (the base64-decoded bytes `inner`) as a message
+  /// of `kind`, with its nodes and diagnostics at wire offsets.
+  private static func decodeInner(
+    _ kind: FalconEyeKind, _ inner: UnsafeRawBufferPointer, _ map: FalconEyeWireMap
+  )
+    throws(DecodeError) -> (FalconEyeMessage.Body, [DissectionNode], [Diagnostic])
+  {
+    let tape: JSONTape
     do throws(DecodeError) {
-      innerValue = try JSONParser.parse(inner, limits: limits)
+      tape = try JSONTape.parse(inner, limits: limits)
     } catch {
       var moved = error
       let offset = map.wire(offset: error.offset ?? 0)
@@ -71,21 +102,19 @@ enum FalconEyeEnvelope {
       moved.text = "payload (the base64-decoded JSON) at wire offset \(offset): \(error.text)"
       throw moved
     }
-
-    var innerReader = FalconEyeReader(map: map, root: "payload")
-    let (body, nodes) = try decodeInner(kind, innerValue, &innerReader)
-    object.add(
-      DissectionNode(group: "payload", shape: .object, range: payloadJSON.range, children: nodes),
-      at: payloadJSON)
-    return Decoded(
-      message: FalconEyeMessage(body, envelopeTimestamp: timestamp), messageName: kind.rawValue,
-      fields: object.nodes, diagnostics: reader.diagnostics + innerReader.diagnostics)
+    var reader = FalconEyeReader(map: map, root: "payload")
+    let (body, nodes) = try withExtendedLifetime(tape) { () throws(DecodeError) in
+      try decodeInner(kind, tape.root, &reader)
+    }
+    return (body, nodes, reader.diagnostics)
   }
 
-  /// Strict base64 of the payload; a bad character is reported at its wire offset.
-  private static func base64(_ text: String, _ map: FalconEyeWireMap) throws(DecodeError) -> [UInt8] {
+  /// Strict base64 of the payload; a bad character is reported at its wire
+  /// offset. A payload without escapes is decoded from the wire bytes.
+  private static func base64(_ payload: JSONNode, _ map: FalconEyeWireMap) throws(DecodeError) -> [UInt8] {
     do throws(FalconEyeBase64.Failure) {
-      return try FalconEyeBase64.decode(text)
+      if let verbatim = payload.verbatimBytes { return try FalconEyeBase64.decode(verbatim) }
+      return try FalconEyeBase64.decode(payload.text)
     } catch {
       let offset = map.wireOffset(ofCharacter: error.index)
       throw DecodeError(code: "bad-base64", offset: offset, keyPath: "payload") {
@@ -98,7 +127,7 @@ enum FalconEyeEnvelope {
 
   // MARK: Bare inner object
 
-  private static func bare(_ root: JSONValue, _ keys: [String]) throws(DecodeError)
+  private static func bare(_ root: JSONNode, _ keys: [String]) throws(DecodeError)
     -> Decoded<FalconEyeMessage>
   {
     guard let kind = FalconEyeKind.inferred(fromKeys: keys) else {
@@ -122,7 +151,7 @@ enum FalconEyeEnvelope {
       fields: nodes, diagnostics: [note] + reader.diagnostics)
   }
 
-  static func decodeInner(_ kind: FalconEyeKind, _ value: JSONValue, _ reader: inout FalconEyeReader)
+  static func decodeInner(_ kind: FalconEyeKind, _ value: JSONNode, _ reader: inout FalconEyeReader)
     throws(DecodeError) -> (FalconEyeMessage.Body, [DissectionNode])
   {
     switch kind {

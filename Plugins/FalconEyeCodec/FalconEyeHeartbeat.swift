@@ -15,7 +15,7 @@ extension FalconEyeHeartbeat: FalconEyeInner {
   static let kind = FalconEyeKind.heartbeat
   static let keys = ["pong"]
 
-  static func decode(_ value: JSONValue, _ reader: inout FalconEyeReader) throws(DecodeError)
+  static func decode(_ value: JSONNode, _ reader: inout FalconEyeReader) throws(DecodeError)
     -> (FalconEyeHeartbeat, [DissectionNode])
   {
     var object = try reader.object(value, at: reader.root, known: keys)

@@ -52,7 +52,7 @@ protocol FalconEyeInner: Sendable, Equatable {
   static var keys: [String] { get }
 
   /// Reads the object `value`; nodes come back in wire order.
-  static func decode(_ value: JSONValue, _ reader: inout FalconEyeReader) throws(DecodeError)
+  static func decode(_ value: JSONNode, _ reader: inout FalconEyeReader) throws(DecodeError)
     -> (Self, [DissectionNode])
 
   /// Refuses values the app or server cannot take. Structural problems

@@ -68,7 +68,7 @@ extension FalconEyePoseBroadcast: FalconEyeInner {
   static let kind = FalconEyeKind.poseBroadcast
   static let keys = ["timestamp", "poses"]
 
-  static func decode(_ value: JSONValue, _ reader: inout FalconEyeReader) throws(DecodeError)
+  static func decode(_ value: JSONNode, _ reader: inout FalconEyeReader) throws(DecodeError)
     -> (FalconEyePoseBroadcast, [DissectionNode])
   {
     var object = try reader.object(value, at: reader.root, known: keys)
@@ -86,7 +86,7 @@ extension FalconEyePoseBroadcast: FalconEyeInner {
     return (FalconEyePoseBroadcast(timestamp: timestamp, poses: poses), object.nodes)
   }
 
-  private static func decodePose(_ json: JSONValue, _ path: String, _ reader: inout FalconEyeReader)
+  private static func decodePose(_ json: JSONNode, _ path: String, _ reader: inout FalconEyeReader)
     throws(DecodeError) -> (FalconEyeDetectedPose, DissectionNode)
   {
     var object = try reader.object(json, at: path, known: FalconEyeDetectedPose.keys)
@@ -110,7 +110,7 @@ extension FalconEyePoseBroadcast: FalconEyeInner {
     return (pose, reader.group("pose", shape: .object, json, object.nodes))
   }
 
-  private static func decodeJoint(_ json: JSONValue, _ path: String, _ reader: inout FalconEyeReader)
+  private static func decodeJoint(_ json: JSONNode, _ path: String, _ reader: inout FalconEyeReader)
     throws(DecodeError) -> (FalconEyeJoint, DissectionNode)
   {
     var object = try reader.object(json, at: path, known: FalconEyeJoint.keys)

@@ -22,7 +22,7 @@ struct FalconEyeReader {
 
   func wire(_ range: Range<Int>) -> Range<Int> { map.wire(range) }
 
-  mutating func warn(_ code: String, _ text: String, _ value: JSONValue) {
+  mutating func warn(_ code: String, _ text: String, _ value: JSONNode) {
     diagnostics.append(.warning(code, text, range: wire(value.range)))
   }
 
@@ -33,30 +33,36 @@ struct FalconEyeReader {
   /// dictionary per object (that was 7 % of the falconeye fuzz target);
   /// an object of more than `FalconEyeObject.scanLimit` members (only
   /// unknown keys make one so large) finds its repeated keys with a set.
-  mutating func object(_ value: JSONValue, at path: String, known: [String]) throws(DecodeError)
+  mutating func object(_ value: JSONNode, at path: String, known: [String]) throws(DecodeError)
     -> FalconEyeObject
   {
-    guard let members = value.members else { throw wrongType(value, at: path, expected: "object") }
-    var object = FalconEyeObject(value: value, members: members, path: path, map: map)
+    guard value.kind == .object else { throw wrongType(value, at: path, expected: "object") }
+    var object = FalconEyeObject(value: value, path: path, map: map)
+    let members = value.members
     let large = members.count > FalconEyeObject.scanLimit
     var seen: Set<String> = []  // empty unless large: no allocation
-    for index in members.indices {
-      let key = members[index].key
+    var index = 0
+    for member in members {
+      defer { index += 1 }
+      let key = member.key
       let repeated =
-        large ? !seen.insert(key).inserted : members[..<index].contains { $0.key == key }
+        large
+        ? !seen.insert(key.text).inserted
+        : members.prefix(index).contains { $0.key.sameText(as: key) }
       if repeated {
         warn(
           "duplicate-key",
-          "\(Self.path(path, key)) appears more than once; pktbench reads the first, "
+          "\(Self.path(path, key.text)) appears more than once; pktbench reads the first, "
             + "other decoders may read the last",
-          members[index].value)
+          member.value)
         continue
       }
-      if !known.contains(key) {
+      if !known.contains(where: key.textEquals) {
+        let name = key.text
         warn(
-          "unknown-key", "\(Self.path(path, key)) is not a field of this message; the app ignores it",
-          members[index].value)
-        object.add(map.mapped(members[index].value.dissection(name: key)), at: members[index].value)
+          "unknown-key", "\(Self.path(path, name)) is not a field of this message; the app ignores it",
+          member.value)
+        object.add(map.mapped(member.value.dissection(name: name)), at: member.value)
       }
     }
     return object
@@ -68,44 +74,45 @@ struct FalconEyeReader {
   // as an autoclosure, so a pose's sixteen cells and every joint's axes do
   // not each build "payload.poses[0].joints[3].position[2]" to discard it.
 
-  func string(_ value: JSONValue, at path: @autoclosure () -> String) throws(DecodeError) -> String {
+  func string(_ value: JSONNode, at path: @autoclosure () -> String) throws(DecodeError) -> String {
     guard let string = value.string else { throw wrongType(value, at: path(), expected: "string") }
     return string
   }
 
-  func number(_ value: JSONValue, at path: @autoclosure () -> String) throws(DecodeError) -> Double {
+  func number(_ value: JSONNode, at path: @autoclosure () -> String) throws(DecodeError) -> Double {
     guard let number = value.number else { throw wrongType(value, at: path(), expected: "number") }
     return number
   }
 
   /// A whole number (Swift's `Int`); `1920.0` is accepted as JSONDecoder does.
-  func integer(_ value: JSONValue, at path: @autoclosure () -> String) throws(DecodeError) -> Int {
+  func integer(_ value: JSONNode, at path: @autoclosure () -> String) throws(DecodeError) -> Int {
     guard let number = value.number, number.rounded() == number, let exact = Int(exactly: number)
     else { throw wrongType(value, at: path(), expected: "integer") }
     return exact
   }
 
-  func bool(_ value: JSONValue, at path: @autoclosure () -> String) throws(DecodeError) -> Bool {
+  func bool(_ value: JSONNode, at path: @autoclosure () -> String) throws(DecodeError) -> Bool {
     guard let bool = value.bool else { throw wrongType(value, at: path(), expected: "boolean") }
     return bool
   }
 
-  func array(_ value: JSONValue, at path: @autoclosure () -> String, limit: Int) throws(DecodeError)
-    -> [JSONValue]
+  func array(_ value: JSONNode, at path: @autoclosure () -> String, limit: Int) throws(DecodeError)
+    -> JSONNode.Elements
   {
-    guard let elements = value.elements else { throw wrongType(value, at: path(), expected: "array") }
+    guard value.kind == .array else { throw wrongType(value, at: path(), expected: "array") }
+    let elements = value.elements
     guard elements.count <= limit else {
-      let path = path()
+      let (path, count) = (path(), elements.count)
       throw DecodeError(code: "too-many", offset: map.wire(offset: value.range.lowerBound), keyPath: path) {
         .init(
-          "\(path) has \(elements.count) elements; pktbench reads at most \(limit)",
-          expected: "at most \(limit)", found: String(elements.count))
+          "\(path) has \(count) elements; pktbench reads at most \(limit)",
+          expected: "at most \(limit)", found: String(count))
       }
     }
     return elements
   }
 
-  func wrongType(_ value: JSONValue, at path: String, expected: String) -> DecodeError {
+  func wrongType(_ value: JSONNode, at path: String, expected: String) -> DecodeError {
     let offset = map.wire(offset: value.range.lowerBound)
     let found = expected == "integer" && value.number != nil ? "fractional number" : value.typeName
     return DecodeError(code: "wrong-type", offset: offset, keyPath: path) {
@@ -114,14 +121,14 @@ struct FalconEyeReader {
     }
   }
 
-  func leaf(_ name: String, _ field: FieldValue, _ value: JSONValue, unit: FieldUnit? = nil)
+  func leaf(_ name: String, _ field: FieldValue, _ value: JSONNode, unit: FieldUnit? = nil)
     -> DissectionNode
   {
     DissectionNode(name, field, unit: unit, range: wire(value.range))
   }
 
   func group(
-    _ name: String, shape: DissectionNode.Shape, _ value: JSONValue, _ children: [DissectionNode]
+    _ name: String, shape: DissectionNode.Shape, _ value: JSONNode, _ children: [DissectionNode]
   ) -> DissectionNode {
     DissectionNode(group: name, shape: shape, range: wire(value.range), children: children)
   }
@@ -133,50 +140,46 @@ struct FalconEyeObject {
   /// rather than by comparing each key with those before it.
   static let scanLimit = 16
 
-  let value: JSONValue
-  /// The object's members in wire order; a key's first member is the one read.
-  let members: [JSONMember]
+  let value: JSONNode
   let path: String
   let map: FalconEyeWireMap
   private var placed: [(at: Int, node: DissectionNode)] = []
 
-  init(value: JSONValue, members: [JSONMember], path: String, map: FalconEyeWireMap) {
+  init(value: JSONNode, path: String, map: FalconEyeWireMap) {
     self.value = value
-    self.members = members
     self.path = path
     self.map = map
   }
 
-  /// The first member named `key`.
-  private func member(_ key: String) -> JSONMember? {
-    members.first { $0.key == key }
-  }
+  /// The first member named `key` (a key's first member is the one read).
+  private func member(_ key: String) -> JSONNode.Member? { value.member(key) }
 
   /// The nodes in the order their values appear on the wire.
   var nodes: [DissectionNode] { placed.sorted { $0.at < $1.at }.map(\.node) }
 
-  mutating func add(_ node: DissectionNode, at value: JSONValue) {
+  mutating func add(_ node: DissectionNode, at value: JSONNode) {
     placed.append((value.range.lowerBound, node))
   }
 
   func keyPath(_ key: String) -> String { FalconEyeReader.path(path, key) }
 
   /// A required member; missing ones are errors at the object's offset.
-  func required(_ key: String) throws(DecodeError) -> JSONValue {
+  func required(_ key: String) throws(DecodeError) -> JSONNode {
     guard let member = member(key) else { throw missing(key) }
     return member.value
   }
 
   /// An optional member; JSON `null` counts as absent, as for JSONDecoder.
-  func optional(_ key: String) -> JSONValue? {
-    guard let member = member(key), member.value.kind != .null else { return nil }
+  func optional(_ key: String) -> JSONNode? {
+    guard let member = member(key), !member.value.isNull else { return nil }
     return member.value
   }
 
   private func missing(_ key: String) -> DecodeError {
     let offset = map.wire(offset: value.range.lowerBound)
-    let present = members.map(\.key)
+    let present = value.members.map(\.key.text)
     let found = present.isEmpty ? "no keys" : "keys " + present.joined(separator: ", ")
+    let path = path
     return DecodeError(code: "missing-key", offset: offset, keyPath: keyPath(key)) {
       .init(
         "\(path.isEmpty ? "the object" : path) at offset \(offset) has no \"\(key)\"", expected: key,

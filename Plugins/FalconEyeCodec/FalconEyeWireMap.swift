@@ -29,7 +29,7 @@ struct FalconEyeWireMap: Sendable {
 
   /// The payload string value `string` (its range includes both quotes) in
   /// the wire bytes `bytes`.
-  init(payload string: JSONValue, in bytes: UnsafeRawBufferPointer) {
+  init(payload string: JSONNode, in bytes: UnsafeRawBufferPointer) {
     let open = string.range.lowerBound + 1
     let close = max(open, string.range.upperBound - 1)
     self.start = open

@@ -13,10 +13,14 @@ public struct JSONMutator {
   public init() {}
 
   public func mutate(_ input: [UInt8], rng: inout SplitMix64) -> [UInt8]? {
-    guard let first = input.first, first == UInt8(ascii: "{") || first == UInt8(ascii: "["),
-      let root = try? JSONParser.parse(input)
-    else { return nil }
-    let splice = Self.splice(root, in: input, rng: &rng, depth: 0)
+    guard let first = input.first, first == UInt8(ascii: "{") || first == UInt8(ascii: "[") else {
+      return nil
+    }
+    let found = input.withUnsafeBytes { bytes -> Splice? in
+      guard let tape = try? JSONTape.parse(bytes) else { return nil }
+      return withExtendedLifetime(tape) { Self.splice(tape.root, in: input, rng: &rng, depth: 0) }
+    }
+    guard let splice = found else { return nil }
     var bytes: [UInt8] = []
     bytes.reserveCapacity(input.count - splice.range.count + splice.bytes.count + 1)
     bytes.append(contentsOf: input[..<splice.range.lowerBound])
@@ -55,9 +59,10 @@ public struct JSONMutator {
   /// One mutation somewhere in `value`: of a member or element of a
   /// container (or deeper, up to depth 8), of a string's text, or the whole
   /// value swapped for a replacement.
-  static func splice(_ value: JSONValue, in input: [UInt8], rng: inout SplitMix64, depth: Int) -> Splice {
+  static func splice(_ value: JSONNode, in input: [UInt8], rng: inout SplitMix64, depth: Int) -> Splice {
     switch value.kind {
-    case .object(let members) where !members.isEmpty && depth < 8:
+    case .object where !value.members.isEmpty && depth < 8:
+      let members = value.members
       let index = rng.below(members.count)
       // Before the closing brace: where a member is added.
       let end = value.range.upperBound - 1
@@ -74,7 +79,8 @@ public struct JSONMutator {
       default:
         return splice(members[index].value, in: input, rng: &rng, depth: depth + 1)
       }
-    case .array(let elements) where !elements.isEmpty && depth < 8:
+    case .array where !value.elements.isEmpty && depth < 8:
+      let elements = value.elements
       let index = rng.below(elements.count)
       let end = value.range.upperBound - 1
       switch rng.below(4) {

@@ -115,3 +115,30 @@ public struct JSONMember: Sendable, Hashable {
   /// From the key's opening quote to the value's end.
   public var range: Range<Int> { keyRange.lowerBound..<value.range.upperBound }
 }
+
+extension JSONValue {
+  /// A tree copy of a tape's value: containers are made at their final
+  /// size, the tape knowing their counts.
+  public init(_ node: JSONNode) {
+    let range = node.range
+    switch node.kind {
+    case .object:
+      var members: [JSONMember] = []
+      members.reserveCapacity(node.members.count)
+      for member in node.members {
+        members.append(
+          JSONMember(key: member.key.text, keyRange: member.key.range, value: JSONValue(member.value)))
+      }
+      self.init(.object(members), range: range)
+    case .array:
+      var elements: [JSONValue] = []
+      elements.reserveCapacity(node.elements.count)
+      for element in node.elements { elements.append(JSONValue(element)) }
+      self.init(.array(elements), range: range)
+    case .string, .key: self.init(.string(node.text), range: range)
+    case .number: self.init(.number(node.number ?? 0, isInteger: node.isInteger), range: range)
+    case .bool: self.init(.bool(node.bool ?? false), range: range)
+    case .null: self.init(.null, range: range)
+    }
+  }
+}

@@ -1,3 +1,11 @@
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Musl)
+  import Musl
+#elseif canImport(Darwin)
+  import Darwin
+#endif
+
 /// Eight bytes of JSON text tested at once (the classic has-zero-byte bit
 /// tricks, exact for "is there such a byte"), so that long plain strings
 /// (base64 camera frames run to hundreds of KB) are read and written a
@@ -46,5 +54,41 @@ public enum JSONWordScan {
   @inline(__always)
   static func needsAttention(_ word: UInt64) -> Bool {
     needsEscape(word) || word & high != 0
+  }
+
+  /// Whether `count` bytes at `base` hold no quote, no backslash and no byte
+  /// below 0x20 (nor, when `asciiOnly`, above 0x7F): a long string's text
+  /// that is written or read as it is. memchr finds quotes and backslashes
+  /// many bytes a step; one pass then ORs the byte test over every word and
+  /// checks once (a camera frame's base64 is hundreds of KB of plain text).
+  public static func isPlain(_ base: UnsafeRawPointer, count: Int, asciiOnly: Bool) -> Bool {
+    guard count > 0 else { return true }
+    if memchr(base, 0x22, count) != nil || memchr(base, 0x5C, count) != nil { return false }
+    let low = ones &* 0x20
+    var seen: UInt64 = 0
+    var offset = 0
+    if asciiOnly {
+      // A byte below 0x20 borrows into its top bit; one above 0x7F has it.
+      while offset + 16 <= count {
+        let a = base.loadUnaligned(fromByteOffset: offset, as: UInt64.self)
+        let b = base.loadUnaligned(fromByteOffset: offset + 8, as: UInt64.self)
+        seen |= (a &- low) | a | (b &- low) | b
+        offset += 16
+      }
+    } else {
+      while offset + 16 <= count {
+        let a = base.loadUnaligned(fromByteOffset: offset, as: UInt64.self)
+        let b = base.loadUnaligned(fromByteOffset: offset + 8, as: UInt64.self)
+        seen |= ((a &- low) & ~a) | ((b &- low) & ~b)
+        offset += 16
+      }
+    }
+    guard seen & high == 0 else { return false }
+    while offset < count {
+      let byte = base.load(fromByteOffset: offset, as: UInt8.self)
+      if byte < 0x20 || (asciiOnly && byte > 0x7F) { return false }
+      offset += 1
+    }
+    return true
   }
 }

@@ -149,7 +149,14 @@ public struct JSONWriter: ~Copyable {
 
   /// UTF-8 text with JSON escapes; most text has none and is copied whole.
   private mutating func escaped(_ utf8: UnsafeBufferPointer<UInt8>) {
-    // Eight bytes at a time while none needs an escape, then byte by byte.
+    // A long text (base64) is checked in one pass; a short one eight bytes
+    // at a time while none needs an escape, then byte by byte.
+    if utf8.count >= 32, let base = utf8.baseAddress,
+      JSONWordScan.isPlain(UnsafeRawPointer(base), count: utf8.count, asciiOnly: false)
+    {
+      append(bytes: UnsafeRawBufferPointer(utf8))
+      return
+    }
     var scan = 0
     if let base = utf8.baseAddress {
       let raw = UnsafeRawPointer(base)

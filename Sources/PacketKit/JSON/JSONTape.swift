@@ -1,0 +1,555 @@
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Musl)
+  import Musl
+#elseif canImport(Darwin)
+  import Darwin
+#endif
+
+/// A JSON text parsed into one flat array of entries in document order: the
+/// strict RFC 8259 parser of pktbench. It rejects invalid UTF-8, lone
+/// surrogates, leading zeros, trailing garbage and control characters in
+/// strings, keeps to limits on size, depth and element count, and reports
+/// the byte offset of every error.
+///
+/// A container's entry knows how many members or elements it has and where
+/// its subtree ends, and an object's members are a key entry followed by the
+/// value's entries. Strings are byte ranges of the input, made into `String`
+/// only when read (a decoded copy is kept only for strings with escapes or
+/// non-ASCII bytes). So a parse is a few allocations however many values the
+/// text holds, and a tape is freed at once: a tree of `JSONValue`s was an
+/// array per container and a `String` per key and string, each built and then
+/// destroyed element by element.
+///
+/// Read it through `JSONNode`s (`root`), while the tape and the parsed bytes
+/// are alive; `JSONValue(root)` copies it into a tree that owns its values.
+public final class JSONTape {
+  public enum Kind: UInt8, Sendable {
+    case object, array, string, number, bool, null
+    /// An object member's key (the entry before its value).
+    case key
+  }
+
+  /// One value, or one object key. Trivial, so the tape is freed at once.
+  @usableFromInline
+  struct Entry {
+    /// The value's (or the key's) byte range, quotes included.
+    @usableFromInline var start: Int32
+    @usableFromInline var end: Int32
+    /// The index just past this entry and its subtree.
+    @usableFromInline var next: Int32
+    /// Members of an object, elements of an array.
+    @usableFromInline var count: Int32
+    /// Index into `texts` of the decoded string or key; -1 when its bytes
+    /// between the quotes are its text (no escapes, all ASCII).
+    @usableFromInline var text: Int32
+    @usableFromInline var kind: Kind
+    /// A number's text had no fraction or exponent; a boolean's value.
+    @usableFromInline var flag: Bool
+    @usableFromInline var number: Double
+  }
+
+  @usableFromInline var entries: UnsafeMutablePointer<Entry>
+  @usableFromInline var count = 0
+  private var capacity: Int
+  /// Strings and keys with escapes or non-ASCII bytes, decoded.
+  @usableFromInline var texts: [String] = []
+  /// The parsed bytes; valid only while the caller keeps them.
+  @usableFromInline let bytes: UnsafeRawBufferPointer
+
+  private init(_ bytes: UnsafeRawBufferPointer) {
+    self.bytes = bytes
+    // About one value per eight bytes, within bounds: grown when needed.
+    capacity = min(max(bytes.count / 8, 16), 4096)
+    entries = .allocate(capacity: capacity)
+  }
+
+  deinit { entries.deallocate() }
+
+  /// The root value.
+  public var root: JSONNode { JSONNode(tape: self, index: 0) }
+
+  /// Parses exactly one JSON value (surrounding white space allowed). The
+  /// tape reads `bytes` again when strings are read: they must outlive it.
+  public static func parse(
+    _ bytes: UnsafeRawBufferPointer, limits: JSONParser.Limits = .default
+  ) throws(DecodeError) -> JSONTape {
+    // Offsets are kept in 32 bits.
+    let maxBytes = min(limits.maxBytes, Int(Int32.max) - 1)
+    guard bytes.count <= maxBytes else {
+      let count = bytes.count
+      throw DecodeError(code: "too-large", offset: maxBytes) {
+        .init("JSON text is \(count) bytes; the limit is \(maxBytes)")
+      }
+    }
+    let tape = JSONTape(bytes)
+    var scanner = Scanner(tape: tape, limits: limits)
+    scanner.skipWhitespace()
+    try scanner.parseValue(depth: 0)
+    scanner.skipWhitespace()
+    guard scanner.index == bytes.count else {
+      throw scanner.error(
+        "trailing-data", "unexpected data after the JSON value at offset \(scanner.index)",
+        expected: "end of input")
+    }
+    return tape
+  }
+
+  // MARK: Building
+
+  fileprivate func append(_ kind: Kind, start: Int, end: Int, flag: Bool = false, number: Double = 0)
+    -> Int
+  {
+    if count == capacity { grow() }
+    let index = count
+    (entries + index).initialize(
+      to: Entry(
+        start: Int32(truncatingIfNeeded: start), end: Int32(truncatingIfNeeded: end),
+        next: Int32(truncatingIfNeeded: index + 1), count: 0, text: -1, kind: kind, flag: flag,
+        number: number))
+    count += 1
+    return index
+  }
+
+  private func grow() {
+    let larger = UnsafeMutablePointer<Entry>.allocate(capacity: capacity * 2)
+    larger.moveInitialize(from: entries, count: count)
+    entries.deallocate()
+    entries = larger
+    capacity *= 2
+  }
+
+  /// Closes a container: its end, member or element count, and subtree.
+  fileprivate func close(_ index: Int, end: Int, count members: Int) {
+    entries[index].end = Int32(truncatingIfNeeded: end)
+    entries[index].count = Int32(truncatingIfNeeded: members)
+    entries[index].next = Int32(truncatingIfNeeded: count)
+  }
+
+  fileprivate func keep(_ text: String, for index: Int) {
+    entries[index].text = Int32(truncatingIfNeeded: texts.count)
+    texts.append(text)
+  }
+}
+
+// MARK: - Grammar
+
+extension JSONTape {
+  private struct Scanner {
+    let tape: JSONTape
+    let bytes: UnsafeRawBufferPointer
+    let limits: JSONParser.Limits
+    var index = 0
+    var elements = 0
+
+    init(tape: JSONTape, limits: JSONParser.Limits) {
+      self.tape = tape
+      self.bytes = tape.bytes
+      self.limits = limits
+    }
+
+    mutating func parseValue(depth: Int) throws(DecodeError) {
+      elements += 1
+      guard elements <= limits.maxElements else {
+        throw error("too-many-elements", "JSON has more than \(limits.maxElements) values")
+      }
+      guard let byte = peek() else {
+        throw error(
+          "truncated", "JSON ends at offset \(index) where a value was expected", expected: "a value")
+      }
+      switch byte {
+      case UInt8(ascii: "{"): try parseObject(depth: depth + 1)
+      case UInt8(ascii: "["): try parseArray(depth: depth + 1)
+      case UInt8(ascii: "\""): try parseString(as: .string)
+      case UInt8(ascii: "t"): try parseLiteral("true", .bool, flag: true)
+      case UInt8(ascii: "f"): try parseLiteral("false", .bool, flag: false)
+      case UInt8(ascii: "n"): try parseLiteral("null", .null, flag: false)
+      case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"): try parseNumber()
+      default:
+        throw error(
+          "bad-json",
+          "unexpected \(Scanner.describe(byte)) at offset \(index) where a JSON value was expected",
+          expected: "a value")
+      }
+    }
+
+    mutating func parseObject(depth: Int) throws(DecodeError) {
+      let start = index
+      try checkDepth(depth)
+      let object = tape.append(.object, start: start, end: start)
+      index += 1
+      var members = 0
+      skipWhitespace()
+      if peek() == UInt8(ascii: "}") {
+        index += 1
+        tape.close(object, end: index, count: 0)
+        return
+      }
+      while true {
+        skipWhitespace()
+        guard peek() == UInt8(ascii: "\"") else {
+          throw error(
+            "bad-json", "expected a quoted key at offset \(index), found \(describePeek())",
+            expected: "\"key\"")
+        }
+        let key = try parseString(as: .key)
+        skipWhitespace()
+        guard peek() == UInt8(ascii: ":") else {
+          let text = JSONNode(tape: tape, index: key).text
+          throw error(
+            "bad-json", "expected ':' after key \"\(text)\" at offset \(index), found \(describePeek())",
+            expected: ":")
+        }
+        index += 1
+        skipWhitespace()
+        try parseValue(depth: depth)
+        members += 1
+        skipWhitespace()
+        switch peek() {
+        case UInt8(ascii: ","): index += 1
+        case UInt8(ascii: "}"):
+          index += 1
+          tape.close(object, end: index, count: members)
+          return
+        default:
+          throw error(
+            "bad-json", "expected ',' or '}' at offset \(index), found \(describePeek())",
+            expected: ", or }")
+        }
+      }
+    }
+
+    mutating func parseArray(depth: Int) throws(DecodeError) {
+      let start = index
+      try checkDepth(depth)
+      let array = tape.append(.array, start: start, end: start)
+      index += 1
+      var count = 0
+      skipWhitespace()
+      if peek() == UInt8(ascii: "]") {
+        index += 1
+        tape.close(array, end: index, count: 0)
+        return
+      }
+      while true {
+        skipWhitespace()
+        try parseValue(depth: depth)
+        count += 1
+        skipWhitespace()
+        switch peek() {
+        case UInt8(ascii: ","): index += 1
+        case UInt8(ascii: "]"):
+          index += 1
+          tape.close(array, end: index, count: count)
+          return
+        default:
+          throw error(
+            "bad-json", "expected ',' or ']' at offset \(index), found \(describePeek())",
+            expected: ", or ]")
+        }
+      }
+    }
+
+    func checkDepth(_ depth: Int) throws(DecodeError) {
+      guard depth <= limits.maxDepth else {
+        throw error("too-deep", "JSON nests deeper than \(limits.maxDepth) levels at offset \(index)")
+      }
+    }
+
+    mutating func parseLiteral(_ word: StaticString, _ kind: Kind, flag: Bool) throws(DecodeError) {
+      let start = index
+      let count = word.utf8CodeUnitCount
+      var matches = index + count <= bytes.count
+      if matches {
+        let pointer = word.utf8Start
+        for i in 0..<count where bytes[index + i] != pointer[i] {
+          matches = false
+          break
+        }
+      }
+      guard matches else {
+        throw error(
+          "bad-json", "unexpected \(describePeek()) at offset \(index); did you mean \(word)?",
+          expected: "\(word)")
+      }
+      index += count
+      _ = tape.append(kind, start: start, end: index, flag: flag)
+    }
+
+    mutating func parseNumber() throws(DecodeError) {
+      let start = index
+      // One pass reads the grammar and the value of the common number; the
+      // walk below is for what it declines: errors to explain, or a value
+      // only strtod reads exactly.
+      if let base = bytes.baseAddress?.assumingMemoryBound(to: UInt8.self) {
+        var end = index
+        if let (value, isInteger) = JSONNumber.scan(base, &end, bytes.count) {
+          index = end
+          _ = tape.append(.number, start: start, end: index, flag: isInteger, number: value)
+          return
+        }
+      }
+      var isInteger = true
+      if peek() == UInt8(ascii: "-") { index += 1 }
+      guard let first = peek(), isDigit(first) else {
+        throw error("bad-number", "a number needs a digit at offset \(index)", expected: "digit")
+      }
+      if first == UInt8(ascii: "0") {
+        index += 1
+        if let next = peek(), isDigit(next) {
+          throw error("bad-number", "numbers may not have leading zeros (offset \(start))")
+        }
+      } else {
+        while let c = peek(), isDigit(c) { index += 1 }
+      }
+      if peek() == UInt8(ascii: ".") {
+        isInteger = false
+        index += 1
+        guard let c = peek(), isDigit(c) else {
+          throw error("bad-number", "a digit must follow '.' at offset \(index)", expected: "digit")
+        }
+        while let c = peek(), isDigit(c) { index += 1 }
+      }
+      if peek() == UInt8(ascii: "e") || peek() == UInt8(ascii: "E") {
+        isInteger = false
+        index += 1
+        if peek() == UInt8(ascii: "+") || peek() == UInt8(ascii: "-") { index += 1 }
+        guard let c = peek(), isDigit(c) else {
+          throw error("bad-number", "an exponent needs digits at offset \(index)", expected: "digit")
+        }
+        while let c = peek(), isDigit(c) { index += 1 }
+      }
+      let text = String(decoding: UnsafeRawBufferPointer(rebasing: bytes[start..<index]), as: UTF8.self)
+      guard let value = Double(text), value.isFinite else {
+        throw error("bad-number", "number \(text) at offset \(start) is not a finite double")
+      }
+      _ = tape.append(.number, start: start, end: index, flag: isInteger, number: value)
+    }
+
+    /// Parses a string (or key) starting at its opening quote; validates
+    /// UTF-8. Returns its entry's index.
+    @discardableResult
+    mutating func parseString(as kind: Kind) throws(DecodeError) -> Int {
+      let open = index
+      index += 1
+      // Fast path: no escapes. Eight bytes at a time while none of them is a
+      // quote, a backslash, a control byte or non-ASCII; past 32 bytes (base64
+      // payloads of camera frames are hundreds of KB of exactly that), memchr
+      // finds the closing quote and the text before it is checked in one pass.
+      var scan = index
+      var triedLong = false
+      while scan + 8 <= bytes.count {
+        if JSONWordScan.needsAttention(bytes.loadUnaligned(fromByteOffset: scan, as: UInt64.self)) { break }
+        scan += 8
+        if !triedLong, scan - index >= 32 {
+          triedLong = true
+          if let close = plainEnd(from: scan) {
+            index = close + 1
+            return tape.append(kind, start: open, end: index)
+          }
+        }
+      }
+      while scan < bytes.count, !Scanner.needsAttention(bytes[scan]) { scan += 1 }
+      if scan < bytes.count, bytes[scan] == UInt8(ascii: "\"") {
+        index = scan + 1
+        return tape.append(kind, start: open, end: index)
+      }
+      // Escapes or non-ASCII: the text is decoded into a copy, its plain runs
+      // copied whole.
+      var utf8: [UInt8] = []
+      utf8.reserveCapacity(scan - index + 16)
+      while true {
+        if index < scan {
+          utf8.append(
+            contentsOf: UnsafeBufferPointer(rebasing: bytes.assumingMemoryBound(to: UInt8.self)[index..<scan])
+          )
+          index = scan
+        }
+        guard index < bytes.count else {
+          throw error(
+            "truncated", "string starting at offset \(open) is not closed", expected: "\"")
+        }
+        let c = bytes[index]
+        switch c {
+        case UInt8(ascii: "\""):
+          index += 1
+          let entry = tape.append(kind, start: open, end: index)
+          tape.keep(String(decoding: utf8, as: UTF8.self), for: entry)
+          return entry
+        case UInt8(ascii: "\\"):
+          try parseEscape(into: &utf8)
+        case 0..<0x20:
+          throw error(
+            "bad-string", "control byte 0x\(Hex.compact([c])) inside a string at offset \(index)",
+            expected: "escaped character")
+        default:
+          try copyUTF8Sequence(into: &utf8)
+        }
+        // The next plain run.
+        scan = index
+        while scan + 8 <= bytes.count,
+          !JSONWordScan.needsAttention(bytes.loadUnaligned(fromByteOffset: scan, as: UInt64.self))
+        {
+          scan += 8
+        }
+        while scan < bytes.count, !Scanner.needsAttention(bytes[scan]) { scan += 1 }
+      }
+    }
+
+    /// A quote, a backslash, a control byte or non-ASCII: what ends a plain run.
+    static func needsAttention(_ c: UInt8) -> Bool {
+      c == UInt8(ascii: "\"") || c == UInt8(ascii: "\\") || c < 0x20 || c >= 0x80
+    }
+
+    /// The offset of the closing quote when the text from `start` up to it is
+    /// plain (no escapes, all printable ASCII); nil otherwise.
+    func plainEnd(from start: Int) -> Int? {
+      guard let base = bytes.baseAddress,
+        let quote = memchr(base + start, Int32(UInt8(ascii: "\"")), bytes.count - start)
+      else { return nil }
+      let close = base.distance(to: UnsafeRawPointer(quote))
+      return JSONWordScan.isPlain(base + start, count: close - start, asciiOnly: true) ? close : nil
+    }
+
+    mutating func parseEscape(into utf8: inout [UInt8]) throws(DecodeError) {
+      let escapeStart = index
+      index += 1
+      guard let c = peek() else {
+        throw error("truncated", "escape at offset \(escapeStart) is cut off")
+      }
+      index += 1
+      switch c {
+      case UInt8(ascii: "\""): utf8.append(c)
+      case UInt8(ascii: "\\"): utf8.append(c)
+      case UInt8(ascii: "/"): utf8.append(c)
+      case UInt8(ascii: "b"): utf8.append(0x08)
+      case UInt8(ascii: "f"): utf8.append(0x0C)
+      case UInt8(ascii: "n"): utf8.append(0x0A)
+      case UInt8(ascii: "r"): utf8.append(0x0D)
+      case UInt8(ascii: "t"): utf8.append(0x09)
+      case UInt8(ascii: "u"):
+        var scalar = try readHex4()
+        if (0xD800...0xDBFF).contains(scalar) {
+          guard peek() == UInt8(ascii: "\\"), index + 1 < bytes.count,
+            bytes[index + 1] == UInt8(ascii: "u")
+          else {
+            throw error("bad-string", "lone high surrogate \\u\(scalar) at offset \(escapeStart)")
+          }
+          index += 2
+          let low = try readHex4()
+          guard (0xDC00...0xDFFF).contains(low) else {
+            throw error(
+              "bad-string", "high surrogate not followed by a low one at offset \(escapeStart)")
+          }
+          scalar = 0x10000 + ((scalar - 0xD800) << 10) + (low - 0xDC00)
+        } else if (0xDC00...0xDFFF).contains(scalar) {
+          throw error("bad-string", "lone low surrogate at offset \(escapeStart)")
+        }
+        if let unicode = Unicode.Scalar(scalar) {
+          utf8.append(contentsOf: Array(String(Character(unicode)).utf8))
+        }
+      default:
+        throw error(
+          "bad-string", "unknown escape \\\(Scanner.describe(c)) at offset \(escapeStart)",
+          expected: "one of \\\" \\\\ \\/ \\b \\f \\n \\r \\t \\u")
+      }
+    }
+
+    mutating func readHex4() throws(DecodeError) -> UInt32 {
+      guard index + 4 <= bytes.count else {
+        throw error("truncated", "\\u escape at offset \(index) needs four hex digits")
+      }
+      var value: UInt32 = 0
+      for _ in 0..<4 {
+        let c = bytes[index]
+        let digit: UInt32
+        switch c {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): digit = UInt32(c - UInt8(ascii: "0"))
+        case UInt8(ascii: "a")...UInt8(ascii: "f"): digit = UInt32(c - UInt8(ascii: "a") + 10)
+        case UInt8(ascii: "A")...UInt8(ascii: "F"): digit = UInt32(c - UInt8(ascii: "A") + 10)
+        default:
+          throw error(
+            "bad-string", "\\u escape has a non-hex \(Scanner.describe(c)) at offset \(index)")
+        }
+        value = value << 4 | digit
+        index += 1
+      }
+      return value
+    }
+
+    /// Copies one multi-byte UTF-8 sequence, rejecting overlongs, surrogates
+    /// and code points past U+10FFFF.
+    mutating func copyUTF8Sequence(into utf8: inout [UInt8]) throws(DecodeError) {
+      let lead = bytes[index]
+      let count: Int
+      var minimum: UInt32
+      var scalar: UInt32
+      switch lead {
+      case 0xC2...0xDF:
+        count = 2
+        minimum = 0x80
+        scalar = UInt32(lead & 0x1F)
+      case 0xE0...0xEF:
+        count = 3
+        minimum = 0x800
+        scalar = UInt32(lead & 0x0F)
+      case 0xF0...0xF4:
+        count = 4
+        minimum = 0x10000
+        scalar = UInt32(lead & 0x07)
+      default:
+        throw error(
+          "bad-utf8", "invalid UTF-8 lead byte 0x\(Hex.compact([lead])) at offset \(index)")
+      }
+      guard index + count <= bytes.count else {
+        throw error("bad-utf8", "UTF-8 sequence at offset \(index) is cut off")
+      }
+      for i in 1..<count {
+        let c = bytes[index + i]
+        guard c & 0xC0 == 0x80 else {
+          throw error(
+            "bad-utf8",
+            "invalid UTF-8 continuation byte 0x\(Hex.compact([c])) at offset \(index + i)")
+        }
+        scalar = scalar << 6 | UInt32(c & 0x3F)
+      }
+      guard scalar >= minimum, scalar <= 0x10FFFF, !(0xD800...0xDFFF).contains(scalar) else {
+        throw error(
+          "bad-utf8", "invalid UTF-8 sequence (overlong or surrogate) at offset \(index)")
+      }
+      for i in 0..<count { utf8.append(bytes[index + i]) }
+      index += count
+    }
+
+    // MARK: Helpers
+
+    func peek() -> UInt8? { index < bytes.count ? bytes[index] : nil }
+
+    mutating func skipWhitespace() {
+      while let c = peek(),
+        c == UInt8(ascii: " ") || c == UInt8(ascii: "\n") || c == UInt8(ascii: "\r")
+          || c == UInt8(ascii: "\t")
+      {
+        index += 1
+      }
+    }
+
+    func isDigit(_ c: UInt8) -> Bool { c >= UInt8(ascii: "0") && c <= UInt8(ascii: "9") }
+
+    func describePeek() -> String { Scanner.describe(peek()) }
+
+    /// A byte as error text shows it; nil is the end of the input.
+    static func describe(_ c: UInt8?) -> String {
+      guard let c else { return "end of input" }
+      if c >= 0x21 && c < 0x7F { return "'\(Character(Unicode.Scalar(c)))'" }
+      return "byte 0x\(Hex.compact([c]))"
+    }
+
+    func error(_ code: String, _ text: String, expected: String? = nil) -> DecodeError {
+      let next = peek()
+      return DecodeError(code: code, offset: min(index, bytes.count)) {
+        .init(text, expected: expected, found: Scanner.describe(next))
+      }
+    }
+  }
+}

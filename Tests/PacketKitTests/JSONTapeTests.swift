@@ -1,0 +1,135 @@
+import Foundation
+import PacketKit
+import Testing
+
+/// The tape: strings read in place (long ones found by memchr and checked in
+/// one pass), keys compared by their text, members and elements stepped
+/// through, and errors inside long strings at their byte.
+@Suite struct JSONTapeTests {
+  /// Parses `text` and gives its root to `body` while the tape is alive.
+  static func withRoot<R>(_ text: [UInt8], _ body: (JSONNode) throws -> R) throws -> R {
+    try text.withUnsafeBytes { bytes in
+      let tape = try JSONTape.parse(bytes)
+      return try withExtendedLifetime(tape) { try body(tape.root) }
+    }
+  }
+
+  /// The error parsing `text` gives, if any.
+  static func parseError(_ text: [UInt8]) -> DecodeError? {
+    text.withUnsafeBytes { bytes in
+      do throws(DecodeError) {
+        _ = try JSONTape.parse(bytes)
+        return nil
+      } catch {
+        return error
+      }
+    }
+  }
+
+  /// Every special character at every position of strings up to 80
+  /// characters (past the 32 where the long path starts), written by
+  /// Foundation's JSONSerialization and read back.
+  @Test func foundationsStringsReadBack() throws {
+    let specials: [Character] = ["\"", "\\", "/", "\n", "\u{01}", "\u{7F}", "é", "→", "😀", "a"]
+    for length in 0..<80 {
+      for position in 0..<max(length, 1) {
+        for special in specials {
+          var characters = Array(repeating: Character("b"), count: length)
+          if length > 0 { characters[position] = special }
+          let text = String(characters)
+          let json = try JSONSerialization.data(withJSONObject: [text], options: [])
+          try Self.withRoot(Array(json)) { root in
+            let element = try #require(root.elements.first { _ in true })
+            #expect(element.string == text, "\(Array(text.utf8))")
+            #expect(element.range == 1..<json.count - 1)
+            // Read in place exactly when the wire bytes are the text.
+            let plain = text.utf8.allSatisfy {
+              $0 >= 0x20 && $0 < 0x80 && $0 != 0x22 && $0 != 0x5C && $0 != 0x2F
+            }
+            #expect((element.verbatimBytes != nil) == plain, "\(Array(text.utf8))")
+          }
+          #expect(try JSONParser.parse(Array(json)).elements?.first?.string == text)
+        }
+      }
+    }
+  }
+
+  /// A control byte or invalid UTF-8 at any offset of a long string is
+  /// reported at that offset; an unclosed long string as truncated.
+  @Test func errorsInLongStringsAreAtTheirByte() {
+    for position in 0..<150 {
+      for (bad, code) in [(UInt8(0x01), "bad-string"), (0xFF, "bad-utf8"), (0xC0, "bad-utf8")] {
+        var text =
+          [UInt8(ascii: "\"")] + Array(repeating: UInt8(ascii: "A"), count: 160) + [UInt8(ascii: "\"")]
+        text[1 + position] = bad
+        let error = Self.parseError(text)
+        #expect(error?.code == code)
+        #expect(error?.offset == 1 + position, "byte \(bad) at \(position)")
+      }
+    }
+    let unclosed = [UInt8(ascii: "\"")] + Array(repeating: UInt8(ascii: "A"), count: 100)
+    #expect(Self.parseError(unclosed)?.code == "truncated")
+  }
+
+  @Test func keysCompareByTheirText() throws {
+    try Self.withRoot(Array(#"{"typ\u0065":1,"type":2,"payload":"x"}"#.utf8)) { root in
+      let members = root.members
+      #expect(members.count == 3)
+      #expect(members[0].key.text == "type")
+      #expect(members[0].key.textEquals("type"))
+      #expect(members[0].key.sameText(as: members[1].key))
+      #expect(!members[0].key.sameText(as: members[2].key))
+      // The first member with the key is the one read.
+      #expect(root["type"]?.number == 1)
+      #expect(root.member("payload")?.range == 24..<37)
+      #expect(root["missing"] == nil)
+    }
+  }
+
+  @Test func membersAndElementsStepThroughTheTape() throws {
+    let text = #"{"a":[1,{"b":[]},"x",2.5],"c":null,"d":true}"#
+    try Self.withRoot(Array(text.utf8)) { root in
+      #expect(root.kind == .object)
+      #expect(root.members.map(\.key.text) == ["a", "c", "d"])
+      let a = try #require(root["a"])
+      #expect(a.elements.count == 4)
+      #expect(a.elements[1]["b"]?.kind == .array)
+      #expect(a.elements[1]["b"]?.elements.isEmpty == true)
+      #expect(a.elements[2].string == "x")
+      #expect(a.elements[3].number == 2.5 && !a.elements[3].isInteger)
+      #expect(a.elements[0].isInteger)
+      #expect(root["c"]?.isNull == true)
+      #expect(root["d"]?.bool == true)
+      #expect(root.members[2].range == 35..<43)
+      // Scalars have neither members nor elements.
+      #expect(a.elements[0].members.isEmpty && a.elements[0].elements.isEmpty)
+      #expect(
+        root.fieldValue
+          == .object([
+            .init("a", .array([.integer(1), .object([.init("b", .array([]))]), .string("x"), .number(2.5)])),
+            .init("c", .null), .init("d", .bool(true)),
+          ]))
+    }
+  }
+
+  /// The one-pass plain check against the rule applied byte by byte.
+  @Test func plainCheckMatchesTheByteRule() {
+    var random = SplitMix64(seed: 0x9A1)
+    let unusual: [UInt8] = [0x00, 0x1F, 0x20, 0x22, 0x5C, 0x7E, 0x7F, 0x80, 0xC3, 0xFF]
+    for _ in 0..<50_000 {
+      let count = random.below(90)
+      var bytes = (0..<count).map { _ in UInt8(0x23 + random.below(0x39)) }
+      for _ in 0..<random.below(3) where count > 0 {
+        bytes[random.below(count)] = unusual[random.below(unusual.count)]
+      }
+      for asciiOnly in [false, true] {
+        let rule = bytes.allSatisfy { $0 >= 0x20 && $0 != 0x22 && $0 != 0x5C && (!asciiOnly || $0 < 0x80) }
+        let plain = bytes.withUnsafeBytes {
+          JSONWordScan.isPlain(
+            $0.baseAddress ?? UnsafeRawPointer(bitPattern: 1)!, count: count, asciiOnly: asciiOnly)
+        }
+        #expect(plain == rule, "\(bytes) asciiOnly \(asciiOnly)")
+      }
+    }
+  }
+}
