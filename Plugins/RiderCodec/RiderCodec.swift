@@ -62,18 +62,25 @@ public struct RiderCodec: FrameCodec {
   }
 
   private func decodeObject(_ bytes: UnsafeRawBufferPointer) throws(DecodeError) -> Decoded<RiderMessage> {
-    let value = try JSONParser.parse(bytes, limits: Self.jsonLimits)
-    guard let members = value.members else {
-      throw DecodeError(code: "not-object", offset: value.range.lowerBound) {
+    let tape = try JSONTape.parse(bytes, limits: Self.jsonLimits)
+    return try withExtendedLifetime(tape) { () throws(DecodeError) in try decodeObject(tape.root) }
+  }
+
+  /// The command in `value`, read while its tape is alive.
+  private func decodeObject(_ value: JSONNode) throws(DecodeError) -> Decoded<RiderMessage> {
+    guard value.kind == .object else {
+      let (offset, typeName) = (value.range.lowerBound, value.typeName)
+      throw DecodeError(code: "not-object", offset: offset) {
         .init(
-          "a Rider command is a JSON object, but this datagram holds \(value.typeName) "
-            + "at offset \(value.range.lowerBound)", expected: "object", found: value.typeName)
+          "a Rider command is a JSON object, but this datagram holds \(typeName) "
+            + "at offset \(offset)", expected: "object", found: typeName)
       }
     }
+    let members = Array(value.members)
     var reader = RiderObjectDecoder(members: members, objectRange: value.range)
     let message: RiderMessage
     // The move variant is told apart by its "command" key.
-    if members.contains(where: { $0.key == "command" }) {
+    if members.contains(where: { $0.key.textEquals("command") }) {
       let command = try reader.command()
       let speed = try reader.motorValue("speed", unit: "%")
       let direction = try reader.motorValue("direction", unit: nil)
@@ -216,12 +223,15 @@ public struct RiderCodec: FrameCodec {
     else { return 0 }
     switch bytes[first] {
     case UInt8(ascii: "{"):
-      guard bytes[last] == UInt8(ascii: "}"),
-        let members = (try? JSONParser.parse(bytes, limits: Self.jsonLimits))?.members
+      guard bytes[last] == UInt8(ascii: "}"), let tape = try? JSONTape.parse(bytes, limits: Self.jsonLimits),
+        tape.root.kind == .object
       else { return 0 }
-      if members.contains(where: { $0.key == "command" }) { return 85 }
-      if members.contains(where: { $0.key == "left" || $0.key == "right" }) { return 90 }
-      return 0
+      return withExtendedLifetime(tape) {
+        let members = tape.root.members
+        if members.contains(where: { $0.key.textEquals("command") }) { return 85 }
+        if members.contains(where: { $0.key.textEquals("left") || $0.key.textEquals("right") }) { return 90 }
+        return 0
+      }
     case UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "+"):
       guard RiderLegacyText.looksLegacy(bytes), (try? RiderLegacyText.parse(bytes)) != nil else { return 0 }
       return 40

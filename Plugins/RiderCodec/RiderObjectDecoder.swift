@@ -4,7 +4,9 @@ import PacketKit
 /// (`json.loads`, then `int()` of the motor values), collecting the
 /// dissection in wire order and the diagnostics as it goes.
 struct RiderObjectDecoder {
-  private let members: [JSONMember]
+  /// The object's members: key and value nodes of its tape (the tape must
+  /// outlive the decoder).
+  private let members: [JSONNode.Member]
   /// Where a missing key's node points: the closing brace.
   private let closingBrace: Int
   /// Dissection nodes of the members read so far, by member index. Arrays,
@@ -17,7 +19,7 @@ struct RiderObjectDecoder {
   private var missingNodes: [DissectionNode] = []
   private(set) var diagnostics: [Diagnostic] = []
 
-  init(members: [JSONMember], objectRange: Range<Int>) {
+  init(members: [JSONNode.Member], objectRange: Range<Int>) {
     self.members = members
     self.closingBrace = max(objectRange.lowerBound, objectRange.upperBound - 1)
     self.nodes = Array(repeating: nil, count: members.count)
@@ -25,16 +27,17 @@ struct RiderObjectDecoder {
     var counts: [String: (first: Int, count: Int)] = [:]
     if members.count <= 16 {
       for (index, member) in members.enumerated()
-      where !members[..<index].contains(where: { $0.key == member.key }) {
-        let count = members[index...].reduce(0) { $0 + ($1.key == member.key ? 1 : 0) }
-        if count > 1 { counts[member.key] = (index, count) }
+      where !members[..<index].contains(where: { $0.key.sameText(as: member.key) }) {
+        let count = members[index...].reduce(0) { $0 + ($1.key.sameText(as: member.key) ? 1 : 0) }
+        if count > 1 { counts[member.key.text] = (index, count) }
       }
       lastIndexByKey = nil
     } else {
       var last: [String: Int] = [:]
       for (index, member) in members.enumerated() {
-        counts[member.key, default: (index, 0)].count += 1
-        last[member.key] = index
+        let key = member.key.text
+        counts[key, default: (index, 0)].count += 1
+        last[key] = index
       }
       lastIndexByKey = last
     }
@@ -51,7 +54,7 @@ struct RiderObjectDecoder {
   /// `json.loads` keeps the last of repeated keys.
   private func effectiveIndex(_ key: String) -> Int? {
     if let lastIndexByKey { return lastIndexByKey[key] }
-    return members.lastIndex { $0.key == key }
+    return members.lastIndex { $0.key.textEquals(key) }
   }
 
   /// A motor value (`left`, `right`, `speed`, `direction`). Missing counts
@@ -68,11 +71,11 @@ struct RiderObjectDecoder {
     let value = member.value
     let number: Double
     let shown: FieldValue
-    switch value.kind {
-    case .number(let n, _):
+    switch (value.number, value.bool) {
+    case (let n?, _):
       number = n
       shown = value.fieldValue
-    case .bool(let b):
+    case (_, let b?):
       number = b ? 1 : 0
       shown = .integer(b ? 1 : 0)
       diagnostics.append(
@@ -82,11 +85,12 @@ struct RiderObjectDecoder {
             + "(a Python bool is an int) and uses \(b ? 1 : 0)",
           range: value.range))
     default:
-      throw DecodeError(code: "wrong-type", offset: value.range.lowerBound, keyPath: key) {
+      let (offset, typeName) = (value.range.lowerBound, value.typeName)
+      throw DecodeError(code: "wrong-type", offset: offset, keyPath: key) {
         .init(
-          "\(key) at offset \(value.range.lowerBound) is \(Self.article(value.typeName)); "
+          "\(key) at offset \(offset) is \(Self.article(typeName)); "
             + "it must be a number (the robot ignores the datagram)", expected: "number",
-          found: value.typeName)
+          found: typeName)
       }
     }
     if !RiderSchema.speedRange.contains(number) {
@@ -109,7 +113,7 @@ struct RiderObjectDecoder {
         .note("missing-timestamp", "no \"timestamp\" key: one-way delay and staleness cannot be measured"))
       return nil
     }
-    guard case .number(let seconds, _) = member.value.kind else {
+    guard let seconds = member.value.number else {
       diagnostics.append(
         .warning(
           "wrong-type",
@@ -128,10 +132,11 @@ struct RiderObjectDecoder {
       throw DecodeError(code: "missing-key", keyPath: "command") { .init("no \"command\" key") }
     }
     guard let word = member.value.string else {
-      throw DecodeError(code: "wrong-type", offset: member.value.range.lowerBound, keyPath: "command") {
+      let (offset, typeName) = (member.value.range.lowerBound, member.value.typeName)
+      throw DecodeError(code: "wrong-type", offset: offset, keyPath: "command") {
         .init(
-          "command at offset \(member.value.range.lowerBound) is \(Self.article(member.value.typeName)); "
-            + "it must be \"move\" or \"stop\"", expected: "string", found: member.value.typeName)
+          "command at offset \(offset) is \(Self.article(typeName)); "
+            + "it must be \"move\" or \"stop\"", expected: "string", found: typeName)
       }
     }
     if word != RiderMoveCommand.move && word != RiderMoveCommand.stop {
@@ -151,11 +156,12 @@ struct RiderObjectDecoder {
     var unknownNames: [String] = []
     var firstUnknown: Range<Int>?
     for (index, member) in members.enumerated() where nodes[index] == nil {
-      if let used = effectiveIndex(member.key), nodes[used] != nil { continue }
-      extras.append(RiderExtraKey(member.key, Self.roundTripValue(member.value.fieldValue)))
-      nodes[index] = member.value.dissection(name: member.key)
-      if !known.contains(member.key) {
-        if !unknownNames.contains(member.key) { unknownNames.append(member.key) }
+      let key = member.key.text
+      if let used = effectiveIndex(key), nodes[used] != nil { continue }
+      extras.append(RiderExtraKey(key, Self.roundTripValue(member.value.fieldValue)))
+      nodes[index] = member.value.dissection(name: key)
+      if !known.contains(key) {
+        if !unknownNames.contains(key) { unknownNames.append(key) }
         if firstUnknown == nil { firstUnknown = member.range }
       }
     }

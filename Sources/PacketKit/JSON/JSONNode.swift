@@ -61,23 +61,36 @@ public struct JSONNode {
   }
 
   /// Whether this string or key's text is `other`, compared without making
-  /// a `String` when its bytes are its text.
+  /// a `String` when its bytes are its text. Most keys differ in length,
+  /// which is checked first.
   @inlinable
   public func textEquals(_ other: String) -> Bool {
     let entry = entry
     if entry.text >= 0 { return tape.texts[Int(entry.text)] == other }
     let mine = innerBytes(entry)
-    return other.utf8.withContiguousStorageIfAvailable { mine.sameBytes(as: UnsafeRawBufferPointer($0)) }
+    guard other.utf8.count == mine.count else { return false }
+    return other.utf8.withContiguousStorageIfAvailable { Self.same(mine, UnsafeRawBufferPointer($0)) }
       ?? (other == text)
   }
 
   /// Whether two strings or keys have the same text.
+  @inlinable
   public func sameText(as other: JSONNode) -> Bool {
     let (mine, theirs) = (entry, other.entry)
     if mine.text < 0, theirs.text < 0 {
-      return innerBytes(mine).sameBytes(as: other.innerBytes(theirs))
+      guard mine.end - mine.start == theirs.end - theirs.start else { return false }
+      return Self.same(innerBytes(mine), other.innerBytes(theirs))
     }
     return text == other.text
+  }
+
+  /// Two runs of bytes of one length: short ones (keys) compared here,
+  /// long ones by memcmp.
+  @inlinable
+  static func same(_ a: UnsafeRawBufferPointer, _ b: UnsafeRawBufferPointer) -> Bool {
+    guard a.count <= 16 else { return a.sameBytes(as: b) }
+    for index in 0..<a.count where a[index] != b[index] { return false }
+    return true
   }
 
   public var number: Double? {
@@ -161,6 +174,9 @@ public struct JSONNode {
 
     public var isEmpty: Bool { count == 0 }
 
+    /// Exact: arrays made from the members are made at their size.
+    public var underestimatedCount: Int { count }
+
     /// The member at `offset` (found by stepping: members are not indexed).
     public subscript(offset: Int) -> Member {
       var members = makeIterator()
@@ -200,6 +216,9 @@ public struct JSONNode {
     }
 
     public var isEmpty: Bool { count == 0 }
+
+    /// Exact: arrays made from the elements are made at their size.
+    public var underestimatedCount: Int { count }
 
     /// The element at `offset` (found by stepping: elements are not indexed).
     public subscript(offset: Int) -> JSONNode {
