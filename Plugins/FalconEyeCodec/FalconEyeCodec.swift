@@ -64,7 +64,7 @@ public struct FalconEyeCodec: FrameCodec {
     writer.number(timestamp)
     // Base64 has nothing JSON escapes: written as it is, not scanned.
     writer.raw(",\"payload\":\"")
-    writer.raw(text: FalconEyeBase64.encode(inner))
+    FalconEyeBase64.encode(inner, into: &writer)
     writer.raw("\"}")
     return writer.bytes
   }

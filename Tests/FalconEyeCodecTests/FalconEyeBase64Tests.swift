@@ -26,6 +26,11 @@ import Testing
       #expect(try FalconEyeBase64.decode(Array(text.utf8)) == bytes, "\(bytes.count) bytes")
       #expect(try FalconEyeBase64.image(text) == FalconEyeImage(bytes), "\(bytes.count) bytes")
       #expect(FalconEyeBase64.encode(bytes) == text)
+      // Straight into a writer (the payload), after what it already holds.
+      var writer = JSONWriter()
+      writer.raw("{\"payload\":\"")
+      FalconEyeBase64.encode(bytes, into: &writer)
+      #expect(writer.text == "{\"payload\":\"" + text, "\(bytes.count) bytes")
     }
   }
 

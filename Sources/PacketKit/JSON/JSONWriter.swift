@@ -30,6 +30,14 @@ public struct JSONWriter: ~Copyable {
     try body(UnsafeRawBufferPointer(start: base, count: count))
   }
 
+  /// Appends `length` bytes made in place: `body` fills all of the buffer
+  /// it is given (text made straight into the output, such as base64).
+  public mutating func append(count length: Int, _ body: (UnsafeMutableRawBufferPointer) -> Void) {
+    reserve(length)
+    body(UnsafeMutableRawBufferPointer(start: base + used, count: length))
+    used += length
+  }
+
   /// Forgets what was written, keeping the memory.
   public mutating func removeAll() { used = 0 }
 
