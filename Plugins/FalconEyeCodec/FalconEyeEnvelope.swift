@@ -4,7 +4,7 @@ import PacketKit
 /// and the bare inner objects of the design document.
 enum FalconEyeEnvelope {
   static let keys = ["type", "timestamp", "payload"]
-  static let limits = JSONParser.Limits(maxBytes: 16 << 20, maxDepth: 64)
+  static let limits = JSONTape.Limits(maxBytes: 16 << 20, maxDepth: 64)
   /// The app's frame target ("< 500 KB").
   static let frameSizeTarget = 500_000
   /// Vapor's default WebSocket frame limit, which the Aerie server keeps: the

@@ -253,7 +253,7 @@ extension RiderCleanCommand {
     for index in 0..<count {
       let member = member(index)
       let value: FlatFields.Value
-      // As JSONValue.fieldValue: integral numbers below 2^53-ish are integers.
+      // As JSONNode.fieldValue: integral numbers below 2^53-ish are integers.
       if member.isInteger, member.number.magnitude < 9.0e15 {
         value = .integer(Int64(member.number))
       } else {

@@ -12,7 +12,7 @@ public struct RiderCodec: FrameCodec {
   public var name: String { "rider" }
 
   /// A datagram is at most 64 KiB; a command object is flat and small.
-  static let jsonLimits = JSONParser.Limits(maxBytes: 65_536, maxDepth: 32, maxElements: 4096)
+  static let jsonLimits = JSONTape.Limits(maxBytes: 65_536, maxDepth: 32, maxElements: 4096)
 
   public func kind(of message: RiderMessage) -> String {
     switch message {

@@ -5,27 +5,29 @@ import Testing
 @Suite struct JSONParserTests {
   @Test func rangesPointAtKeysAndValues() throws {
     let text = #"{"left": 50, "right":-37.5}"#
-    let value = try JSONParser.parse(Array(text.utf8))
-    let left = try #require(value.member("left"))
-    #expect(left.keyRange == 1..<7)
-    #expect(left.value.range == 9..<11)
-    let right = try #require(value.member("right"))
-    #expect(right.value.range == 21..<26)
-    #expect(right.value.number == -37.5)
-    #expect(value.range == 0..<27)
+    try JSONTape.read(Array(text.utf8)) { value in
+      let left = try #require(value.member("left"))
+      #expect(left.key.range == 1..<7)
+      #expect(left.value.range == 9..<11)
+      let right = try #require(value.member("right"))
+      #expect(right.value.range == 21..<26)
+      #expect(right.value.number == -37.5)
+      #expect(value.range == 0..<27)
+    }
   }
 
   @Test func integersStayIntegers() throws {
-    let value = try JSONParser.parse(Array(#"[1, 1.0, 1e2, -0]"#.utf8))
-    let elements = try #require(value.elements)
-    #expect(elements[0].fieldValue == .integer(1))
-    #expect(elements[1].fieldValue == .number(1))
-    #expect(elements[2].fieldValue == .number(100))
+    try JSONTape.read(Array(#"[1, 1.0, 1e2, -0]"#.utf8)) { value in
+      let elements = value.elements
+      #expect(elements[0].fieldValue == .integer(1))
+      #expect(elements[1].fieldValue == .number(1))
+      #expect(elements[2].fieldValue == .number(100))
+    }
   }
 
   @Test func escapesAndSurrogatePairsDecode() throws {
-    let value = try JSONParser.parse(Array(#""a\"b\\c\n\u00e9\ud83d\ude00""#.utf8))
-    #expect(value.string == "a\"b\\c\né😀")
+    let text = try JSONTape.read(Array(#""a\"b\\c\n\u00e9\ud83d\ude00""#.utf8)) { $0.string }
+    #expect(text == "a\"b\\c\né😀")
   }
 
   @Test(arguments: [
@@ -43,13 +45,9 @@ import Testing
     ("1e999", "bad-number"),
   ])
   func rejectsMalformedText(text: String, code: String) {
-    do {
-      _ = try JSONParser.parse(Array(text.utf8))
-      Issue.record("\(text) should not parse")
-    } catch {
-      #expect(error.code == code, "\(text)")
-      #expect(error.offset != nil)
-    }
+    let error = JSONTape.error(parsing: Array(text.utf8))
+    #expect(error?.code == code, "\(text)")
+    #expect(error?.offset != nil)
   }
 
   @Test func invalidUTF8IsRejectedWithItsOffset() {
@@ -57,44 +55,39 @@ import Testing
     for bytes: [UInt8] in [
       [0x22, 0x61, 0xC0, 0xAF, 0x22], [0x22, 0xFF, 0x22], [0x22, 0xED, 0xA0, 0x80, 0x22],
     ] {
-      do {
-        _ = try JSONParser.parse(bytes)
-        Issue.record("\(bytes) should not parse")
-      } catch {
-        #expect(error.code == "bad-utf8")
-      }
+      #expect(JSONTape.error(parsing: bytes)?.code == "bad-utf8", "\(bytes)")
     }
-    do {
-      _ = try JSONParser.parse([0x22, 0x61, 0xFF, 0x22])
-    } catch {
-      #expect(error.offset == 2)
-    }
+    #expect(JSONTape.error(parsing: [0x22, 0x61, 0xFF, 0x22])?.offset == 2)
   }
 
   @Test func depthLimitStopsDeepNesting() {
     let deep = String(repeating: "[", count: 10_000) + String(repeating: "]", count: 10_000)
-    do {
-      _ = try JSONParser.parse(Array(deep.utf8))
-      Issue.record("deep nesting should be refused")
-    } catch {
-      #expect(error.code == "too-deep")
-    }
+    #expect(JSONTape.error(parsing: Array(deep.utf8))?.code == "too-deep")
   }
 
   @Test func resourceExhaustionSizeLimit() {
-    let limits = JSONParser.Limits(maxBytes: 16)
-    do {
-      _ = try JSONParser.parse(Array(#"{"key":"a long value"}"#.utf8), limits: limits)
-      Issue.record("oversize input should be refused")
-    } catch {
-      #expect(error.code == "too-large")
-    }
+    let limits = JSONTape.Limits(maxBytes: 16)
+    let error = JSONTape.error(parsing: Array(#"{"key":"a long value"}"#.utf8), limits: limits)
+    #expect(error?.code == "too-large")
   }
 
   @Test func elementCountLimit() {
-    let limits = JSONParser.Limits(maxElements: 10)
+    let limits = JSONTape.Limits(maxElements: 10)
     let many = "[" + Array(repeating: "1", count: 50).joined(separator: ",") + "]"
-    #expect(throws: DecodeError.self) { try JSONParser.parse(Array(many.utf8), limits: limits) }
+    #expect(JSONTape.error(parsing: Array(many.utf8), limits: limits)?.code == "too-many-elements")
+    #expect(JSONTape.error(parsing: Array(many.utf8)) == nil)
+  }
+}
+
+extension JSONTape {
+  /// The error parsing `bytes` gives; nil when they parse.
+  static func error(parsing bytes: [UInt8], limits: Limits = .default) -> DecodeError? {
+    do {
+      try read(bytes, limits: limits) { _ in }
+      return nil
+    } catch {
+      return error as? DecodeError
+    }
   }
 }
 
@@ -114,8 +107,7 @@ import Testing
   @Test func writtenTextParsesBack() throws {
     var writer = JSONWriter()
     writer.value(.object([.init("k", .array([.integer(1), .string("é"), .bool(true), .null]))]))
-    let parsed = try JSONParser.parse(writer.bytes)
-    #expect(
-      parsed.fieldValue == .object([.init("k", .array([.integer(1), .string("é"), .bool(true), .null]))]))
+    let parsed = try JSONTape.read(writer.bytes) { $0.fieldValue }
+    #expect(parsed == .object([.init("k", .array([.integer(1), .string("é"), .bool(true), .null]))]))
   }
 }

@@ -6,26 +6,6 @@ import Testing
 /// one pass), keys compared by their text, members and elements stepped
 /// through, and errors inside long strings at their byte.
 @Suite struct JSONTapeTests {
-  /// Parses `text` and gives its root to `body` while the tape is alive.
-  static func withRoot<R>(_ text: [UInt8], _ body: (JSONNode) throws -> R) throws -> R {
-    try text.withUnsafeBytes { bytes in
-      let tape = try JSONTape.parse(bytes)
-      return try withExtendedLifetime(tape) { try body(tape.root) }
-    }
-  }
-
-  /// The error parsing `text` gives, if any.
-  static func parseError(_ text: [UInt8]) -> DecodeError? {
-    text.withUnsafeBytes { bytes in
-      do throws(DecodeError) {
-        _ = try JSONTape.parse(bytes)
-        return nil
-      } catch {
-        return error
-      }
-    }
-  }
-
   /// Every special character at every position of strings up to 80
   /// characters (past the 32 where the long path starts), written by
   /// Foundation's JSONSerialization and read back.
@@ -38,7 +18,7 @@ import Testing
           if length > 0 { characters[position] = special }
           let text = String(characters)
           let json = try JSONSerialization.data(withJSONObject: [text], options: [])
-          try Self.withRoot(Array(json)) { root in
+          try JSONTape.read(Array(json)) { root in
             let element = try #require(root.elements.first { _ in true })
             #expect(element.string == text, "\(Array(text.utf8))")
             #expect(element.range == 1..<json.count - 1)
@@ -48,7 +28,6 @@ import Testing
             }
             #expect((element.verbatimBytes != nil) == plain, "\(Array(text.utf8))")
           }
-          #expect(try JSONParser.parse(Array(json)).elements?.first?.string == text)
         }
       }
     }
@@ -62,17 +41,17 @@ import Testing
         var text =
           [UInt8(ascii: "\"")] + Array(repeating: UInt8(ascii: "A"), count: 160) + [UInt8(ascii: "\"")]
         text[1 + position] = bad
-        let error = Self.parseError(text)
+        let error = JSONTape.error(parsing: text)
         #expect(error?.code == code)
         #expect(error?.offset == 1 + position, "byte \(bad) at \(position)")
       }
     }
     let unclosed = [UInt8(ascii: "\"")] + Array(repeating: UInt8(ascii: "A"), count: 100)
-    #expect(Self.parseError(unclosed)?.code == "truncated")
+    #expect(JSONTape.error(parsing: unclosed)?.code == "truncated")
   }
 
   @Test func keysCompareByTheirText() throws {
-    try Self.withRoot(Array(#"{"typ\u0065":1,"type":2,"payload":"x"}"#.utf8)) { root in
+    try JSONTape.read(Array(#"{"typ\u0065":1,"type":2,"payload":"x"}"#.utf8)) { root in
       let members = root.members
       #expect(members.count == 3)
       #expect(members[0].key.text == "type")
@@ -88,7 +67,7 @@ import Testing
 
   @Test func membersAndElementsStepThroughTheTape() throws {
     let text = #"{"a":[1,{"b":[]},"x",2.5],"c":null,"d":true}"#
-    try Self.withRoot(Array(text.utf8)) { root in
+    try JSONTape.read(Array(text.utf8)) { root in
       #expect(root.kind == .object)
       #expect(root.members.map(\.key.text) == ["a", "c", "d"])
       let a = try #require(root["a"])

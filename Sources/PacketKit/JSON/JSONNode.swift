@@ -1,6 +1,9 @@
-/// One value (or object key) of a `JSONTape`, read in place: what `JSONValue`
-/// says of a value, without a tree. Two words, no reference counting: valid
-/// only while its tape, and the bytes the tape parsed, are alive.
+/// One value (or object key) of a `JSONTape`, read in place: its kind, range,
+/// text or number, members and elements. Two words, no reference counting:
+/// valid only while its tape, and the bytes the tape parsed, are alive.
+/// Foundation's JSONSerialization and JSONDecoder give no byte ranges, and
+/// they accept what these protocols must refuse (lone surrogates, very deep
+/// nesting), so pktbench parses JSON itself.
 public struct JSONNode {
   @usableFromInline unowned(unsafe) let tape: JSONTape
   @usableFromInline let index: Int

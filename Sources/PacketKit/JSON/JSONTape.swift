@@ -17,13 +17,27 @@
 /// value's entries. Strings are byte ranges of the input, made into `String`
 /// only when read (a decoded copy is kept only for strings with escapes or
 /// non-ASCII bytes). So a parse is a few allocations however many values the
-/// text holds, and a tape is freed at once: a tree of `JSONValue`s was an
-/// array per container and a `String` per key and string, each built and then
-/// destroyed element by element.
+/// text holds, and a tape is freed at once: the tree of values it replaced
+/// was an array per container and a `String` per key and string, each built
+/// and then destroyed element by element.
 ///
 /// Read it through `JSONNode`s (`root`), while the tape and the parsed bytes
-/// are alive; `JSONValue(root)` copies it into a tree that owns its values.
+/// are alive (`read(_:_:)` keeps both for its body).
 public final class JSONTape {
+  public struct Limits: Sendable {
+    public var maxBytes: Int
+    public var maxDepth: Int
+    public var maxElements: Int
+
+    public init(maxBytes: Int = 16 << 20, maxDepth: Int = 64, maxElements: Int = 1 << 20) {
+      self.maxBytes = maxBytes
+      self.maxDepth = maxDepth
+      self.maxElements = maxElements
+    }
+
+    public static let `default` = Limits()
+  }
+
   public enum Kind: UInt8, Sendable {
     case object, array, string, number, bool, null
     /// An object member's key (the entry before its value).
@@ -72,7 +86,7 @@ public final class JSONTape {
   /// Parses exactly one JSON value (surrounding white space allowed). The
   /// tape reads `bytes` again when strings are read: they must outlive it.
   public static func parse(
-    _ bytes: UnsafeRawBufferPointer, limits: JSONParser.Limits = .default
+    _ bytes: UnsafeRawBufferPointer, limits: Limits = .default
   ) throws(DecodeError) -> JSONTape {
     // Offsets are kept in 32 bits.
     let maxBytes = min(limits.maxBytes, Int(Int32.max) - 1)
@@ -93,6 +107,17 @@ public final class JSONTape {
         expected: "end of input")
     }
     return tape
+  }
+
+  /// Parses `bytes` and gives its root to `body`, the tape and the bytes
+  /// alive meanwhile.
+  public static func read<R>(_ bytes: [UInt8], limits: Limits = .default, _ body: (JSONNode) throws -> R)
+    throws -> R
+  {
+    try bytes.withUnsafeBytes { buffer in
+      let tape = try parse(buffer, limits: limits)
+      return try withExtendedLifetime(tape) { try body(tape.root) }
+    }
   }
 
   // MARK: Building
@@ -138,11 +163,11 @@ extension JSONTape {
   private struct Scanner {
     let tape: JSONTape
     let bytes: UnsafeRawBufferPointer
-    let limits: JSONParser.Limits
+    let limits: Limits
     var index = 0
     var elements = 0
 
-    init(tape: JSONTape, limits: JSONParser.Limits) {
+    init(tape: JSONTape, limits: Limits) {
       self.tape = tape
       self.bytes = tape.bytes
       self.limits = limits
