@@ -143,7 +143,9 @@ struct FalconEyeObject {
   let value: JSONNode
   let path: String
   let map: FalconEyeWireMap
-  private var placed: [(at: Int, node: DissectionNode)] = []
+  /// The nodes added, and the wire offset of each one's value.
+  private var added: [DissectionNode] = []
+  private var offsets: [Int] = []
 
   init(value: JSONNode, path: String, map: FalconEyeWireMap) {
     self.value = value
@@ -154,11 +156,17 @@ struct FalconEyeObject {
   /// The first member named `key` (a key's first member is the one read).
   private func member(_ key: String) -> JSONNode.Member? { value.member(key) }
 
-  /// The nodes in the order their values appear on the wire.
-  var nodes: [DissectionNode] { placed.sorted { $0.at < $1.at }.map(\.node) }
+  /// The nodes in the order their values appear on the wire: as added when
+  /// the keys came in the order they are read (a canonical message), else
+  /// sorted (a stable sort, so equal offsets keep their order).
+  var nodes: [DissectionNode] {
+    if zip(offsets, offsets.dropFirst()).allSatisfy({ $0 <= $1 }) { return added }
+    return offsets.indices.sorted { (offsets[$0], $0) < (offsets[$1], $1) }.map { added[$0] }
+  }
 
   mutating func add(_ node: DissectionNode, at value: JSONNode) {
-    placed.append((value.range.lowerBound, node))
+    added.append(node)
+    offsets.append(value.range.lowerBound)
   }
 
   func keyPath(_ key: String) -> String { FalconEyeReader.path(path, key) }
