@@ -205,9 +205,9 @@ enum FalconEyeBase64 {
 
   /// The base64 text of `bytes` appended to `writer` as it is (base64 has
   /// nothing JSON escapes), with no string in between.
-  static func encode(_ bytes: [UInt8], into writer: inout JSONWriter) {
+  static func encode(_ bytes: UnsafeRawBufferPointer, into writer: inout JSONWriter) {
     writer.append(count: encodedCount(bytes.count)) { out in
-      bytes.withUnsafeBufferPointer { encode($0, into: out) }
+      encode(bytes.assumingMemoryBound(to: UInt8.self), into: out)
     }
   }
 

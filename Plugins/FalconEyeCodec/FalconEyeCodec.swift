@@ -44,20 +44,15 @@ public struct FalconEyeCodec: FrameCodec {
   }
 
   static func unchecked(_ message: FalconEyeMessage) -> [UInt8] {
-    let inner: [UInt8]
-    switch message.body {
-    case .authRequest(let body): inner = body.json()
-    case .authResponse(let body): inner = body.json()
-    case .cameraFrame(let body): inner = body.json()
-    case .poseBroadcast(let body): inner = body.json()
-    case .heartbeat(let body): inner = body.json()
-    }
-    guard let timestamp = message.envelopeTimestamp else { return inner }
-    return envelope(message.kind, timestamp: timestamp, inner: inner)
+    var inner = JSONWriter(capacity: message.body.estimatedJSONCount)
+    message.body.write(to: &inner)
+    guard let timestamp = message.envelopeTimestamp else { return inner.bytes }
+    // The payload's base64 is made from the inner text where it was written.
+    return inner.withUnsafeBytes { envelope(message.kind, timestamp: timestamp, inner: $0) }
   }
 
-  static func envelope(_ kind: FalconEyeKind, timestamp: Double, inner: [UInt8]) -> [UInt8] {
-    var writer = JSONWriter(capacity: inner.count / 3 * 4 + 80)
+  static func envelope(_ kind: FalconEyeKind, timestamp: Double, inner: UnsafeRawBufferPointer) -> [UInt8] {
+    var writer = JSONWriter(capacity: FalconEyeBase64.encodedCount(inner.count) + 80)
     writer.raw("{\"type\":")
     writer.string(kind.rawValue)
     writer.raw(",\"timestamp\":")

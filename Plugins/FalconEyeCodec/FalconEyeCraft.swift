@@ -49,9 +49,10 @@ extension FalconEyeCodec {
     guard let innerJSON = values[FalconEyeSchema.innerJSON.name]?.stringValue else {
       return Self.unchecked(message)
     }
-    return Self.envelope(
-      message.kind, timestamp: message.envelopeTimestamp ?? Date().timeIntervalSince1970,
-      inner: Array(innerJSON.utf8))
+    let timestamp = message.envelopeTimestamp ?? Date().timeIntervalSince1970
+    return Array(innerJSON.utf8).withUnsafeBytes {
+      Self.envelope(message.kind, timestamp: timestamp, inner: $0)
+    }
   }
 
   private func optionalString(_ name: String, _ values: CraftValues) throws(EncodeError) -> String? {

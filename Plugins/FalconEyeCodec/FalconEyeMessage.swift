@@ -63,11 +63,22 @@ protocol FalconEyeInner: Sendable, Equatable {
   func write(to writer: inout JSONWriter)
 }
 
-extension FalconEyeInner {
-  func json() -> [UInt8] {
-    var writer = JSONWriter(capacity: 256)
-    write(to: &writer)
-    return writer.bytes
+extension FalconEyeMessage.Body {
+  /// The inner message's canonical JSON, written into `writer`.
+  func write(to writer: inout JSONWriter) {
+    switch self {
+    case .authRequest(let body): body.write(to: &writer)
+    case .authResponse(let body): body.write(to: &writer)
+    case .cameraFrame(let body): body.write(to: &writer)
+    case .poseBroadcast(let body): body.write(to: &writer)
+    case .heartbeat(let body): body.write(to: &writer)
+    }
+  }
+
+  /// Room for the inner JSON: a camera frame's image and the rest.
+  var estimatedJSONCount: Int {
+    if case .cameraFrame(let frame) = self { return frame.imageData.utf8.count + 1024 }
+    return 1024
   }
 }
 

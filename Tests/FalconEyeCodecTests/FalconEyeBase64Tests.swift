@@ -29,7 +29,7 @@ import Testing
       // Straight into a writer (the payload), after what it already holds.
       var writer = JSONWriter()
       writer.raw("{\"payload\":\"")
-      FalconEyeBase64.encode(bytes, into: &writer)
+      bytes.withUnsafeBytes { FalconEyeBase64.encode($0, into: &writer) }
       #expect(writer.text == "{\"payload\":\"" + text, "\(bytes.count) bytes")
     }
   }
