@@ -73,8 +73,9 @@ public final class JSONTape {
 
   private init(_ bytes: UnsafeRawBufferPointer) {
     self.bytes = bytes
-    // About one value per eight bytes, within bounds: grown when needed.
-    capacity = min(max(bytes.count / 8, 16), 4096)
+    // About one value per eight bytes, up to 8 KB of entries: a camera
+    // frame is hundreds of KB in a handful of values, and more is grown.
+    capacity = min(max(bytes.count / 8, 16), 256)
     entries = .allocate(capacity: capacity)
   }
 
