@@ -158,96 +158,103 @@ public struct JSONNode {
   }
 
   /// An object member: its key and value.
-  public struct Member {
+  public struct Member: JSONChild {
     public let key: JSONNode
     public let value: JSONNode
 
+    @inlinable init(key: JSONNode, value: JSONNode) {
+      self.key = key
+      self.value = value
+    }
+
     /// From the key's opening quote to the value's end.
     public var range: Range<Int> { key.range.lowerBound..<value.range.upperBound }
+
+    public static var container: JSONTape.Kind { .object }
+
+    @inlinable
+    public static func read(_ tape: JSONTape, at index: Int) -> (child: Member, next: Int) {
+      let member = Member(
+        key: JSONNode(tape: tape, index: index), value: JSONNode(tape: tape, index: index + 1))
+      return (member, Int(tape.entries[index + 1].next))
+    }
   }
 
-  /// An object's members, stepped through the tape.
-  public struct Members: Sequence {
-    let node: JSONNode
+  /// An object's members.
+  public typealias Members = Children<Member>
 
-    public var count: Int {
+  /// An array's elements.
+  public typealias Elements = Children<JSONNode>
+
+  /// What a container holds, stepped through the tape: nothing unless the
+  /// node is a container of `Child.container`'s kind.
+  public struct Children<Child: JSONChild>: Sequence {
+    @usableFromInline let node: JSONNode
+
+    @inlinable init(node: JSONNode) { self.node = node }
+
+    @inlinable public var count: Int {
       let entry = node.entry
-      return entry.kind == .object ? Int(entry.count) : 0
+      return entry.kind == Child.container ? Int(entry.count) : 0
     }
 
-    public var isEmpty: Bool { count == 0 }
+    @inlinable public var isEmpty: Bool { count == 0 }
 
-    /// Exact: arrays made from the members are made at their size.
-    public var underestimatedCount: Int { count }
+    /// Exact: arrays made from the children are made at their size.
+    @inlinable public var underestimatedCount: Int { count }
 
-    /// The member at `offset` (found by stepping: members are not indexed).
-    public subscript(offset: Int) -> Member {
-      var members = makeIterator()
-      for _ in 0..<offset { _ = members.next() }
-      guard let member = members.next() else { preconditionFailure("member \(offset) of \(count)") }
-      return member
+    /// The child at `offset` (found by stepping: children are not indexed).
+    @inlinable
+    public subscript(offset: Int) -> Child {
+      var children = makeIterator()
+      for _ in 0..<offset { _ = children.next() }
+      guard let child = children.next() else { preconditionFailure("child \(offset) of \(count)") }
+      return child
     }
 
+    @inlinable
     public func makeIterator() -> Iterator {
       let entry = node.entry
-      let isObject = entry.kind == .object
-      return Iterator(tape: node.tape, position: node.index + 1, end: isObject ? Int(entry.next) : 0)
+      let end = entry.kind == Child.container ? Int(entry.next) : 0
+      return Iterator(tape: node.tape, position: node.index + 1, end: end)
     }
 
     public struct Iterator: IteratorProtocol {
-      unowned(unsafe) let tape: JSONTape
-      var position: Int
-      let end: Int
+      @usableFromInline unowned(unsafe) let tape: JSONTape
+      @usableFromInline var position: Int
+      @usableFromInline let end: Int
 
-      public mutating func next() -> Member? {
+      @inlinable init(tape: JSONTape, position: Int, end: Int) {
+        self.tape = tape
+        self.position = position
+        self.end = end
+      }
+
+      @inlinable
+      public mutating func next() -> Child? {
         guard position < end else { return nil }
-        let key = JSONNode(tape: tape, index: position)
-        let value = JSONNode(tape: tape, index: position + 1)
-        position = Int(tape.entries[position + 1].next)
-        return Member(key: key, value: value)
+        let (child, next) = Child.read(tape, at: position)
+        position = next
+        return child
       }
     }
   }
+}
 
-  /// An array's elements, stepped through the tape.
-  public struct Elements: Sequence {
-    let node: JSONNode
+extension JSONNode: JSONChild {
+  public static var container: JSONTape.Kind { .array }
 
-    public var count: Int {
-      let entry = node.entry
-      return entry.kind == .array ? Int(entry.count) : 0
-    }
-
-    public var isEmpty: Bool { count == 0 }
-
-    /// Exact: arrays made from the elements are made at their size.
-    public var underestimatedCount: Int { count }
-
-    /// The element at `offset` (found by stepping: elements are not indexed).
-    public subscript(offset: Int) -> JSONNode {
-      var elements = makeIterator()
-      for _ in 0..<offset { _ = elements.next() }
-      guard let element = elements.next() else { preconditionFailure("element \(offset) of \(count)") }
-      return element
-    }
-
-    public func makeIterator() -> Iterator {
-      let entry = node.entry
-      let isArray = entry.kind == .array
-      return Iterator(tape: node.tape, position: node.index + 1, end: isArray ? Int(entry.next) : 0)
-    }
-
-    public struct Iterator: IteratorProtocol {
-      unowned(unsafe) let tape: JSONTape
-      var position: Int
-      let end: Int
-
-      public mutating func next() -> JSONNode? {
-        guard position < end else { return nil }
-        let element = JSONNode(tape: tape, index: position)
-        position = Int(tape.entries[position].next)
-        return element
-      }
-    }
+  @inlinable
+  public static func read(_ tape: JSONTape, at index: Int) -> (child: JSONNode, next: Int) {
+    (JSONNode(tape: tape, index: index), Int(tape.entries[index].next))
   }
+}
+
+/// One child of a JSON container: an object's member (a key entry, then its
+/// value's entries) or an array's element.
+public protocol JSONChild {
+  /// The kind of container that holds this kind of child.
+  static var container: JSONTape.Kind { get }
+  /// The child whose first entry is `index`, and the entry after it.
+  static func read(_ tape: JSONTape, at index: Int) -> (child: Self, next: Int)
 }
