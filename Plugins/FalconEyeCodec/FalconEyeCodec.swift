@@ -78,15 +78,8 @@ public struct FalconEyeCodec: FrameCodec {
     guard looksLikeEnvelope || identifying.contains(where: { Self.contains(bytes, "\"\($0)\"") }) else {
       return 0
     }
-    guard let tape = try? JSONTape.parse(bytes, limits: FalconEyeEnvelope.limits),
-      tape.root.kind == .object
-    else {
-      // An envelope cut short or damaged: still most likely ours, so the
-      // decode error reaches the user.
-      return looksLikeEnvelope ? 30 : 0
-    }
-    return withExtendedLifetime(tape) {
-      let root = tape.root
+    let score = try? JSONTape.read(bytes, limits: FalconEyeEnvelope.limits) { root -> Int? in
+      guard root.kind == .object else { return nil }
       if let type = root["type"]?.string, root["payload"] != nil {
         return FalconEyeKind(rawValue: type) != nil ? 95 : 40
       }
@@ -94,6 +87,9 @@ public struct FalconEyeCodec: FrameCodec {
       guard !keys.isEmpty, FalconEyeKind.inferred(fromKeys: keys) != nil else { return 0 }
       return 70
     }
+    // An envelope cut short or damaged (or not an object): still most
+    // likely ours when it looks like one, so the decode error reaches the user.
+    return (score ?? nil) ?? (looksLikeEnvelope ? 30 : 0)
   }
 
   /// Whether `needle` occurs in `bytes` (a plain scan; needles are short).

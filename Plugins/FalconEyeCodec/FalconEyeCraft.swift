@@ -144,10 +144,9 @@ extension FalconEyeCodec {
       var text = text
       parsed = try text.withUTF8 { utf8 in
         Result { () throws(DecodeError) in
-          let tape = try JSONTape.parse(UnsafeRawBufferPointer(utf8), limits: FalconEyeEnvelope.limits)
           var reader = FalconEyeReader(map: .identity, root: "")
-          let (body, _) = try withExtendedLifetime(tape) { () throws(DecodeError) in
-            try FalconEyeEnvelope.decodeInner(kind, tape.root, &reader)
+          let (body, _) = try JSONTape.read(UnsafeRawBufferPointer(utf8), limits: FalconEyeEnvelope.limits) {
+            root throws(DecodeError) in try FalconEyeEnvelope.decodeInner(kind, root, &reader)
           }
           return (body, reader.diagnostics)
         }

@@ -12,9 +12,8 @@ enum FalconEyeEnvelope {
   static let serverFrameLimit = 1 << 14
 
   static func decode(_ bytes: UnsafeRawBufferPointer) throws(DecodeError) -> Decoded<FalconEyeMessage> {
-    let tape = try JSONTape.parse(bytes, limits: limits)
-    var decoded = try withExtendedLifetime(tape) { () throws(DecodeError) in
-      try decode(tape.root, bytes)
+    var decoded = try JSONTape.read(bytes, limits: limits) { root throws(DecodeError) in
+      try decode(root, bytes)
     }
     decoded.diagnostics += sizeDiagnostics(bytes.count, kind: decoded.message.kind)
     if decoded.message.kind == .authRequest || decoded.message.kind == .authResponse {
@@ -91,9 +90,14 @@ enum FalconEyeEnvelope {
   )
     throws(DecodeError) -> (FalconEyeMessage.Body, [DissectionNode], [Diagnostic])
   {
-    let tape: JSONTape
+    var reader = FalconEyeReader(map: map, root: "payload")
+    // The body's own errors come back as a result: what `read` throws is
+    // the inner JSON's, moved to the wire.
+    let decoded: Result<(FalconEyeMessage.Body, [DissectionNode]), DecodeError>
     do throws(DecodeError) {
-      tape = try JSONTape.parse(inner, limits: limits)
+      decoded = try JSONTape.read(inner, limits: limits) { root in
+        Result { () throws(DecodeError) in try decodeInner(kind, root, &reader) }
+      }
     } catch {
       var moved = error
       let offset = map.wire(offset: error.offset ?? 0)
@@ -102,10 +106,7 @@ enum FalconEyeEnvelope {
       moved.text = "payload (the base64-decoded JSON) at wire offset \(offset): \(error.text)"
       throw moved
     }
-    var reader = FalconEyeReader(map: map, root: "payload")
-    let (body, nodes) = try withExtendedLifetime(tape) { () throws(DecodeError) in
-      try decodeInner(kind, tape.root, &reader)
-    }
+    let (body, nodes) = try decoded.get()
     return (body, nodes, reader.diagnostics)
   }
 

@@ -62,8 +62,7 @@ public struct RiderCodec: FrameCodec {
   }
 
   private func decodeObject(_ bytes: UnsafeRawBufferPointer) throws(DecodeError) -> Decoded<RiderMessage> {
-    let tape = try JSONTape.parse(bytes, limits: Self.jsonLimits)
-    return try withExtendedLifetime(tape) { () throws(DecodeError) in try decodeObject(tape.root) }
+    try JSONTape.read(bytes, limits: Self.jsonLimits) { root throws(DecodeError) in try decodeObject(root) }
   }
 
   /// The command in `value`, read while its tape is alive.
@@ -223,15 +222,14 @@ public struct RiderCodec: FrameCodec {
     else { return 0 }
     switch bytes[first] {
     case UInt8(ascii: "{"):
-      guard bytes[last] == UInt8(ascii: "}"), let tape = try? JSONTape.parse(bytes, limits: Self.jsonLimits),
-        tape.root.kind == .object
-      else { return 0 }
-      return withExtendedLifetime(tape) {
-        let members = tape.root.members
+      guard bytes[last] == UInt8(ascii: "}") else { return 0 }
+      let score = try? JSONTape.read(bytes, limits: Self.jsonLimits) { root -> Int in
+        let members = root.members  // empty unless an object
         if members.contains(where: { $0.key.textEquals("command") }) { return 85 }
         if members.contains(where: { $0.key.textEquals("left") || $0.key.textEquals("right") }) { return 90 }
         return 0
       }
+      return score ?? 0
     case UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "+"):
       guard RiderLegacyText.looksLegacy(bytes), (try? RiderLegacyText.parse(bytes)) != nil else { return 0 }
       return 40

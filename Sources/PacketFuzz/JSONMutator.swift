@@ -16,9 +16,8 @@ public struct JSONMutator {
     guard let first = input.first, first == UInt8(ascii: "{") || first == UInt8(ascii: "[") else {
       return nil
     }
-    let found = input.withUnsafeBytes { bytes -> Splice? in
-      guard let tape = try? JSONTape.parse(bytes) else { return nil }
-      return withExtendedLifetime(tape) { Self.splice(tape.root, in: input, rng: &rng, depth: 0) }
+    let found = input.withUnsafeBytes { bytes in
+      try? JSONTape.read(bytes) { root in Self.splice(root, in: input, rng: &rng, depth: 0) }
     }
     guard let splice = found else { return nil }
     var bytes: [UInt8] = []

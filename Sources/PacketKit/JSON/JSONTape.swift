@@ -21,8 +21,9 @@
 /// was an array per container and a `String` per key and string, each built
 /// and then destroyed element by element.
 ///
-/// Read it through `JSONNode`s (`root`), while the tape and the parsed bytes
-/// are alive (`read(_:_:)` keeps both for its body).
+/// Read it through `JSONNode`s, which are valid only while the tape and the
+/// parsed bytes are alive: `read(_:limits:_:)` parses and lends the root to
+/// a body, keeping both alive meanwhile, so no caller manages that itself.
 public final class JSONTape {
   public struct Limits: Sendable {
     public var maxBytes: Int
@@ -82,11 +83,22 @@ public final class JSONTape {
   deinit { entries.deallocate() }
 
   /// The root value.
-  public var root: JSONNode { JSONNode(tape: self, index: 0) }
+  @inlinable var root: JSONNode { JSONNode(tape: self, index: 0) }
 
-  /// Parses exactly one JSON value (surrounding white space allowed). The
-  /// tape reads `bytes` again when strings are read: they must outlive it.
-  public static func parse(
+  /// Parses exactly one JSON value (surrounding white space allowed) and
+  /// gives its root to `body`, the tape alive meanwhile. The nodes read
+  /// `bytes` again, so they must not outlive the call.
+  @inlinable
+  public static func read<R>(
+    _ bytes: UnsafeRawBufferPointer, limits: Limits = .default,
+    _ body: (JSONNode) throws(DecodeError) -> R
+  ) throws(DecodeError) -> R {
+    let tape = try parse(bytes, limits: limits)
+    return try withExtendedLifetime(tape) { () throws(DecodeError) in try body(tape.root) }
+  }
+
+  /// Parses exactly one JSON value (surrounding white space allowed).
+  @usableFromInline static func parse(
     _ bytes: UnsafeRawBufferPointer, limits: Limits = .default
   ) throws(DecodeError) -> JSONTape {
     // Offsets are kept in 32 bits.
@@ -110,8 +122,7 @@ public final class JSONTape {
     return tape
   }
 
-  /// Parses `bytes` and gives its root to `body`, the tape and the bytes
-  /// alive meanwhile.
+  /// `read` of an array's bytes, for a body that may throw anything.
   public static func read<R>(_ bytes: [UInt8], limits: Limits = .default, _ body: (JSONNode) throws -> R)
     throws -> R
   {
