@@ -195,8 +195,8 @@ extension JSONTape {
           "truncated", "JSON ends at offset \(index) where a value was expected", expected: "a value")
       }
       switch byte {
-      case UInt8(ascii: "{"): try parseObject(depth: depth + 1)
-      case UInt8(ascii: "["): try parseArray(depth: depth + 1)
+      case UInt8(ascii: "{"): try parseContainer(.object, depth: depth + 1)
+      case UInt8(ascii: "["): try parseContainer(.array, depth: depth + 1)
       case UInt8(ascii: "\""): try parseString(as: .string)
       case UInt8(ascii: "t"): try parseLiteral("true", .bool, flag: true)
       case UInt8(ascii: "f"): try parseLiteral("false", .bool, flag: false)
@@ -210,81 +210,60 @@ extension JSONTape {
       }
     }
 
-    mutating func parseObject(depth: Int) throws(DecodeError) {
+    /// An object or an array: its members (a key, a colon, a value) or
+    /// elements, separated by commas, up to the closing bracket.
+    mutating func parseContainer(_ kind: Kind, depth: Int) throws(DecodeError) {
       let start = index
       try checkDepth(depth)
-      let object = tape.append(.object, start: start, end: start)
-      index += 1
-      var members = 0
-      skipWhitespace()
-      if peek() == UInt8(ascii: "}") {
-        index += 1
-        tape.close(object, end: index, count: 0)
-        return
-      }
-      while true {
-        skipWhitespace()
-        guard peek() == UInt8(ascii: "\"") else {
-          throw error(
-            "bad-json", "expected a quoted key at offset \(index), found \(describePeek())",
-            expected: "\"key\"")
-        }
-        let key = try parseString(as: .key)
-        skipWhitespace()
-        guard peek() == UInt8(ascii: ":") else {
-          let text = JSONNode(tape: tape, index: key).text
-          throw error(
-            "bad-json", "expected ':' after key \"\(text)\" at offset \(index), found \(describePeek())",
-            expected: ":")
-        }
-        index += 1
-        skipWhitespace()
-        try parseValue(depth: depth)
-        members += 1
-        skipWhitespace()
-        switch peek() {
-        case UInt8(ascii: ","): index += 1
-        case UInt8(ascii: "}"):
-          index += 1
-          tape.close(object, end: index, count: members)
-          return
-        default:
-          throw error(
-            "bad-json", "expected ',' or '}' at offset \(index), found \(describePeek())",
-            expected: ", or }")
-        }
-      }
-    }
-
-    mutating func parseArray(depth: Int) throws(DecodeError) {
-      let start = index
-      try checkDepth(depth)
-      let array = tape.append(.array, start: start, end: start)
+      let container = tape.append(kind, start: start, end: start)
+      let close = kind == .object ? UInt8(ascii: "}") : UInt8(ascii: "]")
       index += 1
       var count = 0
       skipWhitespace()
-      if peek() == UInt8(ascii: "]") {
+      if peek() == close {
         index += 1
-        tape.close(array, end: index, count: 0)
+        tape.close(container, end: index, count: 0)
         return
       }
       while true {
         skipWhitespace()
+        if kind == .object { try parseKey() }
         try parseValue(depth: depth)
         count += 1
         skipWhitespace()
         switch peek() {
         case UInt8(ascii: ","): index += 1
-        case UInt8(ascii: "]"):
+        case close:
           index += 1
-          tape.close(array, end: index, count: count)
+          tape.close(container, end: index, count: count)
           return
         default:
+          let closing = Scanner.describe(close)
           throw error(
-            "bad-json", "expected ',' or ']' at offset \(index), found \(describePeek())",
-            expected: ", or ]")
+            "bad-json", "expected ',' or \(closing) at offset \(index), found \(describePeek())",
+            expected: ", or \(Character(Unicode.Scalar(close)))")
         }
       }
+    }
+
+    /// A member's key and its colon, up to the value.
+    @inline(__always)
+    mutating func parseKey() throws(DecodeError) {
+      guard peek() == UInt8(ascii: "\"") else {
+        throw error(
+          "bad-json", "expected a quoted key at offset \(index), found \(describePeek())",
+          expected: "\"key\"")
+      }
+      let key = try parseString(as: .key)
+      skipWhitespace()
+      guard peek() == UInt8(ascii: ":") else {
+        let text = JSONNode(tape: tape, index: key).text
+        throw error(
+          "bad-json", "expected ':' after key \"\(text)\" at offset \(index), found \(describePeek())",
+          expected: ":")
+      }
+      index += 1
+      skipWhitespace()
     }
 
     func checkDepth(_ depth: Int) throws(DecodeError) {
@@ -373,20 +352,12 @@ extension JSONTape {
       // quote, a backslash, a control byte or non-ASCII; past 32 bytes (base64
       // payloads of camera frames are hundreds of KB of exactly that), memchr
       // finds the closing quote and the text before it is checked in one pass.
-      var scan = index
-      var triedLong = false
-      while scan + 8 <= bytes.count {
-        if JSONWordScan.needsAttention(bytes.loadUnaligned(fromByteOffset: scan, as: UInt64.self)) { break }
-        scan += 8
-        if !triedLong, scan - index >= 32 {
-          triedLong = true
-          if let close = plainEnd(from: scan) {
-            index = close + 1
-            return tape.append(kind, start: open, end: index)
-          }
-        }
+      var scan = plainRunEnd(from: index, limit: index + 32)
+      if scan == index + 32, let close = plainEnd(from: scan) {
+        index = close + 1
+        return tape.append(kind, start: open, end: index)
       }
-      while scan < bytes.count, !Scanner.needsAttention(bytes[scan]) { scan += 1 }
+      scan = plainRunEnd(from: scan)
       if scan < bytes.count, bytes[scan] == UInt8(ascii: "\"") {
         index = scan + 1
         return tape.append(kind, start: open, end: index)
@@ -422,15 +393,24 @@ extension JSONTape {
         default:
           try copyUTF8Sequence(into: &utf8)
         }
-        // The next plain run.
-        scan = index
-        while scan + 8 <= bytes.count,
-          !JSONWordScan.needsAttention(bytes.loadUnaligned(fromByteOffset: scan, as: UInt64.self))
-        {
-          scan += 8
-        }
-        while scan < bytes.count, !Scanner.needsAttention(bytes[scan]) { scan += 1 }
+        scan = plainRunEnd(from: index)
       }
+    }
+
+    /// Where the run of plain bytes (not a quote, a backslash, a control
+    /// byte or non-ASCII) from `start` ends, looking no further than `limit`:
+    /// eight bytes at a time, then one.
+    @inline(__always)
+    func plainRunEnd(from start: Int, limit: Int = .max) -> Int {
+      let end = min(limit, bytes.count)
+      var scan = start
+      while scan + 8 <= end,
+        !JSONWordScan.needsAttention(bytes.loadUnaligned(fromByteOffset: scan, as: UInt64.self))
+      {
+        scan += 8
+      }
+      while scan < end, !Scanner.needsAttention(bytes[scan]) { scan += 1 }
+      return scan
     }
 
     /// A quote, a backslash, a control byte or non-ASCII: what ends a plain run.
