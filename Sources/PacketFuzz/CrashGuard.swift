@@ -9,15 +9,17 @@
 /// first and a signal handler writes it to the crash file with
 /// async-signal-safe calls only, then lets the signal kill the process.
 ///
-/// Each worker of `fuzz --jobs` publishes in its own slot, with its
-/// thread: the handler runs on the thread that crashed and saves that
-/// thread's input.
+/// Each worker of `fuzz --jobs` publishes in its own slot, and its thread
+/// keeps that slot's number in a thread-specific value: the handler runs on
+/// the thread that crashed and saves the input of the slot that thread
+/// claimed. (Matching slots by `pthread_t` instead was wrong: a dead
+/// thread's id is reused by the next thread, which then "owned" a slot
+/// another runner was still publishing in.)
 public enum CrashGuard {
   /// The most workers that can publish at once (`fuzz --jobs` allows as many).
   public static let slotCount = 64
 
   struct Slot {
-    var thread: pthread_t
     var input: UnsafeRawPointer?
     var count: Int
   }
@@ -25,8 +27,16 @@ public enum CrashGuard {
   /// Never freed: the handler may read it at any time.
   nonisolated(unsafe) private static let slots: UnsafeMutablePointer<Slot> = {
     let slots = UnsafeMutablePointer<Slot>.allocate(capacity: slotCount)
-    slots.initialize(repeating: Slot(thread: pthread_t(), input: nil, count: 0), count: slotCount)
+    slots.initialize(repeating: Slot(input: nil, count: 0), count: slotCount)
     return slots
+  }()
+  /// The calling thread's claimed slot number plus one (nil: none).
+  /// Reading it is a load from the thread's own descriptor in glibc and
+  /// Darwin, so the handler may.
+  private static let claimedSlot: pthread_key_t = {
+    var key = pthread_key_t()
+    precondition(pthread_key_create(&key, nil) == 0, "no thread-specific key left for the crash guard")
+    return key
   }()
   nonisolated(unsafe) private static var path: UnsafeMutablePointer<CChar>?
   nonisolated(unsafe) private static var message: UnsafeMutablePointer<CChar>?
@@ -35,6 +45,7 @@ public enum CrashGuard {
   /// `reproduce` on stderr.
   public static func install(crashPath: String, reproduce: String) {
     _ = slots
+    _ = claimedSlot
     path = strdup(crashPath)
     message = strdup(
       "\npktbench fuzz: the decoder crashed; input saved to \(crashPath)\n  reproduce: \(reproduce)\n")
@@ -58,9 +69,9 @@ public enum CrashGuard {
 
   /// `worker`'s slot (0 to `slotCount - 1`), for the calling thread.
   public static func claim(worker: Int) -> Publisher {
-    let slot = slots + min(max(worker, 0), slotCount - 1)
-    slot.pointee.thread = pthread_self()
-    return Publisher(slot: slot)
+    let index = min(max(worker, 0), slotCount - 1)
+    pthread_setspecific(claimedSlot, UnsafeRawPointer(bitPattern: index + 1))
+    return Publisher(slot: slots + index)
   }
 
   /// Runs `body` with `input` published, through `publisher`, as the one
@@ -82,15 +93,15 @@ public enum CrashGuard {
   /// The crashing thread's input, or (a crash outside any worker's check)
   /// the first one published.
   private static func crashingInput() -> Slot? {
-    let me = pthread_self()
-    var first: Slot?
+    if let claimed = pthread_getspecific(claimedSlot) {
+      let slot = slots[Int(bitPattern: claimed) - 1]
+      if slot.input != nil, slot.count > 0 { return slot }
+    }
     for index in 0..<slotCount {
       let slot = slots[index]
-      guard slot.input != nil, slot.count > 0 else { continue }
-      if pthread_equal(slot.thread, me) != 0 { return slot }
-      if first == nil { first = slot }
+      if slot.input != nil, slot.count > 0 { return slot }
     }
-    return first
+    return nil
   }
 
   /// What a crash on this thread now would save (for tests: the handler

@@ -1,6 +1,10 @@
 import Foundation
 import Testing
 
+#if canImport(Glibc)
+  import Glibc
+#endif
+
 /// `pktbench fuzz` through the binary: bounded runs, seeds, corpora, replays.
 @Suite struct FuzzEndToEndTests {
   @Test func boundedRunPrintsTheSeedAndASummaryTable() throws {
@@ -64,6 +68,27 @@ import Testing
     #expect(result.status == 0)
     #expect(result.text.contains("legctrl"))
     #expect(result.text.contains("every invariant holds"))
+  }
+
+  /// A real fatal signal, as a trap in a decoder would raise: the handler
+  /// writes the pending input file, says where it is and lets the signal
+  /// end the process, with one worker and with two.
+  @Test(arguments: [1, 2]) func fatalSignalSavesThePendingInputAndNamesIt(jobs: Int) throws {
+    let directory = NSTemporaryDirectory() + "pktbench-e2e-crash-\(jobs)-\(getpid())"
+    try? FileManager.default.removeItem(atPath: directory)
+    let fuzz = try LiveProcess([
+      "fuzz", "--codec", "falconeye", "--time", "60s", "--seed", "17", "--jobs", "\(jobs)",
+      "--crashes", directory,
+    ])
+    #expect(fuzz.waitForStderr("seed 17"), "\(fuzz.stderr)")
+    Thread.sleep(forTimeInterval: 0.5)
+    fuzz.signal(SIGSEGV)
+    // Killed by the signal itself (the handler re-raises it), not exited.
+    #expect(fuzz.finish() == SIGSEGV, "\(fuzz.stderr)")
+    let path = "\(directory)/crash-pending-seed17.bin"
+    #expect(fuzz.stderr.contains("the decoder crashed; input saved to \(path)"), "\(fuzz.stderr)")
+    #expect(fuzz.stderr.contains("reproduce: pktbench fuzz --reproduce \(path)"), "\(fuzz.stderr)")
+    #expect(FileManager.default.fileExists(atPath: path))
   }
 
   @Test func unknownTargetListsTheKnownOnes() throws {

@@ -29,4 +29,32 @@ import Testing
     #expect(mine == [0xA0])
     #expect(otherSaw.withLock { $0 } == [0xB0, 0xB1, 0xB2])
   }
+
+  @Test func aSlotClaimedAgainByAThreadThatEndedStaysWithItsPublisher() {
+    // Slots 60 and 61. Another thread claims this thread's slot and ends
+    // (a worker of an earlier run did so), and a third thread publishes
+    // in a slot before it: this thread still saves its own input.
+    let mine = CrashGuard.claim(worker: 61)
+    let ended = DispatchSemaphore(value: 0)
+    Thread {
+      _ = CrashGuard.claim(worker: 61)
+      ended.signal()
+    }.start()
+    ended.wait()
+    let published = DispatchSemaphore(value: 0)
+    let checked = DispatchSemaphore(value: 0)
+    let done = DispatchSemaphore(value: 0)
+    Thread {
+      CrashGuard.guarding([0xD0], by: CrashGuard.claim(worker: 60)) {
+        published.signal()
+        checked.wait()
+      }
+      done.signal()
+    }.start()
+    published.wait()
+    let saved = CrashGuard.guarding([0xC0, 0xC1], by: mine) { CrashGuard.inputToSave() }
+    checked.signal()
+    done.wait()
+    #expect(saved == [0xC0, 0xC1])
+  }
 }
