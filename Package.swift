@@ -22,8 +22,12 @@ let package = Package(
     .package(url: "https://github.com/apple/swift-nio", from: "2.80.0"),
   ],
   targets: [
+    // Byte kernels in C with SSE vectors (base64, JSON string runs, ASCII
+    // runs): the per-byte work of camera frames. Scalar loops elsewhere.
+    .target(name: "CSIMD"),
+
     // The core: codec contract, schemas, dissection, diagnostics, JSON, checksums. No I/O.
-    .target(name: "PacketKit", swiftSettings: releaseSettings),
+    .target(name: "PacketKit", dependencies: ["CSIMD"], swiftSettings: releaseSettings),
 
     // Codec plugins: one folder each, depending on the core only.
     .target(
@@ -37,7 +41,7 @@ let package = Package(
       swiftSettings: releaseSettings),
     .target(
       name: "FalconEyeCodec",
-      dependencies: ["PacketKit", .product(name: "Crypto", package: "swift-crypto")],
+      dependencies: ["PacketKit", "CSIMD", .product(name: "Crypto", package: "swift-crypto")],
       path: "Plugins/FalconEyeCodec", swiftSettings: releaseSettings
     ),
 
@@ -54,7 +58,8 @@ let package = Package(
 
     // Captures and sockets down to application payloads.
     .target(
-      name: "PacketCapture", dependencies: ["PacketKit", "CPcap", "CZlib"], swiftSettings: releaseSettings),
+      name: "PacketCapture", dependencies: ["PacketKit", "CPcap", "CZlib", "CSIMD"],
+      swiftSettings: releaseSettings),
 
     // Generators, mutators, shrinking and the fuzz runner.
     .target(
@@ -77,7 +82,7 @@ let package = Package(
     ),
     .executableTarget(name: "pktbench", dependencies: ["PktbenchCLI"]),
 
-    .testTarget(name: "PacketKitTests", dependencies: ["PacketKit"]),
+    .testTarget(name: "PacketKitTests", dependencies: ["PacketKit", "CSIMD"]),
     .testTarget(name: "RiderCodecTests", dependencies: ["RiderCodec", "PacketKit"]),
     .testTarget(name: "LegCtrlCodecTests", dependencies: ["LegCtrlCodec", "PacketKit"]),
     .testTarget(name: "RallieCodecTests", dependencies: ["RallieCodec", "PacketKit"]),

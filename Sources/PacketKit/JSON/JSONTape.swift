@@ -348,16 +348,9 @@ extension JSONTape {
     mutating func parseString(as kind: Kind) throws(DecodeError) -> Int {
       let open = index
       index += 1
-      // Fast path: no escapes. Eight bytes at a time while none of them is a
-      // quote, a backslash, a control byte or non-ASCII; past 32 bytes (base64
-      // payloads of camera frames are hundreds of KB of exactly that), memchr
-      // finds the closing quote and the text before it is checked in one pass.
-      var scan = plainRunEnd(from: index, limit: index + 32)
-      if scan == index + 32, let close = plainEnd(from: scan) {
-        index = close + 1
-        return tape.append(kind, start: open, end: index)
-      }
-      scan = plainRunEnd(from: scan)
+      // Fast path: no escapes, all ASCII (base64 payloads of camera frames
+      // are hundreds of KB of exactly that): the string is its bytes.
+      var scan = plainRunEnd(from: index)
       if scan < bytes.count, bytes[scan] == UInt8(ascii: "\"") {
         index = scan + 1
         return tape.append(kind, start: open, end: index)
@@ -398,34 +391,11 @@ extension JSONTape {
     }
 
     /// Where the run of plain bytes (not a quote, a backslash, a control
-    /// byte or non-ASCII) from `start` ends, looking no further than `limit`:
-    /// eight bytes at a time, then one.
+    /// byte or non-ASCII) from `start` ends.
     @inline(__always)
-    func plainRunEnd(from start: Int, limit: Int = .max) -> Int {
-      let end = min(limit, bytes.count)
-      var scan = start
-      while scan + 8 <= end,
-        !JSONWordScan.needsAttention(bytes.loadUnaligned(fromByteOffset: scan, as: UInt64.self))
-      {
-        scan += 8
-      }
-      while scan < end, !Scanner.needsAttention(bytes[scan]) { scan += 1 }
-      return scan
-    }
-
-    /// A quote, a backslash, a control byte or non-ASCII: what ends a plain run.
-    static func needsAttention(_ c: UInt8) -> Bool {
-      c == UInt8(ascii: "\"") || c == UInt8(ascii: "\\") || c < 0x20 || c >= 0x80
-    }
-
-    /// The offset of the closing quote when the text from `start` up to it is
-    /// plain (no escapes, all printable ASCII); nil otherwise.
-    func plainEnd(from start: Int) -> Int? {
-      guard let base = bytes.baseAddress,
-        let quote = memchr(base + start, Int32(UInt8(ascii: "\"")), bytes.count - start)
-      else { return nil }
-      let close = base.distance(to: UnsafeRawPointer(quote))
-      return JSONWordScan.isPlain(base + start, count: close - start, asciiOnly: true) ? close : nil
+    func plainRunEnd(from start: Int) -> Int {
+      guard let base = bytes.baseAddress, start < bytes.count else { return start }
+      return start + JSONWordScan.plainPrefix(base + start, count: bytes.count - start, asciiOnly: true)
     }
 
     mutating func parseEscape(into utf8: inout [UInt8]) throws(DecodeError) {

@@ -1,10 +1,4 @@
-#if canImport(Glibc)
-  import Glibc
-#elseif canImport(Musl)
-  import Musl
-#elseif canImport(Darwin)
-  import Darwin
-#endif
+import CSIMD
 
 /// Eight bytes of JSON text tested at once (the classic has-zero-byte bit
 /// tricks, exact for "is there such a byte"), so that long plain strings
@@ -56,39 +50,36 @@ public enum JSONWordScan {
     needsEscape(word) || word & high != 0
   }
 
-  /// Whether `count` bytes at `base` hold no quote, no backslash and no byte
-  /// below 0x20 (nor, when `asciiOnly`, above 0x7F): a long string's text
-  /// that is written or read as it is. memchr finds quotes and backslashes
-  /// many bytes a step; one pass then ORs the byte test over every word and
-  /// checks once (a camera frame's base64 is hundreds of KB of plain text).
+  /// The length of the leading run of `count` bytes at `base` that a JSON
+  /// string holds as they are: no quote, no backslash, no byte below 0x20
+  /// (nor, when `asciiOnly`, above 0x7F). The first 32 bytes are read eight
+  /// at a time here (keys and names end in them); past 32 plain bytes the
+  /// rest is scanned by the C kernel with SSE vectors (a camera frame's
+  /// base64 is hundreds of KB of plain text).
+  @inline(__always)
+  public static func plainPrefix(_ base: UnsafeRawPointer, count: Int, asciiOnly: Bool) -> Int {
+    var scan = 0
+    let words = min(count, 32)
+    while scan + 8 <= words {
+      let word = base.loadUnaligned(fromByteOffset: scan, as: UInt64.self)
+      if asciiOnly ? needsAttention(word) : needsEscape(word) { break }
+      scan += 8
+    }
+    if scan == 32 {
+      return 32
+        + csimd_json_plain_prefix(
+          base.assumingMemoryBound(to: UInt8.self) + 32, count - 32, asciiOnly ? 1 : 0)
+    }
+    while scan < count {
+      let byte = base.load(fromByteOffset: scan, as: UInt8.self)
+      if byte == 0x22 || byte == 0x5C || byte < 0x20 || (asciiOnly && byte > 0x7F) { break }
+      scan += 1
+    }
+    return scan
+  }
+
+  /// Whether all `count` bytes at `base` are plain (`plainPrefix`).
   public static func isPlain(_ base: UnsafeRawPointer, count: Int, asciiOnly: Bool) -> Bool {
-    guard count > 0 else { return true }
-    if memchr(base, 0x22, count) != nil || memchr(base, 0x5C, count) != nil { return false }
-    let low = ones &* 0x20
-    var seen: UInt64 = 0
-    var offset = 0
-    if asciiOnly {
-      // A byte below 0x20 borrows into its top bit; one above 0x7F has it.
-      while offset + 16 <= count {
-        let a = base.loadUnaligned(fromByteOffset: offset, as: UInt64.self)
-        let b = base.loadUnaligned(fromByteOffset: offset + 8, as: UInt64.self)
-        seen |= (a &- low) | a | (b &- low) | b
-        offset += 16
-      }
-    } else {
-      while offset + 16 <= count {
-        let a = base.loadUnaligned(fromByteOffset: offset, as: UInt64.self)
-        let b = base.loadUnaligned(fromByteOffset: offset + 8, as: UInt64.self)
-        seen |= ((a &- low) & ~a) | ((b &- low) & ~b)
-        offset += 16
-      }
-    }
-    guard seen & high == 0 else { return false }
-    while offset < count {
-      let byte = base.load(fromByteOffset: offset, as: UInt8.self)
-      if byte < 0x20 || (asciiOnly && byte > 0x7F) { return false }
-      offset += 1
-    }
-    return true
+    plainPrefix(base, count: count, asciiOnly: asciiOnly) == count
   }
 }

@@ -157,29 +157,11 @@ public struct JSONWriter: ~Copyable {
 
   /// UTF-8 text with JSON escapes; most text has none and is copied whole.
   private mutating func escaped(_ utf8: UnsafeBufferPointer<UInt8>) {
-    // A long text (base64) is checked in one pass; a short one eight bytes
-    // at a time while none needs an escape, then byte by byte.
-    if utf8.count >= 32, let base = utf8.baseAddress,
-      JSONWordScan.isPlain(UnsafeRawPointer(base), count: utf8.count, asciiOnly: false)
-    {
-      append(bytes: UnsafeRawBufferPointer(utf8))
-      return
-    }
-    var scan = 0
-    if let base = utf8.baseAddress {
-      let raw = UnsafeRawPointer(base)
-      while scan + 8 <= utf8.count,
-        !JSONWordScan.needsEscape(raw.loadUnaligned(fromByteOffset: scan, as: UInt64.self))
-      {
-        scan += 8
-      }
-    }
-    var plain = true
-    for byte in utf8[scan...] where byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") {
-      plain = false
-      break
-    }
-    if plain {
+    // The plain prefix (all of most texts) is found eight bytes at a time,
+    // or by the C kernel past 32 bytes (base64), and copied whole.
+    guard let base = utf8.baseAddress else { return }
+    let scan = JSONWordScan.plainPrefix(UnsafeRawPointer(base), count: utf8.count, asciiOnly: false)
+    if scan == utf8.count {
       append(bytes: UnsafeRawBufferPointer(utf8))
       return
     }

@@ -1,0 +1,41 @@
+// Byte kernels in C, with SSE vectors on x86_64: the per-byte work of
+// camera frames (hundreds of KB of base64 inside JSON inside WebSocket
+// text), which Swift's SIMD types cannot express (no byte shuffle) and
+// which it otherwise does eight bytes at a time at best.
+//
+// Every function has a portable scalar path (other architectures, or an
+// x86_64 without SSSE3) that gives the same answers; the tests compare
+// both against Foundation and against byte-by-byte rules.
+#ifndef CSIMD_H
+#define CSIMD_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+// The length of the leading run of `p` (`n` bytes) with no byte above 0x7F.
+size_t csimd_ascii_prefix(const uint8_t *p, size_t n);
+
+// The length of the leading run of `p` with no quote, no backslash and no
+// byte below 0x20 (and, when `ascii_only`, none above 0x7F): the text a
+// JSON string holds, and a writer copies, as it is.
+size_t csimd_json_plain_prefix(const uint8_t *p, size_t n, int ascii_only);
+
+// Decodes `n` characters of base64 (a multiple of 4, standard alphabet,
+// no padding: the caller decodes a padded last group itself) into `out`,
+// which has room for exactly n / 4 * 3 bytes. Returns 1, or 0 when some
+// character is outside the alphabet (what `out` then holds is unspecified).
+int csimd_base64_decode(const uint8_t *in, size_t n, uint8_t *out);
+
+// Whether each of `n` characters is in the base64 alphabet (no padding).
+int csimd_base64_valid(const uint8_t *in, size_t n);
+
+// Writes the base64 of `n` bytes, padded with '=', into `out`, which has
+// room for exactly (n + 2) / 3 * 4 characters.
+void csimd_base64_encode(const uint8_t *in, size_t n, uint8_t *out);
+
+// Whether the SSSE3 paths run on this machine (for the tests: both paths
+// are compared, so the scalar one can be forced).
+int csimd_has_vectors(void);
+void csimd_force_scalar(int force);
+
+#endif

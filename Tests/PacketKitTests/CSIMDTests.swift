@@ -1,0 +1,143 @@
+import CSIMD
+import Foundation
+import Testing
+
+@testable import PacketKit
+
+/// The C byte kernels, each answer checked against the rule applied byte
+/// by byte or against Foundation's base64, on the vector path and on the
+/// scalar one (forced). Serialized: the forcing is process-wide.
+@Suite(.serialized) struct CSIMDTests {
+  /// Both paths, the vector one first (when the CPU has it).
+  private func eachPath(_ body: (String) -> Void) {
+    if csimd_has_vectors() != 0 { body("vectors") }
+    csimd_force_scalar(1)
+    body("scalar")
+    csimd_force_scalar(0)
+  }
+
+  /// The kernel's decoding of whole groups: its answer and the bytes.
+  private func decode(_ text: [UInt8]) -> (ok: Int32, bytes: [UInt8]) {
+    var decoded = [UInt8](repeating: 0, count: text.count / 4 * 3 + 1)
+    let ok = text.withUnsafeBufferPointer { input in
+      decoded.withUnsafeMutableBufferPointer { out -> Int32 in
+        guard let source = input.baseAddress, let target = out.baseAddress else {
+          return text.isEmpty ? 1 : 0
+        }
+        return csimd_base64_decode(source, input.count, target)
+      }
+    }
+    return (ok, Array(decoded.dropLast()))
+  }
+
+  private func valid(_ text: [UInt8]) -> Int32 {
+    text.withUnsafeBufferPointer { $0.baseAddress.map { csimd_base64_valid($0, text.count) } ?? 1 }
+  }
+
+  private static let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/".utf8)
+
+  @Test func thisMachineTakesTheVectorPath() {
+    #if arch(x86_64)
+      // Every x86_64 this project runs on has SSSE3 (2006 on): if this
+      // fails, the vector path is not being measured or tested.
+      #expect(csimd_has_vectors() == 1)
+    #endif
+  }
+
+  @Test func jsonPlainPrefixEndsAtTheFirstByteTheRuleRejects() {
+    var random = SplitMix64(seed: 0x51D)
+    let unusual: [UInt8] = [0x00, 0x1F, 0x20, 0x22, 0x5C, 0x7E, 0x7F, 0x80, 0xC3, 0xFF]
+    eachPath { path in
+      for _ in 0..<20_000 {
+        let count = random.below(200)
+        var bytes = (0..<count).map { _ in UInt8(0x23 + random.below(0x39)) }
+        for _ in 0..<random.below(3) where count > 0 {
+          bytes[random.below(count)] = unusual[random.below(unusual.count)]
+        }
+        for asciiOnly in [false, true] {
+          let rule =
+            bytes.firstIndex { $0 < 0x20 || $0 == 0x22 || $0 == 0x5C || (asciiOnly && $0 >= 0x80) } ?? count
+          let kernel = bytes.withUnsafeBufferPointer {
+            $0.baseAddress.map { csimd_json_plain_prefix($0, count, asciiOnly ? 1 : 0) } ?? 0
+          }
+          let swift = bytes.withUnsafeBytes {
+            $0.baseAddress.map { JSONWordScan.plainPrefix($0, count: count, asciiOnly: asciiOnly) } ?? 0
+          }
+          #expect(kernel == rule && swift == rule, "\(path) \(bytes) asciiOnly \(asciiOnly)")
+        }
+      }
+    }
+  }
+
+  @Test func asciiPrefixEndsAtTheFirstByteAbove0x7F() {
+    var random = SplitMix64(seed: 0xA5C)
+    eachPath { path in
+      for _ in 0..<20_000 {
+        let count = random.below(300)
+        var bytes = (0..<count).map { _ in UInt8(random.below(0x80)) }
+        if count > 0, random.chance(3, in: 4) {
+          bytes[random.below(count)] = UInt8(0x80 + random.below(0x80))
+        }
+        let rule = bytes.firstIndex { $0 >= 0x80 } ?? count
+        let kernel = bytes.withUnsafeBufferPointer {
+          $0.baseAddress.map { csimd_ascii_prefix($0, count) } ?? 0
+        }
+        #expect(kernel == rule, "\(path) \(bytes)")
+      }
+    }
+  }
+
+  @Test func base64EncodingIsFoundations() {
+    var random = SplitMix64(seed: 0xB64)
+    eachPath { path in
+      for _ in 0..<5_000 {
+        let bytes = (0..<random.below(400)).map { _ in UInt8(truncatingIfNeeded: random.next()) }
+        var text = [UInt8](repeating: 0, count: (bytes.count + 2) / 3 * 4)
+        text.withUnsafeMutableBufferPointer { out in
+          bytes.withUnsafeBufferPointer { input in
+            if let source = input.baseAddress, let target = out.baseAddress {
+              csimd_base64_encode(source, input.count, target)
+            }
+          }
+        }
+        #expect(
+          String(decoding: text, as: UTF8.self) == Data(bytes).base64EncodedString(), "\(path) \(bytes)")
+      }
+    }
+  }
+
+  @Test func base64DecodingOfWholeGroupsIsFoundations() {
+    var random = SplitMix64(seed: 0xDEC)
+    eachPath { path in
+      for _ in 0..<5_000 {
+        // Whole groups only: the kernel leaves padding to its caller.
+        let bytes = (0..<random.below(100) * 3).map { _ in UInt8(truncatingIfNeeded: random.next()) }
+        let text = Array(Data(bytes).base64EncodedString().utf8)
+        let (ok, decoded) = decode(text)
+        #expect(ok == 1 && decoded == bytes, "\(path) \(text.count) characters")
+      }
+    }
+  }
+
+  /// Each of the 256 byte values at each position of a 64-character text:
+  /// refused by decode and by the validity check exactly when it is outside
+  /// the alphabet, and decoded to its value when inside.
+  @Test func everyByteAtEveryPositionIsJudgedByTheAlphabet() {
+    eachPath { path in
+      for position in 0..<64 {
+        for byte in 0...255 {
+          var text = (0..<64).map { Self.alphabet[($0 * 7) % 64] }
+          text[position] = UInt8(byte)
+          let inAlphabet = Self.alphabet.contains(UInt8(byte))
+          let (ok, decoded) = decode(text)
+          let valid = valid(text)
+          #expect(valid == (inAlphabet ? 1 : 0) && ok == valid, "\(path) byte \(byte) at \(position)")
+          if inAlphabet {
+            let expected = Data(base64Encoded: Data(text)).map { [UInt8]($0) }
+            #expect(decoded == expected, "\(path) byte \(byte) at \(position)")
+          }
+        }
+      }
+    }
+  }
+}
