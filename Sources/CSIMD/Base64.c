@@ -1,8 +1,8 @@
-// Strict base64 (standard alphabet) with SSSE3: sixteen characters are
-// classified and translated with byte shuffles as lookup tables, then
-// packed to twelve bytes with two multiply-adds and a shuffle (the method
-// of Wojciech Muła and Daniel Lemire, "Faster Base64 Encoding and Decoding
-// Using AVX2 Instructions", 2018, here on 16-byte vectors).
+// Strict base64 (standard alphabet) with SSSE3 or AVX2: sixteen characters
+// (32 with AVX2) are classified and translated with byte shuffles as
+// lookup tables, then packed to twelve bytes (24) with two multiply-adds
+// and a shuffle: the method of Wojciech Muła and Daniel Lemire, "Faster
+// Base64 Encoding and Decoding Using AVX2 Instructions" (2018).
 #include "CSIMD.h"
 #include "Dispatch.h"
 
@@ -110,16 +110,106 @@ CSIMD_SSSE3 static size_t encode_ssse3(const uint8_t *in, size_t n, uint8_t *out
   }
   return i;
 }
+
+// The same on 32-byte vectors: the shuffles work within each 16-byte lane,
+// so the tables are the 16-byte ones twice.
+CSIMD_AVX2 static inline __m256i outside_alphabet_avx2(__m256i v, __m256i *high_nibbles) {
+  const __m256i lut_lo = _mm256_broadcastsi128_si256(_mm_setr_epi8(
+    0x15, 0x11, 0x11, 0x11, 0x11, 0x11, 0x11, 0x11, 0x11, 0x11, 0x13, 0x1A, 0x1B, 0x1B, 0x1B, 0x1A));
+  const __m256i lut_hi = _mm256_broadcastsi128_si256(_mm_setr_epi8(
+    0x10, 0x10, 0x01, 0x02, 0x04, 0x08, 0x04, 0x08, 0x10, 0x10, 0x10, 0x10, 0x10, 0x10, 0x10, 0x10));
+  const __m256i mask_2f = _mm256_set1_epi8(0x2F);
+  __m256i hi = _mm256_and_si256(_mm256_srli_epi32(v, 4), mask_2f);
+  __m256i lo = _mm256_and_si256(v, mask_2f);
+  *high_nibbles = hi;
+  return _mm256_and_si256(_mm256_shuffle_epi8(lut_lo, lo), _mm256_shuffle_epi8(lut_hi, hi));
+}
+
+CSIMD_AVX2 static inline __m256i translate_avx2(__m256i v, __m256i high_nibbles) {
+  const __m256i lut_roll =
+    _mm256_broadcastsi128_si256(_mm_setr_epi8(0, 16, 19, 4, -65, -65, -71, -71, 0, 0, 0, 0, 0, 0, 0, 0));
+  __m256i slash = _mm256_cmpeq_epi8(v, _mm256_set1_epi8(0x2F));
+  return _mm256_add_epi8(v, _mm256_shuffle_epi8(lut_roll, _mm256_add_epi8(slash, high_nibbles)));
+}
+
+// Thirty-two six-bit values to 24 bytes in the low lanes: twelve per
+// 16-byte lane, then the two lanes' twelve moved together.
+CSIMD_AVX2 static inline __m256i pack_avx2(__m256i sextets) {
+  __m256i pairs = _mm256_maddubs_epi16(sextets, _mm256_set1_epi32(0x01400140));
+  __m256i groups = _mm256_madd_epi16(pairs, _mm256_set1_epi32(0x00011000));
+  __m256i lanes = _mm256_shuffle_epi8(
+    groups, _mm256_broadcastsi128_si256(_mm_setr_epi8(2, 1, 0, 6, 5, 4, 10, 9, 8, 14, 13, 12, -1, -1, -1, -1)));
+  return _mm256_permutevar8x32_epi32(lanes, _mm256_setr_epi32(0, 1, 2, 4, 5, 6, 3, 7));
+}
+
+// 32 characters a step while the 32-byte store stays inside `out` (44
+// characters left: 33 bytes of output).
+CSIMD_AVX2 static size_t decode_avx2(const uint8_t *in, size_t n, uint8_t *out, int *bad) {
+  size_t i = 0, o = 0;
+  __m256i outside = _mm256_setzero_si256();
+  for (; n - i >= 44; i += 32, o += 24) {
+    __m256i v = _mm256_loadu_si256((const __m256i *)(in + i));
+    __m256i hi;
+    outside = _mm256_or_si256(outside, outside_alphabet_avx2(v, &hi));
+    _mm256_storeu_si256((__m256i *)(out + o), pack_avx2(translate_avx2(v, hi)));
+  }
+  *bad = !_mm256_testz_si256(outside, outside);
+  return i;
+}
+
+CSIMD_AVX2 static size_t valid_avx2(const uint8_t *in, size_t n, int *bad) {
+  size_t i = 0;
+  __m256i outside = _mm256_setzero_si256();
+  for (; n - i >= 32; i += 32) {
+    __m256i hi;
+    outside =
+      _mm256_or_si256(outside, outside_alphabet_avx2(_mm256_loadu_si256((const __m256i *)(in + i)), &hi));
+  }
+  *bad = !_mm256_testz_si256(outside, outside);
+  return i;
+}
+
+// 24 bytes to 32 characters a step: each 16-byte lane loaded with its own
+// twelve bytes (and four more, unused), while 28 bytes can be loaded.
+CSIMD_AVX2 static size_t encode_avx2(const uint8_t *in, size_t n, uint8_t *out) {
+  size_t i = 0, o = 0;
+  const __m256i spread =
+    _mm256_broadcastsi128_si256(_mm_set_epi8(10, 11, 9, 10, 7, 8, 6, 7, 4, 5, 3, 4, 1, 2, 0, 1));
+  const __m256i offsets = _mm256_broadcastsi128_si256(_mm_setr_epi8(
+    'a' - 26, '0' - 52, '0' - 52, '0' - 52, '0' - 52, '0' - 52, '0' - 52, '0' - 52, '0' - 52, '0' - 52, '0' - 52,
+    '+' - 62, '/' - 63, 'A', 0, 0));
+  for (; n - i >= 28; i += 24, o += 32) {
+    __m256i v = _mm256_inserti128_si256(
+      _mm256_castsi128_si256(_mm_loadu_si128((const __m128i *)(in + i))),
+      _mm_loadu_si128((const __m128i *)(in + i + 12)), 1);
+    v = _mm256_shuffle_epi8(v, spread);
+    __m256i t0 = _mm256_and_si256(v, _mm256_set1_epi32(0x0FC0FC00));
+    __m256i t1 = _mm256_mulhi_epu16(t0, _mm256_set1_epi32(0x04000040));
+    __m256i t2 = _mm256_and_si256(v, _mm256_set1_epi32(0x003F03F0));
+    __m256i t3 = _mm256_mullo_epi16(t2, _mm256_set1_epi32(0x01000010));
+    __m256i sextets = _mm256_or_si256(t1, t3);
+    __m256i range = _mm256_subs_epu8(sextets, _mm256_set1_epi8(51));
+    __m256i upper = _mm256_cmpgt_epi8(_mm256_set1_epi8(26), sextets);
+    range = _mm256_or_si256(range, _mm256_and_si256(upper, _mm256_set1_epi8(13)));
+    _mm256_storeu_si256((__m256i *)(out + o), _mm256_add_epi8(sextets, _mm256_shuffle_epi8(offsets, range)));
+  }
+  return i;
+}
 #endif
 
 int csimd_base64_decode(const uint8_t *in, size_t n, uint8_t *out) {
   size_t i = 0, o = 0;
   int bad = 0;
 #if CSIMD_X86
-  if (csimd_use_vectors()) {
-    i = decode_ssse3(in, n, out, &bad);
-    o = i / 4 * 3;
+  int level = csimd_level();
+  if (level >= CSIMD_LEVEL_AVX2) i = decode_avx2(in, n, out, &bad);
+  // Then SSSE3 for what is too short for a 32-byte step.
+  if (level >= CSIMD_LEVEL_SSSE3) {
+    int more = 0;
+    i += decode_ssse3(in + i, n - i, out + i / 4 * 3, &more);
+    bad |= more;
   }
+  o = i / 4 * 3;
 #endif
   for (; i + 4 <= n; i += 4, o += 3) {
     uint8_t a = values[in[i]], b = values[in[i + 1]], c = values[in[i + 2]], d = values[in[i + 3]];
@@ -136,7 +226,13 @@ int csimd_base64_valid(const uint8_t *in, size_t n) {
   size_t i = 0;
   int bad = 0;
 #if CSIMD_X86
-  if (csimd_use_vectors()) i = valid_ssse3(in, n, &bad);
+  int level = csimd_level();
+  if (level >= CSIMD_LEVEL_AVX2) i = valid_avx2(in, n, &bad);
+  if (level >= CSIMD_LEVEL_SSSE3) {
+    int more = 0;
+    i += valid_ssse3(in + i, n - i, &more);
+    bad |= more;
+  }
 #endif
   for (; i < n; i++) bad |= values[in[i]] >> 7;
   return !bad;
@@ -145,10 +241,10 @@ int csimd_base64_valid(const uint8_t *in, size_t n) {
 void csimd_base64_encode(const uint8_t *in, size_t n, uint8_t *out) {
   size_t i = 0, o = 0;
 #if CSIMD_X86
-  if (csimd_use_vectors()) {
-    i = encode_ssse3(in, n, out);
-    o = i / 3 * 4;
-  }
+  int level = csimd_level();
+  if (level >= CSIMD_LEVEL_AVX2) i = encode_avx2(in, n, out);
+  if (level >= CSIMD_LEVEL_SSSE3) i += encode_ssse3(in + i, n - i, out + i / 3 * 4);
+  o = i / 3 * 4;
 #endif
   for (; i + 3 <= n; i += 3, o += 4) {
     uint32_t group = (uint32_t)in[i] << 16 | (uint32_t)in[i + 1] << 8 | in[i + 2];

@@ -5,15 +5,16 @@ import Testing
 @testable import PacketKit
 
 /// The C byte kernels, each answer checked against the rule applied byte
-/// by byte or against Foundation's base64, on the vector path and on the
-/// scalar one (forced). Serialized: the forcing is process-wide.
+/// by byte or against Foundation's base64, on every path the machine has
+/// (AVX2, SSSE3, scalar). Serialized: the limit is process-wide.
 @Suite(.serialized) struct CSIMDTests {
-  /// Both paths, the vector one first (when the CPU has it).
+  /// Every path this machine has: AVX2, SSSE3, scalar.
   private func eachPath(_ body: (String) -> Void) {
-    if csimd_has_vectors() != 0 { body("vectors") }
-    csimd_force_scalar(1)
-    body("scalar")
-    csimd_force_scalar(0)
+    for level in (0...csimd_machine_level()).reversed() {
+      csimd_limit(level)
+      body(["scalar", "SSSE3", "AVX2"][Int(level)])
+    }
+    csimd_limit(CSIMD_LEVEL_AVX2)
   }
 
   /// The kernel's decoding of whole groups: its answer and the bytes.
@@ -40,7 +41,7 @@ import Testing
     #if arch(x86_64)
       // Every x86_64 this project runs on has SSSE3 (2006 on): if this
       // fails, the vector path is not being measured or tested.
-      #expect(csimd_has_vectors() == 1)
+      #expect(csimd_machine_level() >= CSIMD_LEVEL_SSSE3)
     #endif
   }
 
@@ -137,6 +138,25 @@ import Testing
             #expect(decoded == expected, "\(path) byte \(byte) at \(position)")
           }
         }
+      }
+    }
+  }
+
+  /// Unmasking: each byte XORed with the key's byte at its offset mod 4.
+  @Test func xorMaskAppliesTheKeyFromTheFirstByte() {
+    var random = SplitMix64(seed: 0x3A5)
+    eachPath { path in
+      for _ in 0..<5_000 {
+        let bytes = (0..<random.below(300)).map { _ in UInt8(truncatingIfNeeded: random.next()) }
+        let key = (0..<4).map { _ in UInt8(truncatingIfNeeded: random.next()) }
+        var masked = bytes
+        masked.withUnsafeMutableBufferPointer { buffer in
+          key.withUnsafeBufferPointer { key in
+            if let base = buffer.baseAddress { csimd_xor_mask(base, buffer.count, key.baseAddress) }
+          }
+        }
+        #expect(
+          masked == bytes.enumerated().map { $0.element ^ key[$0.offset % 4] }, "\(path) \(bytes.count)")
       }
     }
   }

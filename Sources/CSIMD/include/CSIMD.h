@@ -5,7 +5,7 @@
 //
 // Every function has a portable scalar path (other architectures, or an
 // x86_64 without SSSE3) that gives the same answers; the tests compare
-// both against Foundation and against byte-by-byte rules.
+// every path against Foundation and against byte-by-byte rules.
 #ifndef CSIMD_H
 #define CSIMD_H
 
@@ -33,9 +33,22 @@ int csimd_base64_valid(const uint8_t *in, size_t n);
 // room for exactly (n + 2) / 3 * 4 characters.
 void csimd_base64_encode(const uint8_t *in, size_t n, uint8_t *out);
 
-// Whether the SSSE3 paths run on this machine (for the tests: both paths
-// are compared, so the scalar one can be forced).
-int csimd_has_vectors(void);
-void csimd_force_scalar(int force);
+// XORs `n` bytes at `p` with the four-byte `key` repeated, its first byte
+// on p[0] (a masked WebSocket payload, RFC 6455 §5.3, from any offset: the
+// caller rotates the key to it).
+void csimd_xor_mask(uint8_t *p, size_t n, const uint8_t key[4]);
+
+// The paths: scalar loops, SSSE3 (16 bytes a step; SSE2 for the text
+// scans), AVX2 (32 bytes a step).
+#define CSIMD_LEVEL_SCALAR 0
+#define CSIMD_LEVEL_SSSE3 1
+#define CSIMD_LEVEL_AVX2 2
+
+// The best path this machine has.
+int csimd_machine_level(void);
+
+// Keeps the kernels at or below `level` (for the tests: every path is
+// compared on the same inputs). The default is no limit.
+void csimd_limit(int level);
 
 #endif
