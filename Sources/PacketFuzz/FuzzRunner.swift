@@ -61,6 +61,8 @@ public final class FuzzRunner {
     // Byte mutations are written here, one buffer for every input.
     var scratch: [UInt8] = []
     let publisher = CrashGuard.claim(worker: configuration.worker)
+    // Each target's name among the crash guard's, for the crash file.
+    let crashTargets = targets.map { CrashGuard.targetIndex($0.name) }
     let start = monotonicNanoseconds()
     var lastProgress = start
     // A slice gives each target about the same time, so one slow parser
@@ -73,6 +75,7 @@ public final class FuzzRunner {
       for (index, target) in targets.enumerated() {
         let batchStart = monotonicNanoseconds()
         defer { stats[index].nanoseconds &+= monotonicNanoseconds() &- batchStart }
+        publisher.working(on: crashTargets[index])
         var budget = maxBatch
         if let iterations = configuration.iterations {
           budget = min(budget, max(0, iterations - stats[index].executions - stats[index].roundTrips))

@@ -57,4 +57,31 @@ import Testing
     done.wait()
     #expect(saved == [0xC0, 0xC1])
   }
+
+  /// The crash file is named for the target under test and the worker's
+  /// seed; without a known target it is the pending one.
+  @Test func theCrashFileNamesTheTargetAndTheWorkersSeed() {
+    // Slots 58 and 59 (the others' tests use 60 to 63); prepared for all
+    // 64 workers, so every slot has its reports.
+    CrashGuard.prepare(directory: "/crashes", seed: 40, jobs: 64, targets: ["rider", "falconeye"])
+    let done = DispatchSemaphore(value: 0)
+    nonisolated(unsafe) var paths: [String?] = []
+    Thread {
+      let publisher = CrashGuard.claim(worker: 59)
+      paths.append(CrashGuard.guarding([1], by: publisher) { CrashGuard.pathToSave() })
+      publisher.working(on: CrashGuard.targetIndex("falconeye"))
+      paths.append(CrashGuard.guarding([2], by: publisher) { CrashGuard.pathToSave() })
+      publisher.working(on: CrashGuard.targetIndex("rider"))
+      paths.append(CrashGuard.guarding([3], by: CrashGuard.claim(worker: 58)) { CrashGuard.pathToSave() })
+      done.signal()
+    }.start()
+    done.wait()
+    #expect(
+      paths == [
+        "/crashes/crash-pending-seed40.bin", "/crashes/crash-falconeye-seed99.bin",
+        // A new claim forgets the slot's target.
+        "/crashes/crash-pending-seed40.bin",
+      ])
+    #expect(CrashGuard.targetIndex("legctrl") == -1)
+  }
 }

@@ -73,9 +73,7 @@ struct FuzzCommand: ParsableCommand {
     OutputWriter.standardError.line(
       "pktbench fuzz: targets \(names), seed \(seed)\(workers), "
         + (iterations.map { "\($0) iterations each" } ?? "\(duration?.seconds ?? 0) s"))
-    let crashPath = "\(crashes)/crash-pending-seed\(seed).bin"
-    CrashGuard.install(
-      crashPath: crashPath, reproduce: "pktbench fuzz --reproduce \(crashPath) --codec <target>")
+    CrashGuard.install(directory: crashes, seed: seed, jobs: jobs, targets: selectedNames)
 
     var configuration = FuzzRunner.Configuration(
       seed: seed, iterations: iterations, durationNanoseconds: duration?.nanoseconds)
@@ -95,7 +93,6 @@ struct FuzzCommand: ParsableCommand {
       jobs: jobs, makeTargets: { FuzzTargets.named(selectedNames) },
       configuration: configuration)
     if stderrIsTerminal { OutputWriter.standardError.line() }
-    try? FileManager.default.removeItem(atPath: crashPath)
     for line in FuzzSummary.lines(report) { out.line(line) }
     guard report.failures.isEmpty else {
       for (failure, seed) in zip(report.failures, report.seeds) {
