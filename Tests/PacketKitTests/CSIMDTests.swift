@@ -64,7 +64,12 @@ import Testing
           let swift = bytes.withUnsafeBytes {
             $0.baseAddress.map { JSONWordScan.plainPrefix($0, count: count, asciiOnly: asciiOnly) } ?? 0
           }
-          #expect(kernel == rule && swift == rule, "\(path) \(bytes) asciiOnly \(asciiOnly)")
+          let plain = bytes.withUnsafeBytes {
+            $0.baseAddress.map { JSONWordScan.isPlain($0, count: count, asciiOnly: asciiOnly) } ?? true
+          }
+          #expect(
+            kernel == rule && swift == rule && plain == (rule == count),
+            "\(path) \(bytes) asciiOnly \(asciiOnly)")
         }
       }
     }

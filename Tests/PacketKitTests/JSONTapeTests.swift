@@ -90,25 +90,4 @@ import Testing
           ]))
     }
   }
-
-  /// The one-pass plain check against the rule applied byte by byte.
-  @Test func plainCheckMatchesTheByteRule() {
-    var random = SplitMix64(seed: 0x9A1)
-    let unusual: [UInt8] = [0x00, 0x1F, 0x20, 0x22, 0x5C, 0x7E, 0x7F, 0x80, 0xC3, 0xFF]
-    for _ in 0..<50_000 {
-      let count = random.below(90)
-      var bytes = (0..<count).map { _ in UInt8(0x23 + random.below(0x39)) }
-      for _ in 0..<random.below(3) where count > 0 {
-        bytes[random.below(count)] = unusual[random.below(unusual.count)]
-      }
-      for asciiOnly in [false, true] {
-        let rule = bytes.allSatisfy { $0 >= 0x20 && $0 != 0x22 && $0 != 0x5C && (!asciiOnly || $0 < 0x80) }
-        let plain = bytes.withUnsafeBytes {
-          JSONWordScan.isPlain(
-            $0.baseAddress ?? UnsafeRawPointer(bitPattern: 1)!, count: count, asciiOnly: asciiOnly)
-        }
-        #expect(plain == rule, "\(bytes) asciiOnly \(asciiOnly)")
-      }
-    }
-  }
 }
