@@ -32,7 +32,7 @@ enum FalconEyeBase64 {
     return try carefulDecode(text)
   }
 
-  /// The whole groups by the C kernel (SSSE3 on x86_64), a padded last
+  /// The whole groups by the C kernel (AVX2 or SSSE3 on x86_64), a padded last
   /// group here; nil for anything the careful pass must explain.
   private static func fastDecode(_ input: UnsafeBufferPointer<UInt8>) -> [UInt8]? {
     guard input.count % 4 == 0 else { return nil }
@@ -168,7 +168,7 @@ enum FalconEyeBase64 {
   static func encodedCount(_ count: Int) -> Int { (count + 2) / 3 * 4 }
 
   /// Fills `out` (`encodedCount(input.count)` bytes) with the base64 of
-  /// `input`, by the C kernel (SSSE3 on x86_64: twelve bytes to sixteen
+  /// `input`, by the C kernel (AVX2 on x86_64: 24 bytes to 32
   /// characters a step; a camera frame is a few hundred kilobytes).
   private static func encode(_ input: UnsafeBufferPointer<UInt8>, into out: UnsafeMutableRawBufferPointer) {
     guard let target = out.baseAddress, let source = input.baseAddress else { return }
