@@ -36,7 +36,7 @@ import Testing
     let specials: [Character] = [
       "\"", "\\", "\n", "\u{01}", "\u{1F}", "\t", "\r", " ", "!", "#", "[", "]", "é", "→",
     ]
-    // Past 32 bytes, a text is checked in one pass (JSONWordScan.isPlain).
+    // Past 32 bytes, a text is scanned by the C kernel (JSONWordScan.plainPrefix).
     for length in 0..<72 {
       for position in 0..<max(length, 1) {
         for special in specials {

@@ -100,10 +100,8 @@ extension WebSocketFrameDecoder {
   private func textLooksRight(_ header: WebSocketFrameHeader, payloadAt start: Int) -> Bool {
     guard header.opcode == WebSocketFrameHeader.text, !header.rsv1 else { return true }
     let count = min(Int(header.payloadLength), Self.resyncTextPrefix)
-    var payload = [UInt8](repeating: 0, count: count)
-    for index in 0..<count {
-      payload[index] = held[start + index] ^ (header.masked ? header.maskByte(index) : 0)
-    }
+    var payload = Array(held[start..<start + count])
+    payload.withUnsafeMutableBufferPointer { header.unmask($0, payloadOffset: 0) }
     guard let bad = WebSocketValidation.firstInvalidUTF8(payload) else { return true }
     let mayStopInside = !header.fin || count < Int(header.payloadLength)
     // Cut inside a character: a lead byte and only continuation bytes after it.

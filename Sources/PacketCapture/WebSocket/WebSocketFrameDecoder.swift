@@ -1,4 +1,3 @@
-import CSIMD
 import PacketKit
 
 /// Frame decoding for one direction of an upgraded connection: headers,
@@ -334,25 +333,11 @@ struct WebSocketFrameDecoder: Sendable {
 
   private func append(_ bytes: UnsafeRawBufferPointer, to target: inout [UInt8], header: WebSocketFrameHeader)
   {
-    guard header.masked else {
-      target.append(contentsOf: bytes)
-      return
-    }
-    // Unmasked in place by the C kernel (32 bytes a step with AVX2): camera
-    // frames are hundreds of KB.
     let start = target.count
     target.append(contentsOf: bytes)
-    let phase = payloadDone & 3
-    let key = (
-      header.maskByte(phase), header.maskByte(phase + 1), header.maskByte(phase + 2),
-      header.maskByte(phase + 3)
-    )
+    guard header.masked else { return }
     target.withUnsafeMutableBufferPointer { buffer in
-      guard let base = buffer.baseAddress else { return }
-      withUnsafeBytes(of: key) { key in
-        csimd_xor_mask(
-          base + start, buffer.count - start, key.assumingMemoryBound(to: UInt8.self).baseAddress)
-      }
+      header.unmask(UnsafeMutableBufferPointer(rebasing: buffer[start...]), payloadOffset: payloadDone)
     }
   }
 
