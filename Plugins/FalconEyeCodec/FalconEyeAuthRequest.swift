@@ -43,7 +43,7 @@ extension FalconEyeAuthRequest: FalconEyeInner {
       reader.warn(
         "token-rejected",
         "token is \(token.utf8.count) characters\(FalconEyeBase64.isValid(token) ? "" : ", not valid base64"); "
-          + "the server only accepts 16…256 characters of valid base64 and would refuse it",
+          + "the server only accepts \(FalconEyeAuthToken.serverRule.description) and would refuse it",
         tokenJSON)
     }
 
@@ -65,7 +65,7 @@ extension FalconEyeAuthRequest: FalconEyeInner {
     if !force, !FalconEyeAuthToken.isAcceptedByServer(token) {
       throw EncodeError(
         code: "token-rejected",
-        text: "token must be 16…256 characters of valid base64 or the server refuses it "
+        text: "token must be \(FalconEyeAuthToken.serverRule.description) or the server refuses it "
           + "(--force sends it anyway)",
         field: "token")
     }

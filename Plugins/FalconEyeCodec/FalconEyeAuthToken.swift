@@ -32,8 +32,11 @@ public enum FalconEyeAuthToken {
   }
 
   /// The server's only check: 16…256 characters of valid base64.
+  public static let serverRule = TextRule.base64(characters: 16...256)
+
+  /// Whether the server accepts `token` (`serverRule`).
   public static func isAcceptedByServer(_ token: String) -> Bool {
-    (16...256).contains(token.utf8.count) && FalconEyeBase64.isValid(token)
+    serverRule.characters.contains(token.utf8.count) && FalconEyeBase64.isValid(token)
   }
 
   /// A nonce for server signing: 32 lower-case hex digits (16 random bytes).

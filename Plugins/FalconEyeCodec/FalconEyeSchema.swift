@@ -17,7 +17,8 @@ enum FalconEyeSchema {
     "deviceId", flag: "device-id", kind: .string, help: "the device's UUID (also in the socket URL)")
   static let token = FieldSchema(
     "token", kind: .string, defaultDescription: "signed with --secret",
-    help: "the token to send, instead of signing one with --secret")
+    help: "the token to send, instead of signing one with --secret",
+    textRule: FalconEyeAuthToken.serverRule)
   static let model = FieldSchema(
     "model", kind: .string, default: .string("iPhone"), help: "deviceInfo.model, e.g. \"iPhone 15 Pro\"")
   static let osVersion = FieldSchema(

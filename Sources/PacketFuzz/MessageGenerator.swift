@@ -1,3 +1,4 @@
+import Foundation
 import PacketKit
 
 /// Random valid craft values for a message kind, from its field schema:
@@ -71,6 +72,9 @@ public struct MessageGenerator {
     case .bool:
       return .bool(rng.chance(1, in: 2))
     case .string:
+      // Text the receiver only takes in one shape (a token) follows it:
+      // random text would be refused by craft, and its round trip never run.
+      if let rule = field.textRule { return .string(text(following: rule, rng: &rng)) }
       if rng.chance(1, in: 3) {
         return .string(Self.strings[rng.below(Self.strings.count)])
       }
@@ -112,6 +116,23 @@ public struct MessageGenerator {
         initialized = size + 4
       }
       return .bytes(bytes)
+    }
+  }
+
+  /// Text that follows `rule`. For base64: the encoding (by Foundation) of
+  /// random bytes, as long as the rule allows at either edge or between,
+  /// ending in zero, one or two `=`.
+  func text(following rule: TextRule, rng: inout SplitMix64) -> String {
+    switch rule.alphabet {
+    case .base64:
+      // Whole groups of four characters, inside the rule.
+      let fewest = (rule.characters.lowerBound + 3) / 4
+      let most = rule.characters.upperBound / 4
+      guard fewest <= most else { return "" }
+      let groups = Int(edgeOrRandom(Int64(fewest), Int64(most), rng: &rng))
+      let count = groups == 0 ? 0 : groups * 3 - rng.below(3)
+      let bytes = (0..<count).map { _ in UInt8(truncatingIfNeeded: rng.next()) }
+      return Data(bytes).base64EncodedString()
     }
   }
 

@@ -57,12 +57,14 @@ public final class FieldSchema: Sendable {
   public let role: Role
   /// For enumerations: each case may be given as its own flag (`--start`).
   public let casesAreFlags: Bool
+  /// For text: what the receiver accepts (nil: any text).
+  public let textRule: TextRule?
 
   public init(
     _ name: String, flag: String? = nil, kind: Kind, unit: FieldUnit? = nil,
     range: ClosedRange<Double>? = nil, default defaultValue: FieldValue? = nil,
     defaultDescription: String? = nil, help: String, role: Role = .field,
-    casesAreFlags: Bool = false
+    casesAreFlags: Bool = false, textRule: TextRule? = nil
   ) {
     self.name = name
     self.flag = flag ?? String(name.map { $0 == "_" ? "-" : $0 })
@@ -74,6 +76,7 @@ public final class FieldSchema: Sendable {
     self.help = help
     self.role = role
     self.casesAreFlags = casesAreFlags
+    self.textRule = textRule
   }
 
   /// "0…100 %" style text for help and errors.

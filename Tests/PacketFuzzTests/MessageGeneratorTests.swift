@@ -1,3 +1,5 @@
+import CodecRegistry
+import Foundation
 import PacketKit
 import Testing
 
@@ -41,6 +43,50 @@ import Testing
     }
     #expect(large > 60 && large < 200, "\(large) large of 2,000")
     #expect(small + large == 2_000)
+  }
+
+  /// Text under a base64 rule is base64 (as Foundation reads it) of a
+  /// length the rule allows, at both edges and between, with every padding.
+  @Test func textFollowsItsBase64Rule() throws {
+    let field = FieldSchema("token", kind: .string, help: "a token", textRule: .base64(characters: 16...256))
+    let generator = MessageGenerator()
+    var rng = SplitMix64(seed: 11)
+    var lengths = Set<Int>()
+    var paddings = Set<Int>()
+    for _ in 0..<2_000 {
+      guard case .string(let text) = try #require(generator.value(for: field, rng: &rng)) else {
+        Issue.record("a text field must be generated as a string")
+        continue
+      }
+      #expect((16...256).contains(text.utf8.count), "\(text.utf8.count) characters")
+      #expect(Data(base64Encoded: text) != nil, "\(text)")
+      lengths.insert(text.utf8.count)
+      paddings.insert(text.utf8.reversed().prefix { $0 == UInt8(ascii: "=") }.count)
+    }
+    #expect(lengths.contains(16) && lengths.contains(256))
+    #expect(lengths.count > 40, "\(lengths.count) lengths")
+    #expect(paddings == [0, 1, 2])
+  }
+
+  /// Every generated authRequest is one craft takes: its token has the
+  /// server's shape (random text was refused, so the kind's round trip
+  /// almost never ran).
+  @Test func generatedAuthRequestsAreCrafted() throws {
+    let codec = try #require(Codecs.named("falconeye"))
+    let schema = try #require(codec.info.message(named: "authRequest"))
+    let generator = MessageGenerator()
+    var rng = SplitMix64(seed: 5)
+    var refused: [String] = []
+    for _ in 0..<500 {
+      let values = generator.values(for: schema.fields, rng: &rng)
+      do {
+        _ = try codec.craft("authRequest", values: values)
+      } catch {
+        refused.append("\(error.code) \(error.field ?? "")")
+      }
+    }
+    let refusedCount = refused.count
+    #expect(refusedCount == 0, "\(refusedCount) of 500 refused: \(Set(refused))")
   }
 
   /// The same seed gives the same values.

@@ -172,6 +172,7 @@ struct CraftArguments {
   func describe(_ field: FieldSchema) -> String {
     var text = field.help
     if let range = field.rangeText { text += ", \(range)\(field.unit.map { " \($0)" } ?? "")" }
+    if let rule = field.textRule { text += ", \(rule.description)" }
     if case .enumeration(let cases) = field.kind {
       text += " (\(cases.map(\.flagSpelling).joined(separator: "|")))"
     }
@@ -194,6 +195,7 @@ struct CraftArguments {
       }
       var detail: [String] = [field.help]
       if let range = field.rangeText { detail.append("range \(range)") }
+      if let rule = field.textRule { detail.append(rule.description) }
       if let unit = field.unit { detail.append("unit \(unit)") }
       if let description = field.defaultDescription {
         detail.append("default \(description)")

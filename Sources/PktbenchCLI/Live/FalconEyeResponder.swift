@@ -1,4 +1,5 @@
 import CodecRegistry
+import FalconEyeCodec
 import Foundation
 import PacketKit
 
@@ -33,7 +34,7 @@ struct FalconEyeResponder {
     switch frame.message {
     case "authRequest":
       let token = frame.fields.first(named: "token")?.value.stringValue ?? ""
-      guard Self.tokenHasServerShape(token) else {
+      guard FalconEyeAuthToken.isAcceptedByServer(token) else {
         let reason = "Invalid token"
         return craft("authResponse", ["success": .bool(false), "error": .string(reason)]).map {
           .authRefused(reason: reason, bytes: $0)
@@ -78,12 +79,6 @@ struct FalconEyeResponder {
       "token-not-checked",
       "the token does not match --secret for the envelope's timestamp (the app signs a timestamp it "
         + "does not send); accepted anyway, as the server only checks its shape")
-  }
-
-  /// The server's only check on a token: 16…256 characters of valid base64.
-  static func tokenHasServerShape(_ token: String) -> Bool {
-    guard (16...256).contains(token.utf8.count), token.utf8.count % 4 == 0 else { return false }
-    return Data(base64Encoded: token) != nil
   }
 
   private func craft(_ message: String, _ values: [String: FieldValue]) -> [UInt8]? {
