@@ -7,12 +7,13 @@ public struct Pktbench: ParsableCommand {
     abstract: "Decode, craft and fuzz the Rider, LegCtrl, Rallie and FalconEye protocols.",
     discussion: """
       Typical use:
-        pktbench decode capture.pcap          decode a capture (pcap, pcapng)
+        pktbench decode capture.pcap     decode a capture (pcap, pcapng, btsnoop)
         pktbench decode --hex '01 03 02 00 DC 05'
         pktbench craft servo --us 1500 | nc -u 127.0.0.1 9000
-        pktbench analyze capture.pcap         health report: rates, gaps, safety findings
-        pktbench codecs                       list codecs, messages and fields
-        pktbench listen udp:5005              decode live traffic (also ws:8000, capture -i lo)
+        pktbench analyze capture.pcap    health report: rates, gaps, findings
+        pktbench codecs                  list codecs, messages and fields
+        pktbench listen udp:5005         decode live traffic (also ws:8000)
+        pktbench capture -i lo           capture with libpcap and decode
         pktbench send udp://127.0.0.1:9000 servo --us 1500 --rate 50hz --count 500
       """,
     version: "0.1.0",

@@ -14,8 +14,9 @@ struct DecodeCommand: ParsableCommand {
         pktbench decode capture.pcap -V --filter 'udp port 5005'
         pktbench decode capture.pcap --format ndjson | jq 'select(.codec=="rider")'
         pktbench decode --codec legctrl --hex '01 10 08 00 02 01 C8 00 E8 1C 00 00'
-        echo -n '{"left":50,"right":-50,"timestamp":1.5}' | pktbench decode --codec rider -
-        pktbench decode --hex '5AA58332322D2D32004E'     # no --codec: the best probe wins
+        echo -n '{"left":50,"right":-50,"timestamp":1.5}' |
+          pktbench decode --codec rider -
+        pktbench decode --hex '5AA58332322D2D32004E'   # no --codec: best probe wins
       """)
 
   enum Format: String, ExpressibleByArgument, CaseIterable {

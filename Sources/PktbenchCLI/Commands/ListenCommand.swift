@@ -11,11 +11,12 @@ struct ListenCommand: ParsableCommand {
     commandName: "listen",
     abstract: "Listen on a UDP port or as a WebSocket server and decode each message as it arrives.",
     discussion: """
-      ADDRESS is udp:PORT or ws:PORT (every address, IPv4 and IPv6), or with an address:
-      udp:127.0.0.1:5005, udp:[::]:9000, ws:[::1]:8000. The WebSocket server upgrades
-      /ws/connect/<deviceId> only, as the Aerie server does, and declines permessage-deflate.
-      Output is decode's (same formats), plus the arrival time and the gap since the previous
-      message from the same source. Ctrl-C, --count or --duration stop it cleanly.
+      ADDRESS is udp:PORT or ws:PORT (every address, IPv4 and IPv6), or with an \
+      address: udp:127.0.0.1:5005, udp:[::]:9000, ws:[::1]:8000. The WebSocket \
+      server upgrades /ws/connect/<deviceId> only, as the Aerie server does, and \
+      declines permessage-deflate. Output is decode's (same formats), plus the \
+      arrival time and the gap since the previous message from the same source. \
+      Ctrl-C, --count or --duration stop it cleanly.
       Examples:
         pktbench listen udp:5005
         pktbench listen udp:[::]:9000 --codec legctrl --format ndjson

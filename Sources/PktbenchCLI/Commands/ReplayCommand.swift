@@ -10,13 +10,15 @@ struct ReplayCommand: ParsableCommand {
     commandName: "replay",
     abstract: "Send the UDP payloads of a capture to a destination, with the capture's timing.",
     discussion: """
-      Every UDP datagram of the capture (after --filter) is sent, payload only, to --to, at the
-      capture's pace divided by --speed (2x is twice as fast; max sends back to back). Each one is
-      printed as decode prints it, with its capture time and endpoints; at the end a report gives
-      the count, duration, mean rate and the largest lateness.
+      Every UDP datagram of the capture (after --filter) is sent, payload only, \
+      to --to, at the capture's pace divided by --speed (2x is twice as fast; \
+      max sends back to back). Each one is printed as decode prints it, with its \
+      capture time and endpoints; at the end a report gives the count, duration, \
+      mean rate and the largest lateness.
       Examples:
         pktbench replay Captures/rider-20hz.pcap --to udp://127.0.0.1:5005
-        pktbench replay field.pcapng --to udp://127.0.0.1:9000 --speed 10x --filter 'udp port 9000'
+        pktbench replay field.pcapng --to udp://127.0.0.1:9000 --speed 10x \\
+          --filter 'udp port 9000'
       """)
 
   @Argument(help: "Capture file (pcap, pcapng).")

@@ -8,19 +8,24 @@ struct SendCommand: ParsableCommand {
     commandName: "send",
     abstract: "Send crafted messages over UDP or WebSocket at a steady rate, step by step.",
     discussion: """
-      The message after the URL is named and filled in as for 'craft' (see 'pktbench codecs').
-      Each step paces itself: --rate 20hz (or 20/s, or a period: 50ms), --count N, --duration 5s;
-      a step with neither --rate, --count nor --duration sends one message; --count or --duration
-      without --rate sends at 1 Hz; --rate alone sends until Ctrl-C. 'then' starts the next step.
-      Message k of a step leaves at start + k·period on the monotonic clock, so the rate does not
-      drift. Each message sent (and each reply) is printed as decode prints it; at the end a
-      report gives the count, duration, mean rate and the largest lateness.
-      ws:// performs the HTTP upgrade, masks its frames, answers pings and closes with 1000; a
-      FalconEye message without --device-id takes the URL's last path segment.
+      The message after the URL is named and filled in as for 'craft' (see \
+      'pktbench codecs'). Each step paces itself: --rate 20hz (or 20/s, or a \
+      period: 50ms), --count N, --duration 5s; a step with neither --rate, \
+      --count nor --duration sends one message; --count or --duration without \
+      --rate sends at 1 Hz; --rate alone sends until Ctrl-C. 'then' starts the \
+      next step. Message k of a step leaves at start + k·period on the monotonic \
+      clock, so the rate does not drift. Each message sent (and each reply) is \
+      printed as decode prints it; at the end a report gives the count, \
+      duration, mean rate and the largest lateness.
+      ws:// performs the HTTP upgrade, masks its frames, answers pings and \
+      closes with 1000; a FalconEye message without --device-id takes the URL's \
+      last path segment.
       Examples:
-        pktbench send udp://127.0.0.1:5005 drive --left 40 --right 40 --rate 20hz --duration 5s
+        pktbench send udp://127.0.0.1:5005 drive --left 40 --right 40 \\
+          --rate 20hz --duration 5s
         pktbench send udp://10.0.0.7:9000 servo --us 1500 --rate 50hz --count 500
-        pktbench send ws://127.0.0.1:8000/ws/connect/D auth --secret S then frame --jpeg a.jpg --rate 30hz --count 90
+        pktbench send ws://127.0.0.1:8000/ws/connect/D auth --secret S \\
+          then frame --jpeg a.jpg --rate 30hz --count 90
       """)
 
   @Argument(help: "udp://HOST:PORT or ws://HOST:PORT/PATH.")

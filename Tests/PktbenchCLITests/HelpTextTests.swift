@@ -1,0 +1,38 @@
+import ArgumentParser
+import Testing
+
+@testable import PktbenchCLI
+
+/// Help as an 80-column terminal shows it (ArgumentParser wraps every line
+/// to the terminal's width, and to 80 columns when it cannot tell).
+@Suite struct HelpTextTests {
+  static let commands: [any ParsableCommand.Type] = [Pktbench.self] + Pktbench.configuration.subcommands
+
+  /// An example (an indented line of a discussion) is shown whole, on one
+  /// line, so it can be copied: a wrapped one split commands mid-argument.
+  @Test(arguments: commands.indices)
+  func examplesAreNotWrapped(index: Int) {
+    let command = Self.commands[index]
+    let help = Set(
+      Pktbench.helpMessage(for: command, columns: 80).split(separator: "\n").map(String.init))
+    for line in command.configuration.discussion.split(separator: "\n") where line.hasPrefix(" ") {
+      let shownWhole = help.contains(String(line))
+      #expect(shownWhole, "\(command.configuration.commandName ?? ""): \(line)")
+    }
+  }
+
+  /// Prose is one paragraph per line, left to the wrapping: a sentence
+  /// broken by hand past 80 columns is wrapped again, into long and short
+  /// lines in turn. A line over 80 columns ends its paragraph.
+  @Test(arguments: commands.indices)
+  func proseIsNotBrokenByHand(index: Int) {
+    let command = Self.commands[index]
+    let lines = command.configuration.discussion.split(separator: "\n", omittingEmptySubsequences: false)
+    for (line, next) in zip(lines, lines.dropFirst())
+    where line.count > 80 && !line.hasPrefix(" ") && !next.isEmpty && !next.hasPrefix(" ") {
+      #expect(
+        line.hasSuffix(".") || line.hasSuffix(":"),
+        "\(command.configuration.commandName ?? ""): \(line.suffix(40)) / \(next.prefix(40))")
+    }
+  }
+}
