@@ -117,31 +117,14 @@ enum FalconEyeBase64 {
     return try carefulDecode(Array(text.utf8))
   }
 
-  /// What a base64 image holds (its size, first and last bytes), checking
-  /// every character as `decode` does but writing none of the decoded
-  /// bytes: a camera frame's imageData is hundreds of KB, and its summary
-  /// needs only these. Equals `FalconEyeImage(decode(text))`.
-  static func image(_ text: String) throws(Failure) -> FalconEyeImage {
-    var text = text
-    let fast = text.withUTF8 { utf8 -> FalconEyeImage? in
-      guard utf8.count % 4 == 0, utf8.count >= 4 else { return nil }
-      let equals = UInt8(ascii: "=")
-      let padding = utf8[utf8.count - 1] == equals ? (utf8[utf8.count - 2] == equals ? 2 : 1) : 0
-      let checked = utf8.count - (padding == 0 ? 0 : 4)
-      // Every whole group in the alphabet (the C kernel); the last, padded
-      // one is checked as the tail is decoded.
-      guard let base = utf8.baseAddress, csimd_base64_valid(base, checked) != 0 else { return nil }
-      // The first group and the last (padded) group decode the head and tail.
-      let headGroups = UnsafeBufferPointer(rebasing: utf8[0..<min(utf8.count, 8)])
-      let tailGroups = UnsafeBufferPointer(rebasing: utf8[max(0, utf8.count - 8)...])
-      guard let head = fastDecode(headGroups), let tail = fastDecode(tailGroups) else { return nil }
-      var image = FalconEyeImage(head)
-      image.byteCount = utf8.count / 4 * 3 - padding
-      image.tail = Array(tail.suffix(2))
-      return image
-    }
-    if let fast { return fast }
-    return FalconEyeImage(try carefulDecode(Array(text.utf8)))
+  /// Whether base64 `text` (which decodes) is what encoding its bytes gives:
+  /// the bits a padded last group does not use are zero. The server decodes
+  /// "/9j/2R==" as it does "/9j/2Q==", but only the second is canonical.
+  static func isCanonical(_ text: UnsafeRawBufferPointer) -> Bool {
+    let count = text.count
+    guard count >= 4, text[count - 1] == UInt8(ascii: "=") else { return true }
+    if text[count - 2] == UInt8(ascii: "=") { return table[Int(text[count - 3])] & 0x0F == 0 }
+    return table[Int(text[count - 2])] & 0x03 == 0
   }
 
   /// Whether `text` is strict base64.

@@ -6,14 +6,15 @@ public struct FalconEyeCameraFrame: Sendable, Equatable {
   public var frameId: String
   /// Unix seconds.
   public var timestamp: Double
-  /// base64 of a JPEG, kept as sent (it may not be base64 at all).
-  public var imageData: String
+  /// The JPEG, sent as base64 (or the text as sent when it is not
+  /// canonical base64).
+  public var imageData: FalconEyeImageData
   /// 4×4, row-major.
   public var devicePose: [[Double]]
   public var intrinsics: FalconEyeIntrinsics
 
   public init(
-    frameId: String, timestamp: Double, imageData: String,
+    frameId: String, timestamp: Double, imageData: FalconEyeImageData,
     devicePose: [[Double]] = FalconEyeCameraFrame.identityPose, intrinsics: FalconEyeIntrinsics
   ) {
     self.frameId = frameId
@@ -26,7 +27,7 @@ public struct FalconEyeCameraFrame: Sendable, Equatable {
   public static let identityPose: [[Double]] = [[1, 0, 0, 0], [0, 1, 0, 0], [0, 0, 1, 0], [0, 0, 0, 1]]
 
   /// The decoded image bytes, or nil when `imageData` is not strict base64.
-  public var imageBytes: [UInt8]? { try? FalconEyeBase64.decode(imageData) }
+  public var imageBytes: [UInt8]? { imageData.imageBytes }
 
   /// Size and first/last bytes of the image, without keeping it twice.
   public var image: FalconEyeImage? { imageBytes.map(FalconEyeImage.init) }
@@ -90,10 +91,8 @@ extension FalconEyeCameraFrame: FalconEyeInner {
     let timestamp = try object.number("timestamp", reader, unit: "s")
 
     let imageJSON = try object.required("imageData")
-    let imageData = try reader.string(imageJSON, at: object.keyPath("imageData"))
-    object.add(
-      reader.leaf("imageData", .string(imageSummary(imageData, &reader, imageJSON)), imageJSON),
-      at: imageJSON)
+    let (imageData, summary) = try image(imageJSON, &reader, at: object.keyPath("imageData"))
+    object.add(reader.leaf("imageData", .string(summary), imageJSON), at: imageJSON)
 
     let poseJSON = try object.required("devicePose")
     let (devicePose, poseNode) = try decodePose(poseJSON, object.keyPath("devicePose"), reader)
@@ -115,20 +114,34 @@ extension FalconEyeCameraFrame: FalconEyeInner {
     return (frame, object.nodes)
   }
 
-  /// The leaf value for imageData; warns when it is not a base64 JPEG.
-  private static func imageSummary(
-    _ imageData: String, _ reader: inout FalconEyeReader, _ json: JSONNode
-  ) -> String {
-    let image: FalconEyeImage
+  /// imageData and its leaf's value: read in place when the string's bytes
+  /// are its text (no escapes, all ASCII), as a camera frame's are.
+  private static func image(
+    _ json: JSONNode, _ reader: inout FalconEyeReader, at path: @autoclosure () -> String
+  ) throws(DecodeError) -> (FalconEyeImageData, String) {
+    if let verbatim = json.verbatimBytes { return image(text: verbatim, &reader, json) }
+    var text = try reader.string(json, at: path())
+    return text.withUTF8 { image(text: UnsafeRawBufferPointer($0), &reader, json) }
+  }
+
+  /// The image data of `text`, decoded in one pass, and the leaf's value;
+  /// warns when it is not a base64 JPEG.
+  private static func image(text: UnsafeRawBufferPointer, _ reader: inout FalconEyeReader, _ json: JSONNode)
+    -> (FalconEyeImageData, String)
+  {
+    let bytes: [UInt8]
     do throws(FalconEyeBase64.Failure) {
-      image = try FalconEyeBase64.image(imageData)
+      bytes = try FalconEyeBase64.decode(text)
     } catch {
       reader.warn(
         "not-jpeg",
         "imageData is not base64 (character \(error.index): \(error.reason)); the server cannot decode the frame",
         json)
-      return "not base64 (\(imageData.utf8.count) characters)"
+      return (.text(String(decoding: text, as: UTF8.self)), "not base64 (\(text.count) characters)")
     }
+    let imageData: FalconEyeImageData =
+      FalconEyeBase64.isCanonical(text) ? .bytes(bytes) : .text(String(decoding: text, as: UTF8.self))
+    let image = FalconEyeImage(bytes)
     if !image.isJPEG {
       reader.warn(
         "not-jpeg",
@@ -136,7 +149,7 @@ extension FalconEyeCameraFrame: FalconEyeInner {
           + "\(Hex.spaced(image.tail)); a JPEG starts FF D8 and ends FF D9",
         json)
     }
-    return image.summary
+    return (imageData, image.summary)
   }
 
   /// devicePose must be 4 rows of 4 numbers: the app reads it as a simd_float4x4.
@@ -193,7 +206,7 @@ extension FalconEyeCameraFrame: FalconEyeInner {
     writer.raw(",\"timestamp\":")
     writer.number(timestamp)
     writer.raw(",\"imageData\":")
-    writer.string(imageData)
+    imageData.write(to: &writer)
     writer.raw(",\"devicePose\":[")
     for (r, row) in devicePose.enumerated() {
       if r > 0 { writer.raw(",") }

@@ -100,7 +100,7 @@ extension FalconEyeCodec {
       cy: try values.number("cy"), width: try pixels("width", values), height: try pixels("height", values))
     return FalconEyeCameraFrame(
       frameId: try values.string("frameId"), timestamp: timestamp,
-      imageData: FalconEyeBase64.encode(jpeg), intrinsics: intrinsics)
+      imageData: .bytes(jpeg), intrinsics: intrinsics)
   }
 
   private func pixels(_ name: String, _ values: CraftValues) throws(EncodeError) -> Int {

@@ -77,7 +77,7 @@ extension FalconEyeMessage.Body {
 
   /// Room for the inner JSON: a camera frame's image and the rest.
   var estimatedJSONCount: Int {
-    if case .cameraFrame(let frame) = self { return frame.imageData.utf8.count + 1024 }
+    if case .cameraFrame(let frame) = self { return frame.imageData.textCount + 1024 }
     return 1024
   }
 }

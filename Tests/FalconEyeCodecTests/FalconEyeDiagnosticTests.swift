@@ -34,6 +34,33 @@ import Testing
     #expect(decoded.fields.first(named: "imageData")?.value == .string("8 bytes, not JPEG (89 50 … 1A 0A)"))
   }
 
+  /// imageData as it comes: escaped (Apple's JSONSerialization writes "\/"),
+  /// canonical base64, base64 with stray bits, not base64. Each keeps the
+  /// image the server would decode, and re-encodes to its own text
+  /// (unescaped). Vectors from python3 base64.b64decode.
+  @Test func imageDataInEveryForm() throws {
+    let jpeg: [UInt8] = [0xFF, 0xD8, 0xFF, 0xD9]
+    let forms: [(wire: String, text: String, bytes: [UInt8]?, warnings: [String])] = [
+      ("/9j/2Q==", "/9j/2Q==", jpeg, []),
+      (#"\/9j\/2Q=="#, "/9j/2Q==", jpeg, []),
+      ("/9j/2R==", "/9j/2R==", jpeg, []),
+      ("not*base64", "not*base64", nil, ["not-jpeg"]),
+    ]
+    for form in forms {
+      let decoded = try codec.decode(frame(imageData: form.wire).bytes)
+      #expect(codes(decoded) == form.warnings, "\(form.wire)")
+      guard case .cameraFrame(let frame) = decoded.message.body else {
+        Issue.record("\(form.wire) is not a camera frame")
+        continue
+      }
+      #expect(frame.imageData.text == form.text, "\(form.wire)")
+      #expect(frame.imageBytes == form.bytes, "\(form.wire)")
+      let again = try codec.encode(decoded.message)
+      #expect(String(decoding: again, as: UTF8.self).contains(#""imageData":""# + form.text + "\""))
+      #expect(try codec.decode(again).message == decoded.message, "\(form.wire)")
+    }
+  }
+
   @Test func framesOver500KBAndOverTheServerLimit() throws {
     let jpeg: [UInt8] = [0xFF, 0xD8] + [UInt8](repeating: 0x55, count: 400_000) + [0xFF, 0xD9]
     let big = try codec.craft(
