@@ -53,7 +53,9 @@ import Testing
           let decoded = try #require(Data(base64Encoded: string))
           #expect(FalconEyeImageData(text: string) == .bytes([UInt8](decoded)), "\(value)")
         } else {
-          #expect(throws: FalconEyeBase64.Failure.self, "byte \(value)") { try FalconEyeBase64.decode(string) }
+          #expect(throws: FalconEyeBase64.Failure.self, "byte \(value)") {
+            try FalconEyeBase64.decode(string)
+          }
           #expect(FalconEyeImageData(text: string) == .text(string), "byte \(value)")
         }
       }
