@@ -115,9 +115,9 @@ public final class JSONTape {
     try scanner.parseValue(depth: 0)
     scanner.skipWhitespace()
     guard scanner.index == bytes.count else {
-      throw scanner.error(
-        "trailing-data", "unexpected data after the JSON value at offset \(scanner.index)",
-        expected: "end of input")
+      throw scanner.error("trailing-data", expected: "end of input") { [index = scanner.index] _ in
+        "unexpected data after the JSON value at offset \(index)"
+      }
     }
     return tape
   }
@@ -188,11 +188,14 @@ extension JSONTape {
     mutating func parseValue(depth: Int) throws(DecodeError) {
       elements += 1
       guard elements <= limits.maxElements else {
-        throw error("too-many-elements", "JSON has more than \(limits.maxElements) values")
+        throw error("too-many-elements") { [limit = limits.maxElements] _ in
+          "JSON has more than \(limit) values"
+        }
       }
       guard let byte = peek() else {
-        throw error(
-          "truncated", "JSON ends at offset \(index) where a value was expected", expected: "a value")
+        throw error("truncated", expected: "a value") { [index] _ in
+          "JSON ends at offset \(index) where a value was expected"
+        }
       }
       switch byte {
       case UInt8(ascii: "{"): try parseContainer(.object, depth: depth + 1)
@@ -203,10 +206,9 @@ extension JSONTape {
       case UInt8(ascii: "n"): try parseLiteral("null", .null, flag: false)
       case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"): try parseNumber()
       default:
-        throw error(
-          "bad-json",
-          "unexpected \(Scanner.describe(byte)) at offset \(index) where a JSON value was expected",
-          expected: "a value")
+        throw error("bad-json", expected: "a value") { [index] found in
+          "unexpected \(found) at offset \(index) where a JSON value was expected"
+        }
       }
     }
 
@@ -238,10 +240,10 @@ extension JSONTape {
           tape.close(container, end: index, count: count)
           return
         default:
-          let closing = Scanner.describe(close)
-          throw error(
-            "bad-json", "expected ',' or \(closing) at offset \(index), found \(describePeek())",
-            expected: ", or \(Character(Unicode.Scalar(close)))")
+          throw error("bad-json", expected: close == UInt8(ascii: "}") ? ", or }" : ", or ]") {
+            [index] found in
+            "expected ',' or \(Scanner.describe(close)) at offset \(index), found \(found)"
+          }
         }
       }
     }
@@ -250,17 +252,17 @@ extension JSONTape {
     @inline(__always)
     mutating func parseKey() throws(DecodeError) {
       guard peek() == UInt8(ascii: "\"") else {
-        throw error(
-          "bad-json", "expected a quoted key at offset \(index), found \(describePeek())",
-          expected: "\"key\"")
+        throw error("bad-json", expected: "\"key\"") { [index] found in
+          "expected a quoted key at offset \(index), found \(found)"
+        }
       }
       let key = try parseString(as: .key)
       skipWhitespace()
       guard peek() == UInt8(ascii: ":") else {
         let text = JSONNode(tape: tape, index: key).text
-        throw error(
-          "bad-json", "expected ':' after key \"\(text)\" at offset \(index), found \(describePeek())",
-          expected: ":")
+        throw error("bad-json", expected: ":") { [index] found in
+          "expected ':' after key \"\(text)\" at offset \(index), found \(found)"
+        }
       }
       index += 1
       skipWhitespace()
@@ -268,7 +270,9 @@ extension JSONTape {
 
     func checkDepth(_ depth: Int) throws(DecodeError) {
       guard depth <= limits.maxDepth else {
-        throw error("too-deep", "JSON nests deeper than \(limits.maxDepth) levels at offset \(index)")
+        throw error("too-deep") { [index, limit = limits.maxDepth] _ in
+          "JSON nests deeper than \(limit) levels at offset \(index)"
+        }
       }
     }
 
@@ -284,9 +288,9 @@ extension JSONTape {
         }
       }
       guard matches else {
-        throw error(
-          "bad-json", "unexpected \(describePeek()) at offset \(index); did you mean \(word)?",
-          expected: "\(word)")
+        throw error("bad-json", expected: "\(word)") { [index] found in
+          "unexpected \(found) at offset \(index); did you mean \(word)?"
+        }
       }
       index += count
       _ = tape.append(kind, start: start, end: index, flag: flag)
@@ -308,12 +312,14 @@ extension JSONTape {
       var isInteger = true
       if peek() == UInt8(ascii: "-") { index += 1 }
       guard let first = peek(), isDigit(first) else {
-        throw error("bad-number", "a number needs a digit at offset \(index)", expected: "digit")
+        throw error("bad-number", expected: "digit") { [index] _ in
+          "a number needs a digit at offset \(index)"
+        }
       }
       if first == UInt8(ascii: "0") {
         index += 1
         if let next = peek(), isDigit(next) {
-          throw error("bad-number", "numbers may not have leading zeros (offset \(start))")
+          throw error("bad-number") { _ in "numbers may not have leading zeros (offset \(start))" }
         }
       } else {
         while let c = peek(), isDigit(c) { index += 1 }
@@ -322,7 +328,9 @@ extension JSONTape {
         isInteger = false
         index += 1
         guard let c = peek(), isDigit(c) else {
-          throw error("bad-number", "a digit must follow '.' at offset \(index)", expected: "digit")
+          throw error("bad-number", expected: "digit") { [index] _ in
+            "a digit must follow '.' at offset \(index)"
+          }
         }
         while let c = peek(), isDigit(c) { index += 1 }
       }
@@ -331,13 +339,15 @@ extension JSONTape {
         index += 1
         if peek() == UInt8(ascii: "+") || peek() == UInt8(ascii: "-") { index += 1 }
         guard let c = peek(), isDigit(c) else {
-          throw error("bad-number", "an exponent needs digits at offset \(index)", expected: "digit")
+          throw error("bad-number", expected: "digit") { [index] _ in
+            "an exponent needs digits at offset \(index)"
+          }
         }
         while let c = peek(), isDigit(c) { index += 1 }
       }
       let text = String(decoding: UnsafeRawBufferPointer(rebasing: bytes[start..<index]), as: UTF8.self)
       guard let value = Double(text), value.isFinite else {
-        throw error("bad-number", "number \(text) at offset \(start) is not a finite double")
+        throw error("bad-number") { _ in "number \(text) at offset \(start) is not a finite double" }
       }
       _ = tape.append(.number, start: start, end: index, flag: isInteger, number: value)
     }
@@ -367,8 +377,7 @@ extension JSONTape {
           index = scan
         }
         guard index < bytes.count else {
-          throw error(
-            "truncated", "string starting at offset \(open) is not closed", expected: "\"")
+          throw error("truncated", expected: "\"") { _ in "string starting at offset \(open) is not closed" }
         }
         let c = bytes[index]
         switch c {
@@ -380,9 +389,9 @@ extension JSONTape {
         case UInt8(ascii: "\\"):
           try parseEscape(into: &utf8)
         case 0..<0x20:
-          throw error(
-            "bad-string", "control byte 0x\(Hex.compact([c])) inside a string at offset \(index)",
-            expected: "escaped character")
+          throw error("bad-string", expected: "escaped character") { [index] _ in
+            "control byte 0x\(Hex.compact([c])) inside a string at offset \(index)"
+          }
         default:
           try copyUTF8Sequence(into: &utf8)
         }
@@ -402,7 +411,7 @@ extension JSONTape {
       let escapeStart = index
       index += 1
       guard let c = peek() else {
-        throw error("truncated", "escape at offset \(escapeStart) is cut off")
+        throw error("truncated") { _ in "escape at offset \(escapeStart) is cut off" }
       }
       index += 1
       switch c {
@@ -420,31 +429,34 @@ extension JSONTape {
           guard peek() == UInt8(ascii: "\\"), index + 1 < bytes.count,
             bytes[index + 1] == UInt8(ascii: "u")
           else {
-            throw error("bad-string", "lone high surrogate \\u\(scalar) at offset \(escapeStart)")
+            throw error("bad-string") { [scalar] _ in
+              "lone high surrogate \\u\(scalar) at offset \(escapeStart)"
+            }
           }
           index += 2
           let low = try readHex4()
           guard (0xDC00...0xDFFF).contains(low) else {
-            throw error(
-              "bad-string", "high surrogate not followed by a low one at offset \(escapeStart)")
+            throw error("bad-string") { _ in
+              "high surrogate not followed by a low one at offset \(escapeStart)"
+            }
           }
           scalar = 0x10000 + ((scalar - 0xD800) << 10) + (low - 0xDC00)
         } else if (0xDC00...0xDFFF).contains(scalar) {
-          throw error("bad-string", "lone low surrogate at offset \(escapeStart)")
+          throw error("bad-string") { _ in "lone low surrogate at offset \(escapeStart)" }
         }
         if let unicode = Unicode.Scalar(scalar) {
           utf8.append(contentsOf: Array(String(Character(unicode)).utf8))
         }
       default:
-        throw error(
-          "bad-string", "unknown escape \\\(Scanner.describe(c)) at offset \(escapeStart)",
-          expected: "one of \\\" \\\\ \\/ \\b \\f \\n \\r \\t \\u")
+        throw error("bad-string", expected: "one of \\\" \\\\ \\/ \\b \\f \\n \\r \\t \\u") { _ in
+          "unknown escape \\\(Scanner.describe(c)) at offset \(escapeStart)"
+        }
       }
     }
 
     mutating func readHex4() throws(DecodeError) -> UInt32 {
       guard index + 4 <= bytes.count else {
-        throw error("truncated", "\\u escape at offset \(index) needs four hex digits")
+        throw error("truncated") { [index] _ in "\\u escape at offset \(index) needs four hex digits" }
       }
       var value: UInt32 = 0
       for _ in 0..<4 {
@@ -455,8 +467,9 @@ extension JSONTape {
         case UInt8(ascii: "a")...UInt8(ascii: "f"): digit = UInt32(c - UInt8(ascii: "a") + 10)
         case UInt8(ascii: "A")...UInt8(ascii: "F"): digit = UInt32(c - UInt8(ascii: "A") + 10)
         default:
-          throw error(
-            "bad-string", "\\u escape has a non-hex \(Scanner.describe(c)) at offset \(index)")
+          throw error("bad-string") { [index] _ in
+            "\\u escape has a non-hex \(Scanner.describe(c)) at offset \(index)"
+          }
         }
         value = value << 4 | digit
         index += 1
@@ -485,24 +498,26 @@ extension JSONTape {
         minimum = 0x10000
         scalar = UInt32(lead & 0x07)
       default:
-        throw error(
-          "bad-utf8", "invalid UTF-8 lead byte 0x\(Hex.compact([lead])) at offset \(index)")
+        throw error("bad-utf8") { [index] _ in
+          "invalid UTF-8 lead byte 0x\(Hex.compact([lead])) at offset \(index)"
+        }
       }
       guard index + count <= bytes.count else {
-        throw error("bad-utf8", "UTF-8 sequence at offset \(index) is cut off")
+        throw error("bad-utf8") { [index] _ in "UTF-8 sequence at offset \(index) is cut off" }
       }
       for i in 1..<count {
         let c = bytes[index + i]
         guard c & 0xC0 == 0x80 else {
-          throw error(
-            "bad-utf8",
-            "invalid UTF-8 continuation byte 0x\(Hex.compact([c])) at offset \(index + i)")
+          throw error("bad-utf8") { [at = index + i] _ in
+            "invalid UTF-8 continuation byte 0x\(Hex.compact([c])) at offset \(at)"
+          }
         }
         scalar = scalar << 6 | UInt32(c & 0x3F)
       }
       guard scalar >= minimum, scalar <= 0x10FFFF, !(0xD800...0xDFFF).contains(scalar) else {
-        throw error(
-          "bad-utf8", "invalid UTF-8 sequence (overlong or surrogate) at offset \(index)")
+        throw error("bad-utf8") { [index] _ in
+          "invalid UTF-8 sequence (overlong or surrogate) at offset \(index)"
+        }
       }
       for i in 0..<count { utf8.append(bytes[index + i]) }
       index += count
@@ -522,9 +537,6 @@ extension JSONTape {
     }
 
     func isDigit(_ c: UInt8) -> Bool { c >= UInt8(ascii: "0") && c <= UInt8(ascii: "9") }
-
-    func describePeek() -> String { Scanner.describe(peek()) }
-
     /// A byte as error text shows it; nil is the end of the input.
     static func describe(_ c: UInt8?) -> String {
       guard let c else { return "end of input" }
@@ -532,10 +544,16 @@ extension JSONTape {
       return "byte 0x\(Hex.compact([c]))"
     }
 
-    func error(_ code: String, _ text: String, expected: String? = nil) -> DecodeError {
+    /// The error `code` at the current offset. Its text is made only when
+    /// read (most errors are only counted: the fuzzer's, a summary line's
+    /// code), from values the closure captures and what the next byte is.
+    func error(
+      _ code: String, expected: String? = nil, _ text: @escaping @Sendable (_ found: String) -> String
+    ) -> DecodeError {
       let next = peek()
       return DecodeError(code: code, offset: min(index, bytes.count)) {
-        .init(text, expected: expected, found: Scanner.describe(next))
+        let found = Scanner.describe(next)
+        return .init(text(found), expected: expected, found: found)
       }
     }
   }
