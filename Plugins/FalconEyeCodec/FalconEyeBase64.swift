@@ -153,7 +153,7 @@ enum FalconEyeBase64 {
   /// Fills `out` (`encodedCount(input.count)` bytes) with the base64 of
   /// `input`, by the C kernel (AVX2 on x86_64: 24 bytes to 32
   /// characters a step; a camera frame is a few hundred kilobytes).
-  private static func encode(_ input: UnsafeBufferPointer<UInt8>, into out: UnsafeMutableRawBufferPointer) {
+  static func encode(_ input: UnsafeBufferPointer<UInt8>, into out: UnsafeMutableRawBufferPointer) {
     guard let target = out.baseAddress, let source = input.baseAddress else { return }
     csimd_base64_encode(source, input.count, target.assumingMemoryBound(to: UInt8.self))
   }

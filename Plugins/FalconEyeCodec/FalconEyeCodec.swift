@@ -52,16 +52,30 @@ public struct FalconEyeCodec: FrameCodec {
   }
 
   static func envelope(_ kind: FalconEyeKind, timestamp: Double, inner: UnsafeRawBufferPointer) -> [UInt8] {
-    var writer = JSONWriter(capacity: FalconEyeBase64.encodedCount(inner.count) + 80)
-    writer.raw("{\"type\":")
-    writer.string(kind.rawValue)
-    writer.raw(",\"timestamp\":")
-    writer.number(timestamp)
-    // Base64 has nothing JSON escapes: written as it is, not scanned.
-    writer.raw(",\"payload\":\"")
-    FalconEyeBase64.encode(inner, into: &writer)
-    writer.raw("\"}")
-    return writer.bytes
+    var head = JSONWriter(capacity: 96)
+    head.raw("{\"type\":")
+    head.string(kind.rawValue)
+    head.raw(",\"timestamp\":")
+    head.number(timestamp)
+    head.raw(",\"payload\":\"")
+    // The message is made in its array: the head, then the payload's base64
+    // (nothing in it is escaped in JSON), then the close. Written to a
+    // JSONWriter, the whole message (hundreds of KB for a camera frame)
+    // was copied out again.
+    let payloadCount = FalconEyeBase64.encodedCount(inner.count)
+    let total = head.count + payloadCount + 2
+    return head.withUnsafeBytes { head in
+      [UInt8](unsafeUninitializedCapacity: total) { buffer, initialized in
+        let out = UnsafeMutableRawBufferPointer(buffer)
+        out.copyMemory(from: head)
+        FalconEyeBase64.encode(
+          inner.assumingMemoryBound(to: UInt8.self),
+          into: UnsafeMutableRawBufferPointer(rebasing: out[head.count..<head.count + payloadCount]))
+        out[total - 2] = UInt8(ascii: "\"")
+        out[total - 1] = UInt8(ascii: "}")
+        initialized = total
+      }
+    }
   }
 
   // MARK: Probe
