@@ -95,7 +95,7 @@ public struct FalconEyeCodec: FrameCodec {
     let score = try? JSONTape.read(bytes, limits: FalconEyeEnvelope.limits) { root -> Int? in
       guard root.kind == .object else { return nil }
       if let type = root["type"]?.string, root["payload"] != nil {
-        return FalconEyeKind(rawValue: type) != nil ? 95 : 40
+        return FalconEyeKind.named(type) != nil ? 95 : 40
       }
       let keys = root.members.map(\.key.text)
       guard !keys.isEmpty, FalconEyeKind.inferred(fromKeys: keys) != nil else { return 0 }

@@ -8,7 +8,7 @@ extension FalconEyeCodec {
   public func message(_ message: String, from values: CraftValues) throws(EncodeError)
     -> FalconEyeMessage
   {
-    guard let schema = info.message(named: message), let kind = FalconEyeKind(rawValue: schema.name)
+    guard let schema = info.message(named: message), let kind = FalconEyeKind.named(schema.name)
     else {
       throw EncodeError(
         code: "unknown-message", text: "falconeye has no message '\(message)'; it has \(FalconEyeKind.list)")

@@ -11,6 +11,11 @@ enum FalconEyeEnvelope {
   /// real capture shows a 16,429-byte message closed with 1009.
   static let serverFrameLimit = 1 << 14
 
+  /// Made once: every auth exchange carries it.
+  static let tokenNote =
+    "the auth token cannot be verified by anyone: the server never checks the HMAC (only that the "
+    + "token is \(FalconEyeAuthToken.serverRule.description)), and the timestamp the app signed is not sent"
+
   static func decode(_ bytes: UnsafeRawBufferPointer) throws(DecodeError) -> Decoded<FalconEyeMessage> {
     var decoded = try JSONTape.read(bytes, limits: limits) { root throws(DecodeError) in
       try decode(root, bytes)
@@ -18,12 +23,7 @@ enum FalconEyeEnvelope {
     decoded.diagnostics += sizeDiagnostics(bytes.count, kind: decoded.message.kind)
     if decoded.message.kind == .authRequest || decoded.message.kind == .authResponse {
       let token = decoded.fields.first(named: "token")?.range
-      decoded.diagnostics.append(
-        .note(
-          "token-unverifiable",
-          "the auth token cannot be verified by anyone: the server never checks the HMAC (only that "
-            + "the token is 16…256 characters of base64), and the timestamp the app signed is not sent",
-          range: token))
+      decoded.diagnostics.append(.note("token-unverifiable", tokenNote, range: token))
     }
     return decoded
   }
@@ -54,7 +54,7 @@ enum FalconEyeEnvelope {
 
     let typeJSON = try object.required("type")
     let typeName = try reader.string(typeJSON, at: "type")
-    guard let kind = FalconEyeKind(rawValue: typeName) else {
+    guard let kind = FalconEyeKind.named(typeName) else {
       let offset = typeJSON.range.lowerBound
       throw DecodeError(code: "unknown-kind", offset: offset, keyPath: "type") {
         .init(

@@ -5,6 +5,10 @@ public enum FalconEyeKind: String, Sendable, CaseIterable {
   case authRequest, authResponse, cameraFrame, poseBroadcast, heartbeat
 
   static let list = allCases.map(\.rawValue).joined(separator: ", ")
+
+  /// The kind the envelope's `type` names (`init(rawValue:)`, faster).
+  static func named(_ name: String) -> FalconEyeKind? { byName[name] }
+  private static let byName = NameList(rawValuesOf: FalconEyeKind.self)
 }
 
 /// A FalconEye message (PROTOCOLS.md §4): one inner message, either wrapped
