@@ -107,4 +107,25 @@ import Testing
     #expect(try FalconEyeBase64.decode("/9j/2Q1=") == jpeg + [0x0D])
     #expect(FalconEyeImageData(text: "") == .bytes([]))
   }
+
+  /// A bad character deep in a camera-sized text is named at its index,
+  /// on either side of the 4 KiB blocks the kernel passes whole.
+  @Test func namesABadCharacterFarIntoALongText() throws {
+    var rng = SplitMix64(seed: 21)
+    let bytes = (0..<300_000).map { _ in UInt8(truncatingIfNeeded: rng.next()) }
+    let valid = Array(Data(bytes).base64EncodedString().utf8)
+    for position in [0, 4095, 4096, 4097, 8191, 8192, 100_001, valid.count - 5] {
+      for bad in [UInt8(ascii: "!"), UInt8(ascii: "="), 0x80] {
+        var text = valid
+        text[position] = bad
+        #expect(Data(base64Encoded: Data(text)) == nil)
+        do {
+          _ = try FalconEyeBase64.decode(text)
+          Issue.record("\(bad) at \(position) decoded")
+        } catch {
+          #expect(error.index == position, "\(bad) at \(position): \(error.reason)")
+        }
+      }
+    }
+  }
 }
