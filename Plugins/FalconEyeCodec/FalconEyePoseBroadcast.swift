@@ -156,7 +156,9 @@ extension FalconEyePoseBroadcast: FalconEyeInner {
   private static func checkConfidence(
     _ confidence: Double, _ object: FalconEyeObject, _ reader: inout FalconEyeReader
   ) {
-    guard !(0...1).contains(confidence), let json = object.optional("confidence") else { return }
+    guard !(0...1).contains(confidence) else { return }
+    var object = object
+    guard let json = object.optional("confidence") else { return }
     reader.warn(
       "out-of-range",
       "\(object.keyPath("confidence")) \(JSONWriter.formatNumber(confidence)) is outside 0…1", json)

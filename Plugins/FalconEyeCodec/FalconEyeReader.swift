@@ -41,15 +41,28 @@ struct FalconEyeReader {
     let members = value.members
     let large = members.count > FalconEyeObject.scanLimit
     var seen: Set<String> = []  // empty unless large: no allocation
+    // Which known keys were seen: a known key repeats when its bit is set.
+    var seenKnown: UInt64 = 0
     var index = 0
     for member in members {
       defer { index += 1 }
       let key = member.key
-      let repeated =
-        large
-        ? !seen.insert(key.text).inserted
-        : members.prefix(index).contains { $0.key.sameText(as: key) }
+      // A canonical message has the known keys in order: the key at
+      // `index` is tried first.
+      let knownIndex =
+        index < known.count && key.textEquals(known[index]) ? index : known.firstIndex(where: key.textEquals)
+      let repeated: Bool
+      if let knownIndex, knownIndex < 64 {
+        repeated = seenKnown & 1 << knownIndex != 0
+        seenKnown |= 1 << knownIndex
+      } else {
+        repeated =
+          large
+          ? !seen.insert(key.text).inserted
+          : members.prefix(index).contains { $0.key.sameText(as: key) }
+      }
       if repeated {
+        object.keysAreUnique = false
         warn(
           "duplicate-key",
           "\(Self.path(path, key.text)) appears more than once; pktbench reads the first, "
@@ -57,7 +70,7 @@ struct FalconEyeReader {
           member.value)
         continue
       }
-      if !known.contains(where: key.textEquals) {
+      if knownIndex == nil {
         let name = key.text
         warn(
           "unknown-key", "\(Self.path(path, name)) is not a field of this message; the app ignores it",
@@ -146,6 +159,11 @@ struct FalconEyeObject {
   /// The nodes added, and the wire offset of each one's value.
   private var added: [DissectionNode] = []
   private var offsets: [Int] = []
+  /// Whether no key appears twice (`FalconEyeReader.object` says when one
+  /// does): then a key's member is its only one, and each lookup starts
+  /// where the last one ended (`cursor`).
+  var keysAreUnique = true
+  private var cursor = 0
 
   init(value: JSONNode, path: String, map: FalconEyeWireMap) {
     self.value = value
@@ -154,7 +172,9 @@ struct FalconEyeObject {
   }
 
   /// The first member named `key` (a key's first member is the one read).
-  private func member(_ key: String) -> JSONNode.Member? { value.member(key) }
+  private mutating func member(_ key: String) -> JSONNode.Member? {
+    keysAreUnique ? value.uniqueMember(key, cursor: &cursor) : value.member(key)
+  }
 
   /// The nodes in the order their values appear on the wire: as added when
   /// the keys came in the order they are read (a canonical message), else
@@ -172,13 +192,13 @@ struct FalconEyeObject {
   func keyPath(_ key: String) -> String { FalconEyeReader.path(path, key) }
 
   /// A required member; missing ones are errors at the object's offset.
-  func required(_ key: String) throws(DecodeError) -> JSONNode {
+  mutating func required(_ key: String) throws(DecodeError) -> JSONNode {
     guard let member = member(key) else { throw missing(key) }
     return member.value
   }
 
   /// An optional member; JSON `null` counts as absent, as for JSONDecoder.
-  func optional(_ key: String) -> JSONNode? {
+  mutating func optional(_ key: String) -> JSONNode? {
     guard let member = member(key), !member.value.isNull else { return nil }
     return member.value
   }

@@ -65,6 +65,38 @@ import Testing
     }
   }
 
+  /// In an object whose keys are unique, looking keys up from a cursor (in
+  /// any order, some twice, some absent) finds what `member` finds.
+  @Test func uniqueMembersFromACursor() throws {
+    var rng = SplitMix64(seed: 8)
+    let names = ["a", "bb", "frameId", "timestamp", "imageData", "devicePose", "intrinsics", "x1"]
+    for _ in 0..<300 {
+      let count = rng.below(names.count + 1)
+      var keys = names
+      for i in keys.indices.reversed() { keys.swapAt(i, rng.below(i + 1)) }
+      keys = Array(keys.prefix(count))
+      // Values nest, so members are not one tape entry each.
+      let text =
+        "{"
+        + keys.enumerated().map { "\"\($1)\":" + ($0 % 2 == 0 ? "[\($0),{\"k\":\($0)}]" : "\($0)") }
+        .joined(separator: ",") + "}"
+      try JSONTape.read(Array(text.utf8)) { root in
+        var cursor = 0
+        for _ in 0..<12 {
+          let name = names[rng.below(names.count)]
+          let found = root.uniqueMember(name, cursor: &cursor)
+          #expect(found?.range == root.member(name)?.range, "\(name) in \(text)")
+          #expect(found?.key.text == (keys.contains(name) ? name : nil), "\(name) in \(text)")
+        }
+      }
+    }
+    // Not an object: nothing.
+    try JSONTape.read(Array("[1,2]".utf8)) { root in
+      var cursor = 0
+      #expect(root.uniqueMember("a", cursor: &cursor) == nil)
+    }
+  }
+
   @Test func membersAndElementsStepThroughTheTape() throws {
     let text = #"{"a":[1,{"b":[]},"x",2.5],"c":null,"d":true}"#
     try JSONTape.read(Array(text.utf8)) { root in
