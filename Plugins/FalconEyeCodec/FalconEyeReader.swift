@@ -37,7 +37,7 @@ struct FalconEyeReader {
     -> FalconEyeObject
   {
     guard value.kind == .object else { throw wrongType(value, at: path, expected: "object") }
-    var object = FalconEyeObject(value: value, path: path, map: map)
+    var object = FalconEyeObject(value: value, path: path, map: map, capacity: known.count)
     let members = value.members
     let large = members.count > FalconEyeObject.scanLimit
     var seen: Set<String> = []  // empty unless large: no allocation
@@ -165,10 +165,14 @@ struct FalconEyeObject {
   var keysAreUnique = true
   private var cursor = 0
 
-  init(value: JSONNode, path: String, map: FalconEyeWireMap) {
+  /// `capacity`: the nodes expected (one per known key), made room for
+  /// at once rather than as each is added.
+  init(value: JSONNode, path: String, map: FalconEyeWireMap, capacity: Int) {
     self.value = value
     self.path = path
     self.map = map
+    added.reserveCapacity(capacity)
+    offsets.reserveCapacity(capacity)
   }
 
   /// The first member named `key` (a key's first member is the one read).
