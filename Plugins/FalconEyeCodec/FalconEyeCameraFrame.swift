@@ -157,14 +157,20 @@ extension FalconEyeCameraFrame: FalconEyeInner {
     throws(DecodeError) -> ([[Double]], DissectionNode)
   {
     let rows = try reader.array(json, at: path, limit: 64)
+    // Every array made at its size: grown as filled, a pose took some 25
+    // allocations.
     var matrix: [[Double]] = []
     var rowNodes: [DissectionNode] = []
+    matrix.reserveCapacity(rows.count)
+    rowNodes.reserveCapacity(rows.count)
     var badRow: JSONNode?
     var columns = 4
     for (r, rowJSON) in rows.enumerated() {
       let cells = try reader.array(rowJSON, at: FalconEyeReader.path(path, index: r), limit: 64)
       var row: [Double] = []
       var cellNodes: [DissectionNode] = []
+      row.reserveCapacity(cells.count)
+      cellNodes.reserveCapacity(cells.count)
       for (c, cellJSON) in cells.enumerated() {
         row.append(
           try reader.number(

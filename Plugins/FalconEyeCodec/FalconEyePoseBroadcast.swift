@@ -79,9 +79,13 @@ extension FalconEyePoseBroadcast: FalconEyeInner {
     let timestamp = try object.number("timestamp", reader, unit: "s")
     let posesJSON = try object.required("poses")
     let posesPath = object.keyPath("poses")
+    let posesArray = try reader.array(posesJSON, at: posesPath, limit: maxPoses)
+    // Arrays made at their size, not grown as filled.
     var poses: [FalconEyeDetectedPose] = []
     var poseNodes: [DissectionNode] = []
-    for (index, poseJSON) in try reader.array(posesJSON, at: posesPath, limit: maxPoses).enumerated() {
+    poses.reserveCapacity(posesArray.count)
+    poseNodes.reserveCapacity(posesArray.count)
+    for (index, poseJSON) in posesArray.enumerated() {
       let (pose, node) = try decodePose(poseJSON, FalconEyeReader.path(posesPath, index: index), &reader)
       poses.append(pose)
       poseNodes.append(node.renamed(DissectionNode.elementName(index)))
@@ -97,9 +101,12 @@ extension FalconEyePoseBroadcast: FalconEyeInner {
     let personId = try object.string("personId", reader)
     let jointsJSON = try object.required("joints")
     let jointsPath = object.keyPath("joints")
+    let jointsArray = try reader.array(jointsJSON, at: jointsPath, limit: maxJoints)
     var joints: [FalconEyeJoint] = []
     var jointNodes: [DissectionNode] = []
-    for (index, jointJSON) in try reader.array(jointsJSON, at: jointsPath, limit: maxJoints).enumerated() {
+    joints.reserveCapacity(jointsArray.count)
+    jointNodes.reserveCapacity(jointsArray.count)
+    for (index, jointJSON) in jointsArray.enumerated() {
       let (joint, node) = try decodeJoint(
         jointJSON, FalconEyeReader.path(jointsPath, index: index), &reader)
       joints.append(joint)
@@ -128,11 +135,12 @@ extension FalconEyePoseBroadcast: FalconEyeInner {
         typeJSON)
     }
     let positionJSON = try object.required("position")
+    let axes = try reader.array(positionJSON, at: object.keyPath("position"), limit: 64)
     var position: [Double] = []
     var axisNodes: [DissectionNode] = []
-    for (index, axisJSON) in try reader.array(positionJSON, at: object.keyPath("position"), limit: 64)
-      .enumerated()
-    {
+    position.reserveCapacity(axes.count)
+    axisNodes.reserveCapacity(axes.count)
+    for (index, axisJSON) in axes.enumerated() {
       position.append(
         try reader.number(axisJSON, at: FalconEyeReader.path(object.keyPath("position"), index: index)))
       let name = index == 0 ? "x" : index == 1 ? "y" : index == 2 ? "z" : DissectionNode.elementName(index)
