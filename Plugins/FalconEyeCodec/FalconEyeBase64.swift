@@ -63,8 +63,11 @@ enum FalconEyeBase64 {
   private static func carefulDecode(_ text: [UInt8]) throws(Failure) -> [UInt8] {
     let table = Self.table
     // Characters first, so "!!!notbase64" reports its '!' rather than a length.
-    // Whole blocks the kernel finds all in the alphabet need no second look.
-    let checked = text.withUnsafeBufferPointer { alphabetBlocks($0) }
+    // Those before the first outside the alphabet are found by the kernel
+    // (a mutated camera frame's bad character may be far into it).
+    let checked = text.withUnsafeBufferPointer { text in
+      text.baseAddress.map { csimd_base64_alphabet_prefix($0, text.count) } ?? 0
+    }
     var padding = 0
     for index in checked..<text.count {
       let char = text[index]
@@ -106,18 +109,6 @@ enum FalconEyeBase64 {
       index += 4
     }
     return out
-  }
-
-  /// How many leading characters are in the alphabet, a 4 KiB block at a
-  /// time by the kernel: a mutated camera frame with a bad character far
-  /// into it was looked at a character at a time up to there (3 % of the
-  /// falconeye fuzz target).
-  private static func alphabetBlocks(_ text: UnsafeBufferPointer<UInt8>) -> Int {
-    guard let base = text.baseAddress else { return 0 }
-    let block = 4096
-    var start = 0
-    while text.count - start >= block, csimd_base64_valid(base + start, block) != 0 { start += block }
-    return start
   }
 
   /// `decode` of text read in place (a payload string's bytes on the wire).

@@ -75,14 +75,15 @@ CSIMD_SSSE3 static size_t decode_ssse3(const uint8_t *in, size_t n, uint8_t *out
   return i;
 }
 
-CSIMD_SSSE3 static size_t valid_ssse3(const uint8_t *in, size_t n, int *bad) {
+// Whole blocks of 16 characters in the alphabet, up to the first block
+// with one outside it.
+CSIMD_SSSE3 static size_t alphabet_ssse3(const uint8_t *in, size_t n) {
   size_t i = 0;
-  __m128i outside = _mm_setzero_si128();
   for (; n - i >= 16; i += 16) {
     __m128i hi;
-    outside = _mm_or_si128(outside, outside_alphabet(_mm_loadu_si128((const __m128i *)(in + i)), &hi));
+    __m128i outside = outside_alphabet(_mm_loadu_si128((const __m128i *)(in + i)), &hi);
+    if (_mm_movemask_epi8(_mm_cmpeq_epi8(outside, _mm_setzero_si128())) != 0xFFFF) break;
   }
-  *bad = _mm_movemask_epi8(_mm_cmpeq_epi8(outside, _mm_setzero_si128())) != 0xFFFF;
   return i;
 }
 
@@ -157,15 +158,13 @@ CSIMD_AVX2 static size_t decode_avx2(const uint8_t *in, size_t n, uint8_t *out, 
   return i;
 }
 
-CSIMD_AVX2 static size_t valid_avx2(const uint8_t *in, size_t n, int *bad) {
+CSIMD_AVX2 static size_t alphabet_avx2(const uint8_t *in, size_t n) {
   size_t i = 0;
-  __m256i outside = _mm256_setzero_si256();
   for (; n - i >= 32; i += 32) {
     __m256i hi;
-    outside =
-      _mm256_or_si256(outside, outside_alphabet_avx2(_mm256_loadu_si256((const __m256i *)(in + i)), &hi));
+    __m256i outside = outside_alphabet_avx2(_mm256_loadu_si256((const __m256i *)(in + i)), &hi);
+    if (!_mm256_testz_si256(outside, outside)) break;
   }
-  *bad = !_mm256_testz_si256(outside, outside);
   return i;
 }
 
@@ -222,20 +221,17 @@ int csimd_base64_decode(const uint8_t *in, size_t n, uint8_t *out) {
   return !bad && i == n;
 }
 
-int csimd_base64_valid(const uint8_t *in, size_t n) {
+size_t csimd_base64_alphabet_prefix(const uint8_t *in, size_t n) {
   size_t i = 0;
-  int bad = 0;
 #if CSIMD_X86
   int level = csimd_level();
-  if (level >= CSIMD_LEVEL_AVX2) i = valid_avx2(in, n, &bad);
-  if (level >= CSIMD_LEVEL_SSSE3) {
-    int more = 0;
-    i += valid_ssse3(in + i, n - i, &more);
-    bad |= more;
-  }
+  // Each step stops at the first block with a character outside the
+  // alphabet; the next, narrower one goes on from there.
+  if (level >= CSIMD_LEVEL_AVX2) i = alphabet_avx2(in, n);
+  if (level >= CSIMD_LEVEL_SSSE3) i += alphabet_ssse3(in + i, n - i);
 #endif
-  for (; i < n; i++) bad |= values[in[i]] >> 7;
-  return !bad;
+  while (i < n && !(values[in[i]] >> 7)) i++;
+  return i;
 }
 
 void csimd_base64_encode(const uint8_t *in, size_t n, uint8_t *out) {

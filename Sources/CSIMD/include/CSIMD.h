@@ -26,8 +26,9 @@ size_t csimd_json_plain_prefix(const uint8_t *p, size_t n, int ascii_only);
 // character is outside the alphabet (what `out` then holds is unspecified).
 int csimd_base64_decode(const uint8_t *in, size_t n, uint8_t *out);
 
-// Whether each of `n` characters is in the base64 alphabet (no padding).
-int csimd_base64_valid(const uint8_t *in, size_t n);
+// How many of the `n` characters at `in` are in the base64 alphabet before
+// the first that is not ('=' is not): `n` when all are.
+size_t csimd_base64_alphabet_prefix(const uint8_t *in, size_t n);
 
 // Writes the base64 of `n` bytes, padded with '=', into `out`, which has
 // room for exactly (n + 2) / 3 * 4 characters.
