@@ -129,18 +129,18 @@ extension FalconEyeCameraFrame: FalconEyeInner {
   private static func image(text: UnsafeRawBufferPointer, _ reader: inout FalconEyeReader, _ json: JSONNode)
     -> (FalconEyeImageData, String)
   {
+    let (imageData, decoded) = FalconEyeImageData.reading(text)
     let bytes: [UInt8]
-    do throws(FalconEyeBase64.Failure) {
-      bytes = try FalconEyeBase64.decode(text)
-    } catch {
+    switch decoded {
+    case .success(let decoded):
+      bytes = decoded
+    case .failure(let error):
       reader.warn(
         "not-jpeg",
         "imageData is not base64 (character \(error.index): \(error.reason)); the server cannot decode the frame",
         json)
-      return (.text(String(decoding: text, as: UTF8.self)), "not base64 (\(text.count) characters)")
+      return (imageData, "not base64 (\(text.count) characters)")
     }
-    let imageData: FalconEyeImageData =
-      FalconEyeBase64.isCanonical(text) ? .bytes(bytes) : .text(String(decoding: text, as: UTF8.self))
     let image = FalconEyeImage(bytes)
     if !image.isJPEG {
       reader.warn(

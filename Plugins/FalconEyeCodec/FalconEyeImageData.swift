@@ -18,17 +18,22 @@ public enum FalconEyeImageData: Sendable, Equatable, ExpressibleByStringLiteral 
   /// The image data for `text`: its bytes when it is canonical base64.
   public init(text: String) {
     var text = text
-    let bytes = text.withUTF8 { Self.canonicalBytes(UnsafeRawBufferPointer($0)) }
-    self = bytes.map(Self.bytes) ?? .text(text)
+    self = text.withUTF8 { Self.reading(UnsafeRawBufferPointer($0)).data }
   }
 
   public init(stringLiteral text: String) { self.init(text: text) }
 
-  /// The bytes `text` decodes to when it is base64 that encodes back to
-  /// itself; nil otherwise.
-  static func canonicalBytes(_ text: UnsafeRawBufferPointer) -> [UInt8]? {
-    guard let bytes = try? FalconEyeBase64.decode(text), FalconEyeBase64.isCanonical(text) else { return nil }
-    return bytes
+  /// The image data of `text` (UTF-8) and what decoding it gave: the image,
+  /// or why the text is not base64 (a frame's decoder warns with it). The
+  /// bytes are kept when the text is base64 that encodes back to itself.
+  static func reading(_ text: UnsafeRawBufferPointer)
+    -> (data: FalconEyeImageData, decoded: Result<[UInt8], FalconEyeBase64.Failure>)
+  {
+    let decoded = Result { () throws(FalconEyeBase64.Failure) in try FalconEyeBase64.decode(text) }
+    if case .success(let bytes) = decoded, FalconEyeBase64.isCanonical(text) {
+      return (.bytes(bytes), decoded)
+    }
+    return (.text(String(decoding: text, as: UTF8.self)), decoded)
   }
 
   /// The text on the wire.
