@@ -138,22 +138,20 @@ public struct JSONNode {
     let first = index + 1
     let end = Int(entry.next)
     let start = cursor > first && cursor < end ? cursor : first
-    var position = start
-    var wrapped = false
-    while true {
-      if position >= end {
-        guard !wrapped, start > first else { return nil }
-        wrapped = true
-        position = first
+    // The members from `start` to the end, then those before it.
+    func find(from: Int, to: Int) -> Member? {
+      var position = from
+      while position < to {
+        let (member, next) = Member.read(tape, at: position)
+        if member.key.textEquals(key) {
+          cursor = next
+          return member
+        }
+        position = next
       }
-      if wrapped, position >= start { return nil }
-      let (member, next) = Member.read(tape, at: position)
-      if member.key.textEquals(key) {
-        cursor = next
-        return member
-      }
-      position = next
+      return nil
     }
+    return find(from: start, to: end) ?? find(from: first, to: start)
   }
 
   /// The value as a `FieldValue`, keeping integers as integers.
