@@ -45,6 +45,50 @@ import Testing
     #expect(read > 100_000, "the fast path should read most short numbers; it read \(read)")
   }
 
+  /// Mantissas of 16 to 19 digits (a Swift app's 17-digit timestamps, such
+  /// as 1795625457.4498959) with |e| ≤ 22 are read without strtod, and
+  /// exactly: random ones, ties between two doubles (2^53 + 1 and its odd
+  /// neighbours, scaled by powers of ten) and the largest 19-digit ones.
+  @Test func wideMantissasAreReadExactly() throws {
+    var rng = SplitMix64(seed: 20_261_125)
+    var texts = [
+      "9007199254740993", "9007199254740995", "9007199254740997", "90071992547409930",
+      "900719925474099.3", "18014398509481985", "1795625457.4498959", "9999999999999999999",
+      "9999999999999999999e22", "9999999999999999999e-22", "1000000000000000001e-22",
+      "1.234567890123456789", "0.1000000000000000055511151231257827", "4.9406564584124654e-22",
+    ]
+    for _ in 0..<200_000 {
+      let count = 16 + rng.below(4)
+      let digits = Self.digits(count, leadingNonZero: true, &rng)
+      let point = rng.below(count + 1)
+      var text = rng.below(2) == 0 ? "" : "-"
+      if point == count {
+        text += digits
+      } else {
+        text += String(digits.prefix(max(point, 1))) + "." + digits.dropFirst(max(point, 1))
+      }
+      if rng.below(3) == 0 { text += "e" + String(Int(rng.below(31)) - 15) }
+      texts.append(text)
+    }
+    var read = 0
+    for text in texts {
+      let bytes = Array(text.utf8)
+      var index = 0
+      let scanned = bytes.withUnsafeBufferPointer { buffer in
+        buffer.baseAddress.flatMap { JSONNumber.scan($0, &index, buffer.count) }
+      }
+      let slow = try #require(Double(text))
+      // The decimal exponent after moving the point behind the last digit.
+      let fraction = text.split(separator: "e")[0].split(separator: ".").dropFirst().first?.count ?? 0
+      let written = text.split(separator: "e").dropFirst().first.flatMap { Int($0) } ?? 0
+      guard (-22...22).contains(written - fraction) else { continue }
+      read += 1
+      #expect(scanned?.0.bitPattern == slow.bitPattern, "\(text): \(scanned?.0 ?? .nan), strtod \(slow)")
+      #expect(index == bytes.count, "\(text)")
+    }
+    #expect(read > 100_000)
+  }
+
   @Test func parserReadsEveryNumberAsStrtodDoes() throws {
     for text in Self.numberTexts(count: 20_000) {
       guard let slow = Double(text), slow.isFinite else { continue }

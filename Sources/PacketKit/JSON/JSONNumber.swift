@@ -3,8 +3,9 @@
 /// Clinger's fast path: when the digits form an integer m ≤ 2^53 and the
 /// decimal exponent e satisfies |e| ≤ 22, both m and 10^|e| are exact
 /// doubles, so one IEEE multiplication or division gives the correctly
-/// rounded result — the same Double strtod returns. Anything else (more
-/// digits, larger exponents) returns nil and the caller asks strtod.
+/// rounded result — the same Double strtod returns. Up to 19 digits with
+/// |e| ≤ 22 are read exactly in integer arithmetic (`wideValue`). Anything
+/// else (more digits, larger exponents) returns nil and the caller asks strtod.
 public enum JSONNumber {
   /// `bytes[start..<end]` must already match the JSON number grammar.
   public static func fastValue(_ bytes: UnsafeRawBufferPointer, from start: Int, to end: Int) -> Double? {
@@ -73,15 +74,59 @@ public enum JSONNumber {
       guard index > exponentStart else { return nil }
       exponent += exponentNegative ? -written : written
     }
-    // 19 digits cannot have wrapped a UInt64; the fast path needs m ≤ 2^53.
-    guard digits <= 19, mantissa <= 1 << 53 else { return nil }
+    // 19 digits cannot have wrapped a UInt64.
+    guard digits <= 19 else { return nil }
     var value = Double(mantissa)
     if mantissa != 0, exponent != 0 {
       guard exponent >= -22, exponent <= 22 else { return nil }
-      let power = exactPowerOfTen(Int(exponent.magnitude))
-      value = exponent < 0 ? value / power : value * power
+      if mantissa <= 1 << 53 {
+        let power = exactPowerOfTen(Int(exponent.magnitude))
+        value = exponent < 0 ? value / power : value * power
+      } else {
+        value = wideValue(mantissa, exponent)
+      }
     }
     return (negative ? -value : value, isInteger)
+  }
+
+  /// m × 10^e, correctly rounded, for 2^53 < m < 2^64 and 1 ≤ |e| ≤ 22:
+  /// the 17-digit timestamps a Swift app writes (1795625457.4498959), which
+  /// Clinger's path cannot take because m is not an exact double.
+  ///
+  /// 10^e = 5^e × 2^e and 5^22 < 2^52, so m × 5^e is exact in 128 bits, and
+  /// m / 5^|e| is an exact 64-bit quotient and remainder once m is shifted
+  /// left far enough. Either way the top 64 bits, with a sticky bit for
+  /// whatever lies below them, round to the double strtod gives: the
+  /// conversion of a 64-bit integer rounds to nearest, ties to even, and
+  /// the sticky bit (below the rounding bit, since the integer has at least
+  /// 55 significant bits) turns a false tie into "above half". The power
+  /// of two is applied exactly at the end.
+  @usableFromInline
+  static func wideValue(_ mantissa: UInt64, _ exponent: Int) -> Double {
+    let five = powersOfFive[Int(exponent.magnitude)]
+    let top: UInt64
+    let sticky: Bool
+    let scale: Int
+    if exponent > 0 {
+      let (high, low) = mantissa.multipliedFullWidth(by: five)
+      if high == 0 { return Double(sign: .plus, exponent: exponent, significand: Double(low)) }
+      let shift = 64 - high.leadingZeroBitCount
+      top = high << (64 - shift) | low >> shift
+      sticky = low << (64 - shift) != 0
+      scale = shift + exponent
+    } else {
+      // m × 2^s has 63 + bits(5^|e|) bits, so the quotient has 63 or 64,
+      // and the high word is below the divisor. With m of 54…64 bits and
+      // 5^|e| of 3…52, s is 2…61.
+      let shift = 63 + (64 - five.leadingZeroBitCount) - (64 - mantissa.leadingZeroBitCount)
+      let high = mantissa >> (64 - shift)
+      let low = mantissa << shift
+      let (quotient, remainder) = five.dividingFullWidth((high, low))
+      top = quotient
+      sticky = remainder != 0
+      scale = -shift + exponent
+    }
+    return Double(sign: .plus, exponent: scale, significand: Double(top | (sticky ? 1 : 0)))
   }
 
   /// Whether the number text at `start..<end`, which `scan` read as
@@ -166,6 +211,10 @@ public enum JSONNumber {
     }
     while index < end, base[index] &- UInt8(ascii: "0") < 10 { index += 1 }
   }
+
+  /// 5^k for 0 ≤ k ≤ 22 (5^22 < 2^52).
+  @usableFromInline
+  static let powersOfFive: [UInt64] = (0...22).map { k in (0..<k).reduce(1) { power, _ in power * 5 } }
 
   /// 10^k for 0 ≤ k ≤ 22, each exact as a Double (a table, not a loop of
   /// multiplications on the per-number path).
