@@ -65,6 +65,34 @@ import Testing
     }
   }
 
+  /// Keys of every length up to 20 (short ones are compared a word at a
+  /// time) equal themselves and differ from the same text with any one
+  /// byte changed, whichever way each side is compared.
+  @Test func keysDifferingInOneByteDiffer() throws {
+    var rng = SplitMix64(seed: 0x5A3E)
+    let letters = Array("abcdefghijklmnopqrstuvwxyzABCDEFGHIJ0123456789_".utf8)
+    for length in 0...20 {
+      let key = (0..<length).map { _ in letters[rng.below(letters.count)] }
+      for position in -1..<length {
+        var other = key
+        if position >= 0 {
+          other[position] = other[position] == UInt8(ascii: "q") ? UInt8(ascii: "r") : UInt8(ascii: "q")
+        }
+        let json =
+          "{\"" + String(decoding: key, as: UTF8.self) + "\":1,\"" + String(decoding: other, as: UTF8.self)
+          + "\":2}"
+        try JSONTape.read(Array(json.utf8)) { root in
+          let members = root.members
+          let equal = position < 0
+          #expect(members[0].key.sameText(as: members[1].key) == equal, "\(json)")
+          #expect(members[0].key.textEquals(String(decoding: other, as: UTF8.self)) == equal, "\(json)")
+          #expect(members[1].key.textEquals(String(decoding: key, as: UTF8.self)) == equal, "\(json)")
+          #expect(members[0].key.textEquals(String(decoding: key, as: UTF8.self)), "\(json)")
+        }
+      }
+    }
+  }
+
   /// In an object whose keys are unique, looking keys up from a cursor (in
   /// any order, some twice, some absent) finds what `member` finds.
   @Test func uniqueMembersFromACursor() throws {
