@@ -108,8 +108,10 @@ public struct JSONNode {
           == y.loadUnaligned(fromByteOffset: count - 4, as: UInt32.self)
     }
     return x.load(as: UInt8.self) == y.load(as: UInt8.self)
-      && x.load(fromByteOffset: count >> 1, as: UInt8.self) == y.load(fromByteOffset: count >> 1, as: UInt8.self)
-      && x.load(fromByteOffset: count - 1, as: UInt8.self) == y.load(fromByteOffset: count - 1, as: UInt8.self)
+      && x.load(fromByteOffset: count >> 1, as: UInt8.self)
+        == y.load(fromByteOffset: count >> 1, as: UInt8.self)
+      && x.load(fromByteOffset: count - 1, as: UInt8.self)
+        == y.load(fromByteOffset: count - 1, as: UInt8.self)
   }
 
   public var number: Double? {
