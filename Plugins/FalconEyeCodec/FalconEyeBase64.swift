@@ -42,8 +42,8 @@ enum FalconEyeBase64 {
     let whole = padding == 0 ? input.count : input.count - 4
     let count = input.count / 4 * 3 - padding
     var failed = false
-    let out = [UInt8](unsafeUninitializedCapacity: count) { buffer, initialized in
-      guard let output = buffer.baseAddress else { return }
+    let out = [UInt8].written(count: count) { buffer in
+      guard let output = buffer.baseAddress else { return 0 }
       failed = csimd_base64_decode(base, whole, output) == 0
       if !failed, padding > 0 {
         // "xx==" or "xxx=": the characters before the padding in the alphabet.
@@ -55,7 +55,7 @@ enum FalconEyeBase64 {
         output[whole / 4 * 3] = UInt8(truncatingIfNeeded: group >> 16)
         if padding == 1 { output[whole / 4 * 3 + 1] = UInt8(truncatingIfNeeded: group >> 8) }
       }
-      initialized = failed ? 0 : count
+      return failed ? 0 : count
     }
     return failed ? nil : out
   }

@@ -65,7 +65,7 @@ public struct FalconEyeCodec: FrameCodec {
     let payloadCount = FalconEyeBase64.encodedCount(inner.count)
     let total = head.count + payloadCount + 2
     return head.withUnsafeBytes { head in
-      [UInt8](unsafeUninitializedCapacity: total) { buffer, initialized in
+      [UInt8].written(count: total) { buffer in
         let out = UnsafeMutableRawBufferPointer(buffer)
         out.copyMemory(from: head)
         FalconEyeBase64.encode(
@@ -73,7 +73,7 @@ public struct FalconEyeCodec: FrameCodec {
           into: UnsafeMutableRawBufferPointer(rebasing: out[head.count..<head.count + payloadCount]))
         out[total - 2] = UInt8(ascii: "\"")
         out[total - 1] = UInt8(ascii: "}")
-        initialized = total
+        return total
       }
     }
   }
