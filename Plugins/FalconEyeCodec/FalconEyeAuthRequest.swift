@@ -48,7 +48,7 @@ extension FalconEyeAuthRequest: FalconEyeInner {
     }
 
     let infoJSON = try object.required("deviceInfo")
-    let infoPath = object.keyPath("deviceInfo")
+    let infoPath = object.path("deviceInfo")
     var info = try reader.object(infoJSON, at: infoPath, known: FalconEyeDeviceInfo.keys)
     let model = try info.string("model", reader)
     let osVersion = try info.string("osVersion", reader)

@@ -95,11 +95,11 @@ extension FalconEyeCameraFrame: FalconEyeInner {
     object.add(reader.leaf("imageData", .string(summary), imageJSON), at: imageJSON)
 
     let poseJSON = try object.required("devicePose")
-    let (devicePose, poseNode) = try decodePose(poseJSON, object.keyPath("devicePose"), reader)
+    let (devicePose, poseNode) = try decodePose(poseJSON, object.path("devicePose"), reader)
     object.add(poseNode, at: poseJSON)
 
     let intrinsicsJSON = try object.required("intrinsics")
-    let intrinsicsPath = object.keyPath("intrinsics")
+    let intrinsicsPath = object.path("intrinsics")
     var inner = try reader.object(intrinsicsJSON, at: intrinsicsPath, known: FalconEyeIntrinsics.keys)
     let intrinsics = FalconEyeIntrinsics(
       fx: try inner.number("fx", reader, unit: "px"), fy: try inner.number("fy", reader, unit: "px"),
@@ -153,10 +153,10 @@ extension FalconEyeCameraFrame: FalconEyeInner {
   }
 
   /// devicePose must be 4 rows of 4 numbers: the app reads it as a simd_float4x4.
-  private static func decodePose(_ json: JSONNode, _ path: String, _ reader: FalconEyeReader)
+  private static func decodePose(_ json: JSONNode, _ path: FalconEyeKeyPath, _ reader: FalconEyeReader)
     throws(DecodeError) -> ([[Double]], DissectionNode)
   {
-    let rows = try reader.array(json, at: path, limit: 64)
+    let rows = try reader.array(json, at: path.description, limit: 64)
     // Every array made at its size: grown as filled, a pose took some 25
     // allocations.
     var matrix: [[Double]] = []
@@ -166,15 +166,14 @@ extension FalconEyeCameraFrame: FalconEyeInner {
     var badRow: JSONNode?
     var columns = 4
     for (r, rowJSON) in rows.enumerated() {
-      let cells = try reader.array(rowJSON, at: FalconEyeReader.path(path, index: r), limit: 64)
+      let cells = try reader.array(rowJSON, at: path.index(r).description, limit: 64)
       var row: [Double] = []
       var cellNodes: [DissectionNode] = []
       row.reserveCapacity(cells.count)
       cellNodes.reserveCapacity(cells.count)
       for (c, cellJSON) in cells.enumerated() {
         row.append(
-          try reader.number(
-            cellJSON, at: FalconEyeReader.path(FalconEyeReader.path(path, index: r), index: c)))
+          try reader.number(cellJSON, at: path.index(r).index(c).description))
         cellNodes.append(reader.leaf(DissectionNode.elementName(c), cellJSON.fieldValue, cellJSON))
       }
       if cells.count != 4, badRow == nil {
@@ -187,6 +186,7 @@ extension FalconEyeCameraFrame: FalconEyeInner {
     guard rows.count == 4, badRow == nil else {
       let offset = reader.map.wire(offset: (badRow ?? json).range.lowerBound)
       let found = "\(rows.count)×\(columns)"
+      let path = path.description
       throw DecodeError(code: "bad-shape", offset: offset, keyPath: path) {
         .init("\(path) at offset \(offset) is \(found); expected a 4×4 matrix", expected: "4×4", found: found)
       }

@@ -144,7 +144,7 @@ extension FalconEyeCodec {
       var text = text
       parsed = try text.withUTF8 { utf8 in
         Result { () throws(DecodeError) in
-          var reader = FalconEyeReader(map: .identity, root: "")
+          var reader = FalconEyeReader(map: .identity, root: .bare)
           let (body, _) = try JSONTape.read(UnsafeRawBufferPointer(utf8), limits: FalconEyeEnvelope.limits) {
             root throws(DecodeError) in try FalconEyeEnvelope.decodeInner(kind, root, &reader)
           }

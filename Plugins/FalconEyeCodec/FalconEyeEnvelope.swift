@@ -49,8 +49,8 @@ enum FalconEyeEnvelope {
   private static func envelope(_ root: JSONNode, _ bytes: UnsafeRawBufferPointer) throws(DecodeError)
     -> Decoded<FalconEyeMessage>
   {
-    var reader = FalconEyeReader(map: .identity, root: "")
-    var object = try reader.object(root, at: "", known: keys)
+    var reader = FalconEyeReader(map: .identity, root: .bare)
+    var object = try reader.object(root, at: .bare, known: keys)
 
     let typeJSON = try object.required("type")
     let typeName = try reader.string(typeJSON, at: "type")
@@ -90,7 +90,7 @@ enum FalconEyeEnvelope {
   )
     throws(DecodeError) -> (FalconEyeMessage.Body, [DissectionNode], [Diagnostic])
   {
-    var reader = FalconEyeReader(map: map, root: "payload")
+    var reader = FalconEyeReader(map: map, root: .payload)
     // The body's own errors come back as a result: what `read` throws is
     // the inner JSON's, moved to the wire.
     let decoded: Result<(FalconEyeMessage.Body, [DissectionNode]), DecodeError>
@@ -140,7 +140,7 @@ enum FalconEyeEnvelope {
           found: keys.isEmpty ? "no keys" : keys.joined(separator: ", "))
       }
     }
-    var reader = FalconEyeReader(map: .identity, root: "")
+    var reader = FalconEyeReader(map: .identity, root: .bare)
     let (body, nodes) = try decodeInner(kind, root, &reader)
     let note = Diagnostic.note(
       "bare-inner",

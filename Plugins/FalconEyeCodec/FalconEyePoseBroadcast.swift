@@ -78,15 +78,15 @@ extension FalconEyePoseBroadcast: FalconEyeInner {
     var object = try reader.object(value, at: reader.root, known: keys)
     let timestamp = try object.number("timestamp", reader, unit: "s")
     let posesJSON = try object.required("poses")
-    let posesPath = object.keyPath("poses")
-    let posesArray = try reader.array(posesJSON, at: posesPath, limit: maxPoses)
+    let posesPath = object.path("poses")
+    let posesArray = try reader.array(posesJSON, at: posesPath.description, limit: maxPoses)
     // Arrays made at their size, not grown as filled.
     var poses: [FalconEyeDetectedPose] = []
     var poseNodes: [DissectionNode] = []
     poses.reserveCapacity(posesArray.count)
     poseNodes.reserveCapacity(posesArray.count)
     for (index, poseJSON) in posesArray.enumerated() {
-      let (pose, node) = try decodePose(poseJSON, FalconEyeReader.path(posesPath, index: index), &reader)
+      let (pose, node) = try decodePose(poseJSON, posesPath.index(index), &reader)
       poses.append(pose)
       poseNodes.append(node.renamed(DissectionNode.elementName(index)))
     }
@@ -94,21 +94,20 @@ extension FalconEyePoseBroadcast: FalconEyeInner {
     return (FalconEyePoseBroadcast(timestamp: timestamp, poses: poses), object.nodes)
   }
 
-  private static func decodePose(_ json: JSONNode, _ path: String, _ reader: inout FalconEyeReader)
+  private static func decodePose(_ json: JSONNode, _ path: FalconEyeKeyPath, _ reader: inout FalconEyeReader)
     throws(DecodeError) -> (FalconEyeDetectedPose, DissectionNode)
   {
     var object = try reader.object(json, at: path, known: FalconEyeDetectedPose.keys)
     let personId = try object.string("personId", reader)
     let jointsJSON = try object.required("joints")
-    let jointsPath = object.keyPath("joints")
-    let jointsArray = try reader.array(jointsJSON, at: jointsPath, limit: maxJoints)
+    let jointsPath = object.path("joints")
+    let jointsArray = try reader.array(jointsJSON, at: jointsPath.description, limit: maxJoints)
     var joints: [FalconEyeJoint] = []
     var jointNodes: [DissectionNode] = []
     joints.reserveCapacity(jointsArray.count)
     jointNodes.reserveCapacity(jointsArray.count)
     for (index, jointJSON) in jointsArray.enumerated() {
-      let (joint, node) = try decodeJoint(
-        jointJSON, FalconEyeReader.path(jointsPath, index: index), &reader)
+      let (joint, node) = try decodeJoint(jointJSON, jointsPath.index(index), &reader)
       joints.append(joint)
       jointNodes.append(node.renamed(DissectionNode.elementName(index)))
     }
@@ -121,7 +120,7 @@ extension FalconEyePoseBroadcast: FalconEyeInner {
     return (pose, reader.group("pose", shape: .object, json, object.nodes))
   }
 
-  private static func decodeJoint(_ json: JSONNode, _ path: String, _ reader: inout FalconEyeReader)
+  private static func decodeJoint(_ json: JSONNode, _ path: FalconEyeKeyPath, _ reader: inout FalconEyeReader)
     throws(DecodeError) -> (FalconEyeJoint, DissectionNode)
   {
     var object = try reader.object(json, at: path, known: FalconEyeJoint.keys)
@@ -142,7 +141,7 @@ extension FalconEyePoseBroadcast: FalconEyeInner {
     axisNodes.reserveCapacity(axes.count)
     for (index, axisJSON) in axes.enumerated() {
       position.append(
-        try reader.number(axisJSON, at: FalconEyeReader.path(object.keyPath("position"), index: index)))
+        try reader.number(axisJSON, at: object.path("position").index(index).description))
       let name = index == 0 ? "x" : index == 1 ? "y" : index == 2 ? "z" : DissectionNode.elementName(index)
       axisNodes.append(reader.leaf(name, axisJSON.fieldValue, axisJSON, unit: "m"))
     }

@@ -6,19 +6,13 @@ import PacketKit
 struct FalconEyeReader {
   let map: FalconEyeWireMap
   /// "payload" inside an envelope, "" for a bare object.
-  let root: String
+  let root: FalconEyeKeyPath
   var diagnostics: [Diagnostic] = []
 
-  init(map: FalconEyeWireMap, root: String) {
+  init(map: FalconEyeWireMap, root: FalconEyeKeyPath) {
     self.map = map
     self.root = root
   }
-
-  static func path(_ parent: String, _ key: String) -> String {
-    parent.isEmpty ? key : "\(parent).\(key)"
-  }
-
-  static func path(_ parent: String, index: Int) -> String { "\(parent)[\(index)]" }
 
   func wire(_ range: Range<Int>) -> Range<Int> { map.wire(range) }
 
@@ -33,10 +27,10 @@ struct FalconEyeReader {
   /// dictionary per object (that was 7 % of the falconeye fuzz target);
   /// an object of more than `FalconEyeObject.scanLimit` members (only
   /// unknown keys make one so large) finds its repeated keys with a set.
-  mutating func object(_ value: JSONNode, at path: String, known: [String]) throws(DecodeError)
+  mutating func object(_ value: JSONNode, at path: FalconEyeKeyPath, known: [String]) throws(DecodeError)
     -> FalconEyeObject
   {
-    guard value.kind == .object else { throw wrongType(value, at: path, expected: "object") }
+    guard value.kind == .object else { throw wrongType(value, at: path.description, expected: "object") }
     var object = FalconEyeObject(value: value, path: path, map: map, capacity: known.count)
     let members = value.members
     let large = members.count > FalconEyeObject.scanLimit
@@ -65,7 +59,7 @@ struct FalconEyeReader {
         object.keysAreUnique = false
         warn(
           "duplicate-key",
-          "\(Self.path(path, key.text)) appears more than once; pktbench reads the first, "
+          "\(path.appending(key.text)) appears more than once; pktbench reads the first, "
             + "other decoders may read the last",
           member.value)
         continue
@@ -73,7 +67,7 @@ struct FalconEyeReader {
       if knownIndex == nil {
         let name = key.text
         warn(
-          "unknown-key", "\(Self.path(path, name)) is not a field of this message; the app ignores it",
+          "unknown-key", "\(path.appending(name)) is not a field of this message; the app ignores it",
           member.value)
         object.add(map.mapped(member.value.dissection(name: name)), at: member.value)
       }
@@ -154,7 +148,7 @@ struct FalconEyeObject {
   static let scanLimit = 16
 
   let value: JSONNode
-  let path: String
+  let path: FalconEyeKeyPath
   let map: FalconEyeWireMap
   /// The nodes added, and the wire offset of each one's value.
   private var added: [DissectionNode] = []
@@ -167,7 +161,7 @@ struct FalconEyeObject {
 
   /// `capacity`: the nodes expected (one per known key), made room for
   /// at once rather than as each is added.
-  init(value: JSONNode, path: String, map: FalconEyeWireMap, capacity: Int) {
+  init(value: JSONNode, path: FalconEyeKeyPath, map: FalconEyeWireMap, capacity: Int) {
     self.value = value
     self.path = path
     self.map = map
@@ -193,7 +187,11 @@ struct FalconEyeObject {
     offsets.append(value.range.lowerBound)
   }
 
-  func keyPath(_ key: String) -> String { FalconEyeReader.path(path, key) }
+  /// The text of member `key`'s path, for a diagnostic.
+  func keyPath(_ key: String) -> String { path.appending(key) }
+
+  /// The path of member `key`, for the values nested in it.
+  func path(_ key: StaticString) -> FalconEyeKeyPath { path.appending(key) }
 
   /// A required member; missing ones are errors at the object's offset.
   mutating func required(_ key: String) throws(DecodeError) -> JSONNode {
@@ -211,7 +209,7 @@ struct FalconEyeObject {
     let offset = map.wire(offset: value.range.lowerBound)
     let present = value.members.map(\.key.text)
     let found = present.isEmpty ? "no keys" : "keys " + present.joined(separator: ", ")
-    let path = path
+    let path = path.description
     return DecodeError(code: "missing-key", offset: offset, keyPath: keyPath(key)) {
       .init(
         "\(path.isEmpty ? "the object" : path) at offset \(offset) has no \"\(key)\"", expected: key,

@@ -1,4 +1,5 @@
 import FalconEyeCodec
+import Foundation
 import PacketKit
 import Testing
 
@@ -206,6 +207,23 @@ import Testing
     let second = try #require(error(notArray))
     #expect(second.keyPath == "poses[0].joints[0].position")
     #expect(second.expected == "array")
+  }
+
+  /// Inside an envelope the path starts at `payload`, and every index on
+  /// the way is the element's own (not the first's).
+  @Test func pathsInsideAnEnvelopeNameEachIndex() throws {
+    let joint = #"{"type":"head","position":[0,0,0],"confidence":1}"#
+    let bad = #"{"type":"head","position":[0,true,0],"confidence":1}"#
+    let pose = #"{"personId":"p","joints":[\#(joint)],"sourceDevice":"s","confidence":1}"#
+    let badPose =
+      #"{"personId":"p","joints":[\#(joint),\#(joint),\#(bad)],"sourceDevice":"s","confidence":1}"#
+    let inner = #"{"timestamp":1,"poses":[\#(pose),\#(badPose)]}"#
+    let envelope =
+      #"{"type":"poseBroadcast","timestamp":1,"payload":""# + Data(inner.utf8).base64EncodedString() + #""}"#
+    let failure = try #require(error(envelope))
+    #expect(failure.code == "wrong-type")
+    #expect(failure.keyPath == "payload.poses[1].joints[2].position[1]")
+    #expect(failure.text.hasPrefix("payload.poses[1].joints[2].position[1] at offset"))
   }
 
   // MARK: Limits
