@@ -98,8 +98,8 @@ struct CaptureStats {
     }
     switch record.result {
     case .decoded(let frame):
-      perCodec[frame.codec, default: [:]][frame.message, default: (0, 0)].count += 1
-      perCodec[frame.codec, default: [:]][frame.message, default: (0, 0)].bytes += record.payloadLength
+      // One access to both dictionaries (two hashed each key twice).
+      Self.count(&perCodec[frame.codec, default: [:]][frame.message, default: (0, 0)], record.payloadLength)
     case .failed(let codec, let error):
       errors["\(codec) \(error.code)", default: 0] += 1
     case nil:
@@ -109,6 +109,11 @@ struct CaptureStats {
     for diagnostic in record.allDiagnostics where diagnostic.severity >= .warning {
       warnings[diagnostic.code, default: 0] += 1
     }
+  }
+
+  private static func count(_ entry: inout (count: Int, bytes: Int), _ bytes: Int) {
+    entry.count += 1
+    entry.bytes += bytes
   }
 
   /// "codec message" → count, for reports (of `merged` counts).
