@@ -39,7 +39,7 @@ public final class JSONTape {
     public static let `default` = Limits()
   }
 
-  public enum Kind: UInt8, Sendable {
+  public enum Kind: UInt8, Sendable, BitwiseCopyable {
     case object, array, string, number, bool, null
     /// An object member's key (the entry before its value).
     case key
@@ -47,7 +47,7 @@ public final class JSONTape {
 
   /// One value, or one object key. Trivial, so the tape is freed at once.
   @usableFromInline
-  struct Entry {
+  struct Entry: BitwiseCopyable {
     /// The value's (or the key's) byte range, quotes included.
     @usableFromInline var start: Int32
     @usableFromInline var end: Int32
@@ -77,10 +77,10 @@ public final class JSONTape {
     // About one value per eight bytes, up to 8 KB of entries: a camera
     // frame is hundreds of KB in a handful of values, and more is grown.
     capacity = min(max(bytes.count / 8, 16), 256)
-    entries = .allocate(capacity: capacity)
+    entries = PlainMemory.allocate(Entry.self, capacity: capacity)
   }
 
-  deinit { entries.deallocate() }
+  deinit { PlainMemory.free(entries) }
 
   /// The root value.
   @inlinable var root: JSONNode { JSONNode(tape: self, index: 0) }
@@ -149,11 +149,8 @@ public final class JSONTape {
   }
 
   private func grow() {
-    let larger = UnsafeMutablePointer<Entry>.allocate(capacity: capacity * 2)
-    larger.moveInitialize(from: entries, count: count)
-    entries.deallocate()
-    entries = larger
     capacity *= 2
+    entries = PlainMemory.resize(entries, capacity: capacity)
   }
 
   /// Closes a container: its end, member or element count, and subtree.

@@ -16,10 +16,10 @@ public struct JSONWriter: ~Copyable {
 
   public init(capacity: Int = 256) {
     self.capacity = max(capacity, 16)
-    base = .allocate(capacity: self.capacity)
+    base = PlainMemory.allocate(UInt8.self, capacity: self.capacity)
   }
 
-  deinit { base.deallocate() }
+  deinit { PlainMemory.free(base) }
 
   /// The text written, copied out.
   public var bytes: [UInt8] { [UInt8](UnsafeBufferPointer(start: base, count: count)) }
@@ -50,10 +50,7 @@ public struct JSONWriter: ~Copyable {
   mutating func grow(_ needed: Int) {
     var newCapacity = capacity * 2
     while newCapacity - count < needed { newCapacity *= 2 }
-    let grown = UnsafeMutablePointer<UInt8>.allocate(capacity: newCapacity)
-    grown.update(from: base, count: count)
-    base.deallocate()
-    base = grown
+    base = PlainMemory.resize(base, capacity: newCapacity)
     capacity = newCapacity
   }
 
