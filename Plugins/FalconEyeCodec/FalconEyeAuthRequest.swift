@@ -53,7 +53,7 @@ extension FalconEyeAuthRequest: FalconEyeInner {
     let model = try info.string("model", reader)
     let osVersion = try info.string("osVersion", reader)
     let hasLiDAR = try info.bool("hasLiDAR", reader)
-    object.add(reader.group("deviceInfo", shape: .object, infoJSON, info.nodes), at: infoJSON)
+    object.add(reader.group("deviceInfo", shape: .object, infoJSON, info.nodes))
 
     let message = FalconEyeAuthRequest(
       deviceId: deviceId, token: token,

@@ -92,11 +92,11 @@ extension FalconEyeCameraFrame: FalconEyeInner {
 
     let imageJSON = try object.required("imageData")
     let (imageData, summary) = try image(imageJSON, &reader, at: object.keyPath("imageData"))
-    object.add(reader.leaf("imageData", .string(summary), imageJSON), at: imageJSON)
+    object.add(reader.leaf("imageData", .string(summary), imageJSON))
 
     let poseJSON = try object.required("devicePose")
     let (devicePose, poseNode) = try decodePose(poseJSON, object.path("devicePose"), reader)
-    object.add(poseNode, at: poseJSON)
+    object.add(poseNode)
 
     let intrinsicsJSON = try object.required("intrinsics")
     let intrinsicsPath = object.path("intrinsics")
@@ -106,7 +106,7 @@ extension FalconEyeCameraFrame: FalconEyeInner {
       cx: try inner.number("cx", reader, unit: "px"), cy: try inner.number("cy", reader, unit: "px"),
       width: try inner.integer("width", reader, unit: "px"),
       height: try inner.integer("height", reader, unit: "px"))
-    object.add(reader.group("intrinsics", shape: .object, intrinsicsJSON, inner.nodes), at: intrinsicsJSON)
+    object.add(reader.group("intrinsics", shape: .object, intrinsicsJSON, inner.nodes))
 
     let frame = FalconEyeCameraFrame(
       frameId: frameId, timestamp: timestamp, imageData: imageData, devicePose: devicePose,

@@ -63,7 +63,7 @@ enum FalconEyeEnvelope {
           found: typeName)
       }
     }
-    object.add(reader.leaf("type", .string(typeName), typeJSON), at: typeJSON)
+    object.add(reader.leaf("type", .string(typeName), typeJSON))
     let timestamp = try object.number("timestamp", reader, unit: "s")
 
     let payloadJSON = try object.required("payload")
@@ -76,8 +76,7 @@ enum FalconEyeEnvelope {
       Result { () throws(DecodeError) in try decodeInner(kind, inner, map) }
     }.get()
     object.add(
-      DissectionNode(group: "payload", shape: .object, range: payloadJSON.range, children: nodes),
-      at: payloadJSON)
+      DissectionNode(group: "payload", shape: .object, range: payloadJSON.range, children: nodes))
     return Decoded(
       message: FalconEyeMessage(body, envelopeTimestamp: timestamp), messageName: kind.rawValue,
       fields: object.nodes, diagnostics: reader.diagnostics + diagnostics)

@@ -90,7 +90,7 @@ extension FalconEyePoseBroadcast: FalconEyeInner {
       poses.append(pose)
       poseNodes.append(node.renamed(DissectionNode.elementName(index)))
     }
-    object.add(reader.group("poses", shape: .array, posesJSON, poseNodes), at: posesJSON)
+    object.add(reader.group("poses", shape: .array, posesJSON, poseNodes))
     return (FalconEyePoseBroadcast(timestamp: timestamp, poses: poses), object.nodes)
   }
 
@@ -111,7 +111,7 @@ extension FalconEyePoseBroadcast: FalconEyeInner {
       joints.append(joint)
       jointNodes.append(node.renamed(DissectionNode.elementName(index)))
     }
-    object.add(reader.group("joints", shape: .array, jointsJSON, jointNodes), at: jointsJSON)
+    object.add(reader.group("joints", shape: .array, jointsJSON, jointNodes))
     let sourceDevice = try object.string("sourceDevice", reader)
     let confidence = try object.number("confidence", reader)
     checkConfidence(confidence, object, &reader)
@@ -151,7 +151,7 @@ extension FalconEyePoseBroadcast: FalconEyeInner {
         "\(object.keyPath("position")) has \(position.count) numbers; the app reads [x, y, z] and fails on fewer",
         positionJSON)
     }
-    object.add(reader.group("position", shape: .array, positionJSON, axisNodes), at: positionJSON)
+    object.add(reader.group("position", shape: .array, positionJSON, axisNodes))
     let confidence = try object.number("confidence", reader)
     checkConfidence(confidence, object, &reader)
     return (

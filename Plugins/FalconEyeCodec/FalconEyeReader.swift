@@ -69,7 +69,7 @@ struct FalconEyeReader {
         warn(
           "unknown-key", "\(path.appending(name)) is not a field of this message; the app ignores it",
           member.value)
-        object.add(map.mapped(member.value.dissection(name: name)), at: member.value)
+        object.add(map.mapped(member.value.dissection(name: name)))
       }
     }
     return object
@@ -150,9 +150,8 @@ struct FalconEyeObject {
   let value: JSONNode
   let path: FalconEyeKeyPath
   let map: FalconEyeWireMap
-  /// The nodes added, and the wire offset of each one's value.
+  /// The nodes added.
   private var added: [DissectionNode] = []
-  private var offsets: [Int] = []
   /// Whether no key appears twice (`FalconEyeReader.object` says when one
   /// does): then a key's member is its only one, and each lookup starts
   /// where the last one ended (`cursor`).
@@ -166,7 +165,6 @@ struct FalconEyeObject {
     self.path = path
     self.map = map
     added.reserveCapacity(capacity)
-    offsets.reserveCapacity(capacity)
   }
 
   /// The first member named `key` (a key's first member is the one read).
@@ -176,15 +174,22 @@ struct FalconEyeObject {
 
   /// The nodes in the order their values appear on the wire: as added when
   /// the keys came in the order they are read (a canonical message), else
-  /// sorted (a stable sort, so equal offsets keep their order).
+  /// sorted by where each starts (a stable sort, so equal starts keep their
+  /// order). Each node's range is its value's, moved to the wire, and the
+  /// move keeps the order of values: two members' values start at least
+  /// five bytes apart (`,"":`), so never in one base64 group of three.
   var nodes: [DissectionNode] {
-    if zip(offsets, offsets.dropFirst()).allSatisfy({ $0 <= $1 }) { return added }
-    return offsets.indices.sorted { (offsets[$0], $0) < (offsets[$1], $1) }.map { added[$0] }
+    let inOrder = added.withUnsafeBufferPointer { added in
+      added.indices.dropFirst().allSatisfy { added[$0 - 1].range.lowerBound <= added[$0].range.lowerBound }
+    }
+    if inOrder { return added }
+    return added.indices.sorted { (added[$0].range.lowerBound, $0) < (added[$1].range.lowerBound, $1) }
+      .map { added[$0] }
   }
 
-  mutating func add(_ node: DissectionNode, at value: JSONNode) {
+  /// Adds a member's node (its range the member's value on the wire).
+  mutating func add(_ node: DissectionNode) {
     added.append(node)
-    offsets.append(value.range.lowerBound)
   }
 
   /// The text of member `key`'s path, for a diagnostic.
@@ -222,7 +227,7 @@ struct FalconEyeObject {
   mutating func string(_ key: String, _ reader: FalconEyeReader) throws(DecodeError) -> String {
     let json = try required(key)
     let string = try reader.string(json, at: keyPath(key))
-    add(reader.leaf(key, .string(string), json), at: json)
+    add(reader.leaf(key, .string(string), json))
     return string
   }
 
@@ -231,7 +236,7 @@ struct FalconEyeObject {
   {
     guard let json = optional(key) else { return nil }
     let string = try reader.string(json, at: keyPath(key))
-    add(reader.leaf(key, .string(string), json), at: json)
+    add(reader.leaf(key, .string(string), json))
     return string
   }
 
@@ -240,7 +245,7 @@ struct FalconEyeObject {
   {
     let json = try required(key)
     let number = try reader.number(json, at: keyPath(key))
-    add(reader.leaf(key, json.fieldValue, json, unit: unit), at: json)
+    add(reader.leaf(key, json.fieldValue, json, unit: unit))
     return number
   }
 
@@ -249,21 +254,21 @@ struct FalconEyeObject {
   {
     let json = try required(key)
     let integer = try reader.integer(json, at: keyPath(key))
-    add(reader.leaf(key, .integer(Int64(integer)), json, unit: unit), at: json)
+    add(reader.leaf(key, .integer(Int64(integer)), json, unit: unit))
     return integer
   }
 
   mutating func bool(_ key: String, _ reader: FalconEyeReader) throws(DecodeError) -> Bool {
     let json = try required(key)
     let bool = try reader.bool(json, at: keyPath(key))
-    add(reader.leaf(key, .bool(bool), json), at: json)
+    add(reader.leaf(key, .bool(bool), json))
     return bool
   }
 
   mutating func optionalBool(_ key: String, _ reader: FalconEyeReader) throws(DecodeError) -> Bool? {
     guard let json = optional(key) else { return nil }
     let bool = try reader.bool(json, at: keyPath(key))
-    add(reader.leaf(key, .bool(bool), json), at: json)
+    add(reader.leaf(key, .bool(bool), json))
     return bool
   }
 }
