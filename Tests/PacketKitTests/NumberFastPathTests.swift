@@ -46,7 +46,8 @@ import Testing
   }
 
   /// Mantissas of 16 to 19 digits (a Swift app's 17-digit timestamps, such
-  /// as 1795625457.4498959) with |e| ≤ 22 are read without strtod, and
+  /// as 1795625457.4498959) with |e| ≤ 22 are read by `scanExact` (the JSON
+  /// parser's) without strtod, and
   /// exactly: random ones, ties between two doubles (2^53 + 1 and its odd
   /// neighbours, scaled by powers of ten) and the largest 19-digit ones.
   @Test func wideMantissasAreReadExactly() throws {
@@ -75,7 +76,7 @@ import Testing
       let bytes = Array(text.utf8)
       var index = 0
       let scanned = bytes.withUnsafeBufferPointer { buffer in
-        buffer.baseAddress.flatMap { JSONNumber.scan($0, &index, buffer.count) }
+        buffer.baseAddress.flatMap { JSONNumber.scanExact($0, &index, buffer.count) }
       }
       let slow = try #require(Double(text))
       // The decimal exponent after moving the point behind the last digit.

@@ -3,9 +3,10 @@
 /// Clinger's fast path: when the digits form an integer m ≤ 2^53 and the
 /// decimal exponent e satisfies |e| ≤ 22, both m and 10^|e| are exact
 /// doubles, so one IEEE multiplication or division gives the correctly
-/// rounded result — the same Double strtod returns. Up to 19 digits with
-/// |e| ≤ 22 are read exactly in integer arithmetic (`wideValue`). Anything
-/// else (more digits, larger exponents) returns nil and the caller asks strtod.
+/// rounded result — the same Double strtod returns. `scanExact` also reads
+/// up to 19 digits with |e| ≤ 22 exactly, in integer arithmetic
+/// (`wideValue`). Anything else (more digits, larger exponents) returns nil
+/// and the caller asks strtod.
 public enum JSONNumber {
   /// `bytes[start..<end]` must already match the JSON number grammar.
   public static func fastValue(_ bytes: UnsafeRawBufferPointer, from start: Int, to end: Int) -> Double? {
@@ -17,10 +18,29 @@ public enum JSONNumber {
 
   /// Reads a number of RFC 8259 grammar at `index` (advanced past it) and
   /// its value with whether its text had no fraction or exponent. Nil when
-  /// the text is not a JSON number there, or only strtod reads it exactly;
-  /// `index` is then unspecified.
+  /// the text is not a JSON number there, or its mantissa is not an exact
+  /// double (more than 2^53), or its exponent is beyond ±22; `index` is then
+  /// unspecified.
   @inlinable
   public static func scan(_ base: UnsafePointer<UInt8>, _ index: inout Int, _ end: Int) -> (Double, Bool)? {
+    read(base, &index, end, wide: false)
+  }
+
+  /// `scan`, and mantissas up to 19 digits (below 2^64) read exactly too
+  /// (`wideValue`): for a parser, whose only other way is strtod. (`scan`
+  /// stays as small as it was for the codecs that inline it: their numbers
+  /// are short.)
+  @inlinable
+  public static func scanExact(_ base: UnsafePointer<UInt8>, _ index: inout Int, _ end: Int)
+    -> (Double, Bool)?
+  {
+    read(base, &index, end, wide: true)
+  }
+
+  @inlinable @inline(__always)
+  static func read(_ base: UnsafePointer<UInt8>, _ index: inout Int, _ end: Int, wide: Bool)
+    -> (Double, Bool)?
+  {
     var negative = false
     if index < end, base[index] == UInt8(ascii: "-") {
       negative = true
@@ -74,17 +94,18 @@ public enum JSONNumber {
       guard index > exponentStart else { return nil }
       exponent += exponentNegative ? -written : written
     }
-    // 19 digits cannot have wrapped a UInt64.
+    // 19 digits cannot have wrapped a UInt64; Clinger's path needs m ≤ 2^53.
     guard digits <= 19 else { return nil }
+    guard mantissa <= 1 << 53 else {
+      guard wide, exponent >= -22, exponent <= 22 else { return nil }
+      let value = exponent == 0 ? Double(mantissa) : wideValue(mantissa, exponent)
+      return (negative ? -value : value, isInteger)
+    }
     var value = Double(mantissa)
     if mantissa != 0, exponent != 0 {
       guard exponent >= -22, exponent <= 22 else { return nil }
-      if mantissa <= 1 << 53 {
-        let power = exactPowerOfTen(Int(exponent.magnitude))
-        value = exponent < 0 ? value / power : value * power
-      } else {
-        value = wideValue(mantissa, exponent)
-      }
+      let power = exactPowerOfTen(Int(exponent.magnitude))
+      value = exponent < 0 ? value / power : value * power
     }
     return (negative ? -value : value, isInteger)
   }

@@ -300,7 +300,7 @@ extension JSONTape {
       // only strtod reads exactly.
       if let base = bytes.baseAddress?.assumingMemoryBound(to: UInt8.self) {
         var end = index
-        if let (value, isInteger) = JSONNumber.scan(base, &end, bytes.count) {
+        if let (value, isInteger) = JSONNumber.scanExact(base, &end, bytes.count) {
           index = end
           _ = tape.append(.number, start: start, end: index, flag: isInteger, number: value)
           return
