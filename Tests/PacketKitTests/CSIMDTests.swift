@@ -75,6 +75,31 @@ import Testing
     }
   }
 
+  /// The first words are read in Swift, and the word holding the end says
+  /// where in it: a borrow from one special byte may flag the bytes after
+  /// it, so words with several (every byte value next to the rule's
+  /// bounds, a third of the bytes) must still end at the first.
+  @Test func plainPrefixEndsAtTheFirstOfManySpecialBytes() {
+    var random = SplitMix64(seed: 0x5BEC)
+    let unusual: [UInt8] = [
+      0x00, 0x01, 0x1F, 0x20, 0x21, 0x22, 0x23, 0x5B, 0x5C, 0x5D, 0x7F, 0x80, 0xA2, 0xDC, 0xFF,
+    ]
+    for _ in 0..<50_000 {
+      let count = random.below(41)
+      let bytes = (0..<count).map { _ in
+        random.chance(1, in: 3) ? unusual[random.below(unusual.count)] : UInt8(0x23 + random.below(0x39))
+      }
+      for asciiOnly in [false, true] {
+        let rule =
+          bytes.firstIndex { $0 < 0x20 || $0 == 0x22 || $0 == 0x5C || (asciiOnly && $0 >= 0x80) } ?? count
+        let swift = bytes.withUnsafeBytes {
+          $0.baseAddress.map { JSONWordScan.plainPrefix($0, count: count, asciiOnly: asciiOnly) } ?? 0
+        }
+        #expect(swift == rule, "\(bytes) asciiOnly \(asciiOnly)")
+      }
+    }
+  }
+
   @Test func asciiPrefixEndsAtTheFirstByteAbove0x7F() {
     var random = SplitMix64(seed: 0xA5C)
     eachPath { path in

@@ -33,36 +33,34 @@ public enum JSONWordScan {
     return false
   }
 
-  /// Whether any byte of `word` is a quote, a backslash or below 0x20: the
-  /// bytes a JSON string must escape.
+  /// The high bit of each byte of `word` (little-endian) that a JSON string
+  /// cannot hold as it is (a quote, a backslash, below 0x20; and above 0x7F,
+  /// which a reader must validate as UTF-8, when `asciiOnly`), and maybe of
+  /// some bytes after the first such: a borrow
+  /// only runs upward from a byte that is itself below the bound, so the
+  /// lowest bit set is exactly the first such byte.
   @inline(__always)
-  static func needsEscape(_ word: UInt64) -> Bool {
-    // A quote or backslash is a zero byte (below 1) once xored away.
+  static func specialBytes(_ word: UInt64, asciiOnly: Bool) -> UInt64 {
     let quote = bytesBelow(1, in: word ^ (ones &* 0x22))
     let backslash = bytesBelow(1, in: word ^ (ones &* 0x5C))
-    return (bytesBelow(0x20, in: word) | quote | backslash) != 0
-  }
-
-  /// `needsEscape`, or a byte above 0x7F (which a reader must validate as
-  /// UTF-8).
-  @inline(__always)
-  static func needsAttention(_ word: UInt64) -> Bool {
-    needsEscape(word) || word & high != 0
+    return bytesBelow(0x20, in: word) | quote | backslash | (asciiOnly ? word & high : 0)
   }
 
   /// The length of the leading run of `count` bytes at `base` that a JSON
   /// string holds as they are: no quote, no backslash, no byte below 0x20
   /// (nor, when `asciiOnly`, above 0x7F). The first 32 bytes are read eight
-  /// at a time here (keys and names end in them); past 32 plain bytes the
-  /// rest is scanned by the C kernel with SSE vectors (a camera frame's
-  /// base64 is hundreds of KB of plain text).
+  /// at a time here (keys and names end in them), and the word holding the
+  /// end says where in it (`specialBytes`); past 32 plain bytes the rest is
+  /// scanned by the C kernel with SSE vectors (a camera frame's base64 is
+  /// hundreds of KB of plain text).
   @inline(__always)
   public static func plainPrefix(_ base: UnsafeRawPointer, count: Int, asciiOnly: Bool) -> Int {
     var scan = 0
     let words = min(count, 32)
     while scan + 8 <= words {
-      let word = base.loadUnaligned(fromByteOffset: scan, as: UInt64.self)
-      if asciiOnly ? needsAttention(word) : needsEscape(word) { break }
+      let special = specialBytes(
+        UInt64(littleEndian: base.loadUnaligned(fromByteOffset: scan, as: UInt64.self)), asciiOnly: asciiOnly)
+      if special != 0 { return scan + special.trailingZeroBitCount >> 3 }
       scan += 8
     }
     if scan == 32 {
