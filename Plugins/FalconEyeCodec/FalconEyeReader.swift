@@ -31,7 +31,7 @@ struct FalconEyeReader {
     -> FalconEyeObject
   {
     guard value.kind == .object else { throw wrongType(value, at: path.description, expected: "object") }
-    var object = FalconEyeObject(value: value, path: path, map: map, capacity: known.count)
+    var object = FalconEyeObject(value: value, path: path, map: map, known: known)
     let members = value.members
     let large = members.count > FalconEyeObject.scanLimit
     var seen: Set<String> = []  // empty unless large: no allocation
@@ -49,6 +49,7 @@ struct FalconEyeReader {
       if let knownIndex, knownIndex < 64 {
         repeated = seenKnown & 1 << knownIndex != 0
         seenKnown |= 1 << knownIndex
+        if !repeated { object.found(knownIndex, at: member.position) }
       } else {
         repeated =
           large
@@ -152,24 +153,57 @@ struct FalconEyeObject {
   let map: FalconEyeWireMap
   /// The nodes added.
   private var added: [DissectionNode] = []
+  /// The keys the message's type has, and where `FalconEyeReader.object`
+  /// found the first member of each of the first `slotCount` (-1: absent).
+  /// A reader asks for a known key by name: it is matched against `known`
+  /// (the same literal: one word compared, the next one in order tried
+  /// first), not against the JSON's keys a second time.
+  private let known: [String]
+  private var slots: (Int32, Int32, Int32, Int32, Int32, Int32, Int32, Int32) = (
+    -1, -1, -1, -1, -1, -1, -1, -1
+  )
+  private static let slotCount = 8
+  private var nextKnown = 0
   /// Whether no key appears twice (`FalconEyeReader.object` says when one
   /// does): then a key's member is its only one, and each lookup starts
   /// where the last one ended (`cursor`).
   var keysAreUnique = true
   private var cursor = 0
 
-  /// `capacity`: the nodes expected (one per known key), made room for
-  /// at once rather than as each is added.
-  init(value: JSONNode, path: FalconEyeKeyPath, map: FalconEyeWireMap, capacity: Int) {
+  /// Room for a node per known key is made at once rather than as each
+  /// is added.
+  init(value: JSONNode, path: FalconEyeKeyPath, map: FalconEyeWireMap, known: [String]) {
     self.value = value
     self.path = path
     self.map = map
-    added.reserveCapacity(capacity)
+    self.known = known
+    added.reserveCapacity(known.count)
+  }
+
+  /// Records that known key `index`'s first member is at `position`.
+  mutating func found(_ index: Int, at position: Int) {
+    guard index < Self.slotCount else { return }
+    withUnsafeMutableBytes(of: &slots) {
+      $0.storeBytes(of: Int32(truncatingIfNeeded: position), toByteOffset: index * 4, as: Int32.self)
+    }
   }
 
   /// The first member named `key` (a key's first member is the one read).
   private mutating func member(_ key: String) -> JSONNode.Member? {
-    keysAreUnique ? value.uniqueMember(key, cursor: &cursor) : value.member(key)
+    if let index = knownIndex(key), index < Self.slotCount {
+      let position = withUnsafeBytes(of: slots) { $0.load(fromByteOffset: index * 4, as: Int32.self) }
+      return position < 0 ? nil : value.member(at: Int(position))
+    }
+    return keysAreUnique ? value.uniqueMember(key, cursor: &cursor) : value.member(key)
+  }
+
+  /// `key`'s index in `known`: readers ask in the order the keys are
+  /// declared, so the one after the last asked for is tried first.
+  private mutating func knownIndex(_ key: String) -> Int? {
+    let index =
+      nextKnown < known.count && known[nextKnown] == key ? nextKnown : known.firstIndex(of: key)
+    if let index { nextKnown = index + 1 }
+    return index
   }
 
   /// The nodes in the order their values appear on the wire: as added when

@@ -172,6 +172,15 @@ public struct JSONNode {
     return find(from: start, to: end) ?? find(from: first, to: start)
   }
 
+  /// The member of this object at `position` (a `Member.position` of its
+  /// own members).
+  @inlinable
+  public func member(at position: Int) -> Member {
+    precondition(
+      position > index && position < Int(entry.next), "member \(position) is not in object \(index)")
+    return Member.read(tape, at: position).child
+  }
+
   /// The value as a `FieldValue`, keeping integers as integers.
   public var fieldValue: FieldValue {
     switch kind {
@@ -216,6 +225,10 @@ public struct JSONNode {
 
     /// From the key's opening quote to the value's end.
     public var range: Range<Int> { key.range.lowerBound..<value.range.upperBound }
+
+    /// Where the member is in its tape: `JSONNode.member(at:)` gives it back
+    /// without comparing keys.
+    @inlinable public var position: Int { key.index }
 
     public static var container: JSONTape.Kind { .object }
 
