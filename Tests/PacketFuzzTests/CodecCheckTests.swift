@@ -151,4 +151,24 @@ import Testing
     #expect(stats.roundTrips == 200)
     #expect(stats.wireEquivalent > 0 && stats.wireEquivalent < 200)
   }
+
+  /// A seed asked for after a sound round trip is that round trip's
+  /// message (generated, crafted and checked already): no values are drawn
+  /// for it. The next seed, with no round trip between, is generated anew.
+  @Test func aSeedAfterARoundTripReusesItsMessage() throws {
+    let target = CodecFuzzTarget(ByteCodec(fault: .none))
+    var rng = SplitMix64(seed: 77)
+    var stats = FuzzStats()
+    #expect(target.roundTrip(rng: &rng, stats: &stats) == nil)
+    #expect(stats.roundTrips == 1)
+    let before = rng
+    let reused = try #require(target.seed(rng: &rng))
+    #expect(reused.count == 1)
+    var untouched = before
+    #expect(rng.next() == untouched.next(), "the reused seed drew nothing")
+    let beforeFresh = rng
+    _ = try #require(target.seed(rng: &rng))
+    var unchanged = beforeFresh
+    #expect(rng.next() != unchanged.next(), "a second seed is generated")
+  }
 }
