@@ -22,10 +22,24 @@ enum FalconEyeEnvelope {
     }
     decoded.diagnostics += sizeDiagnostics(bytes.count, kind: decoded.message.kind)
     if decoded.message.kind == .authRequest || decoded.message.kind == .authResponse {
-      let token = decoded.fields.first(named: "token")?.range
-      decoded.diagnostics.append(.note("token-unverifiable", tokenNote, range: token))
+      decoded.diagnostics.append(.note("token-unverifiable", tokenNote, range: tokenRange(decoded.fields)))
     }
     return decoded
+  }
+
+  /// The range of the inner object's `token` member (the payload's, or a
+  /// bare message's own): looked up among that object's nodes, in place,
+  /// not through the whole tree.
+  private static func tokenRange(_ fields: [DissectionNode]) -> Range<Int>? {
+    for index in fields.indices where fields[index].name == "payload" && fields[index].shape == .object {
+      return range(of: "token", in: fields[index].children)
+    }
+    return range(of: "token", in: fields)
+  }
+
+  private static func range(of name: String, in nodes: [DissectionNode]) -> Range<Int>? {
+    for index in nodes.indices where nodes[index].name == name { return nodes[index].range }
+    return nil
   }
 
   /// The message in `root`, read while its tape is alive.

@@ -177,6 +177,21 @@ import Testing
     }
   }
 
+  /// The note points at the auth message's own token, inside the payload,
+  /// even when the envelope carries an unknown key of that name first.
+  @Test func theSecurityNotePointsAtThePayloadsToken() throws {
+    let request = try codec.decode(Vectors.authRequest.bytes)
+    let payload = try #require(request.fields.first { $0.name == "payload" })
+    let token = try #require(payload.children.first { $0.name == "token" })
+    let text = Vectors.authRequest.replacingOccurrences(
+      of: #"{"type":"authRequest","#, with: #"{"type":"authRequest","token":"decoy","#)
+    #expect(text != Vectors.authRequest)
+    let decoded = try codec.decode(text.bytes)
+    let note = try #require(decoded.diagnostics.first { $0.code == "token-unverifiable" })
+    let shift = #""token":"decoy","#.utf8.count
+    #expect(note.range == token.range.lowerBound + shift..<token.range.upperBound + shift)
+  }
+
   @Test func unknownAndDuplicateKeys() throws {
     let decoded = try codec.decode(#"{"success":true,"success":false,"extra":[1]}"#.bytes)
     #expect(codes(decoded) == ["duplicate-key", "unknown-key", "token-unverifiable"])
