@@ -20,8 +20,10 @@ enum FalconEyeEnvelope {
     var decoded = try JSONTape.read(bytes, limits: limits) { root throws(DecodeError) in
       try decode(root, bytes)
     }
-    decoded.diagnostics += sizeDiagnostics(bytes.count, kind: decoded.message.kind)
-    if decoded.message.kind == .authRequest || decoded.message.kind == .authResponse {
+    let kind = decoded.message.kind
+    // Both size warnings start above the server's limit.
+    if bytes.count > serverFrameLimit { decoded.diagnostics += sizeDiagnostics(bytes.count, kind: kind) }
+    if kind == .authRequest || kind == .authResponse {
       decoded.diagnostics.append(.note("token-unverifiable", tokenNote, range: tokenRange(decoded.fields)))
     }
     return decoded
