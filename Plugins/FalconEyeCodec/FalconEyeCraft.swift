@@ -115,8 +115,11 @@ extension FalconEyeCodec {
     -> FalconEyePoseBroadcast
   {
     let name = try values.string("joint")
+    // As written first (a name lookup), then in any case: lowering all
+    // thirteen names made 26 strings a broadcast.
     guard
-      let type = FalconEyeJointType.allCases.first(where: { $0.rawValue.lowercased() == name.lowercased() })
+      let type = FalconEyeJointType.named(name)
+        ?? FalconEyeJointType.allCases.first(where: { $0.rawValue.lowercased() == name.lowercased() })
     else {
       throw EncodeError(
         code: "unknown-joint", text: "joint \(name) is not one of \(FalconEyeJointType.list)",

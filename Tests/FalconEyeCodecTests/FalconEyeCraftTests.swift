@@ -187,6 +187,18 @@ import Testing
     #expect(throws: EncodeError.self) { try craft("pose", ["joint": .string("nose")]) }
   }
 
+  /// A joint is named as the app spells it or in any case.
+  @Test func jointNamesInAnyCase() throws {
+    for name in ["leftShoulder", "LEFTSHOULDER", "leftshoulder"] {
+      let text = try craft("pose", ["joint": .string(name)])
+      guard case .poseBroadcast(let broadcast) = try codec.decode(Array(text.utf8)).message.body else {
+        Issue.record("\(name): not a pose broadcast")
+        continue
+      }
+      #expect(broadcast.poses.first?.joints.first?.type == "leftShoulder", "\(name)")
+    }
+  }
+
   @Test func encodeRefusesWhatCannotBeSent() throws {
     let frame = FalconEyeCameraFrame(
       frameId: "f", timestamp: 1, imageData: "", devicePose: [[1, 0, 0], [0, 1, 0], [0, 0, 1]],
