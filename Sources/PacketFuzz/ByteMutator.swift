@@ -19,8 +19,12 @@ public struct ByteMutator {
 
   /// `mutate` written into `bytes` (its old contents replaced): the fuzz
   /// runner reuses one buffer for every input, instead of a new array each.
+  /// `checkBytes`: the input's protocol may have length and check bytes to
+  /// re-establish (JSON has none: a checksum over a camera frame only
+  /// overwrote its closing brace, after reading hundreds of KB).
   public func mutate(
-    _ input: [UInt8], into bytes: inout [UInt8], rng: inout SplitMix64, maxLength: Int = 1 << 20
+    _ input: [UInt8], into bytes: inout [UInt8], rng: inout SplitMix64, maxLength: Int = 1 << 20,
+    checkBytes: Bool = true
   ) {
     bytes.removeAll(keepingCapacity: true)
     bytes.append(contentsOf: input)
@@ -28,7 +32,7 @@ public struct ByteMutator {
     for _ in 0..<rounds {
       mutateOnce(&bytes, rng: &rng, maxLength: maxLength)
     }
-    if rng.chance(1, in: 3) { fixUp(&bytes, rng: &rng) }
+    if checkBytes, rng.chance(1, in: 3) { fixUp(&bytes, rng: &rng) }
   }
 
   private func mutateOnce(_ bytes: inout [UInt8], rng: inout SplitMix64, maxLength: Int) {

@@ -136,7 +136,7 @@ public final class FuzzRunner {
     if target.isJSON, rng.chance(1, in: 2), var mutated = jsonMutator.mutate(parent, rng: &rng) {
       return run(&mutated, target, pool: &pool, stats: &stats, rng: &rng, publisher: publisher)
     }
-    byteMutator.mutate(parent, into: &scratch, rng: &rng)
+    byteMutator.mutate(parent, into: &scratch, rng: &rng, checkBytes: !target.isJSON)
     return run(&scratch, target, pool: &pool, stats: &stats, rng: &rng, publisher: publisher)
   }
 
