@@ -2,6 +2,7 @@
 """Writes large synthetic captures for the benchmarks, once; reused after.
 
   Benchmarks/generate.py rider 1000000 out.pcap     # Rider drive commands, UDP 5005, 20 Hz clock
+  Benchmarks/generate.py falconeye-poses 5000 out.pcap   # pose broadcasts over one WebSocket, 30 Hz
 
 Independent of pktbench: plain struct packing of pcap, Ethernet, IPv4 and
 UDP headers (with correct IPv4 header checksums; UDP checksum 0 = none).
@@ -151,6 +152,45 @@ def mixed(frames: int, path: str, deflate: bool = False) -> None:
             pcap_record(out, t, frame)
 
 
+def falconeye_poses(count: int, path: str) -> None:
+    """One WebSocket connection from the Aerie server to the app: pose broadcasts at 30 Hz (one to
+    three people, thirteen joints each, timestamps as Swift writes them: up to 17 digits), a
+    heartbeat pong every second. Each message in its own TCP segment: one record per message."""
+    import random
+    rng = random.Random(11)
+    start = 1_795_625_457.4498959
+    joints = ["head", "leftShoulder", "rightShoulder", "leftElbow", "rightElbow", "leftWrist", "rightWrist",
+              "leftHip", "rightHip", "leftKnee", "rightKnee", "leftAnkle", "rightAnkle"]
+    with open(path, "wb", buffering=1 << 22) as out:
+        pcap_header(out)
+        cseq, sseq = 1000, 5000
+        request = (b"GET /ws/connect/BENCH-DEVICE HTTP/1.1\r\nHost: 10.0.0.7:8000\r\nUpgrade: websocket\r\n"
+                   b"Connection: Upgrade\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n"
+                   b"Sec-WebSocket-Version: 13\r\n\r\n")
+        response = (b"HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+                    b"Sec-WebSocket-Accept: s3pPLMBiTxaQ9kYGzzhZRbK+xOo=\r\n\r\n")
+        pcap_record(out, start, tcp_frame(request, 2, 7, 40000, 8000, cseq, sseq, 0x18, 0))
+        cseq += len(request)
+        pcap_record(out, start, tcp_frame(response, 7, 2, 8000, 40000, sseq, cseq, 0x18, 0))
+        sseq += len(response)
+        for i in range(count - 2):
+            t = start + (i + 1) / 30.0
+            if i % 30 == 29:
+                text = envelope("heartbeat", {"pong": True}, t)
+            else:
+                poses = [{"personId": f"person-{p + 1}",
+                          "joints": [{"type": name,
+                                      "position": [round(rng.uniform(-2, 2), 6), round(rng.uniform(0, 2), 6),
+                                                   round(rng.uniform(1, 5), 6)],
+                                      "confidence": round(rng.uniform(0.5, 1), 3)} for name in joints],
+                          "sourceDevice": "aerie", "confidence": round(rng.uniform(0.5, 1), 3)}
+                         for p in range(1 + i % 3)]
+                text = envelope("poseBroadcast", {"timestamp": t, "poses": poses}, t)
+            wire = ws_frame(text, masked=False)
+            pcap_record(out, t, tcp_frame(wire, 7, 2, 8000, 40000, sseq, cseq, 0x18, i))
+            sseq += len(wire)
+
+
 def btsnoop_legctrl(count: int, path: str) -> None:
     """A btsnoop (datalink 1002) LegCtrl session: LE connection, then ATT Write Commands
     (SET_SERVO_CH0) at 50 Hz and notifications (TELEMETRY) at 10 Hz on handle 0x0040."""
@@ -182,4 +222,5 @@ if __name__ == "__main__":
         "mixed": mixed,
         "mixed-deflate": lambda n, p: mixed(n, p, deflate=True),
         "btsnoop": btsnoop_legctrl,
+        "falconeye-poses": falconeye_poses,
     }[kind](count, path)

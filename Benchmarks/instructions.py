@@ -14,7 +14,9 @@ with the input (start-up, the codec registry, the report):
 
 - decode: (instructions on 100,000 records - on 10,000) / 90,000, for each
   output mode, on the first records of the benchmark's Rider and btsnoop
-  captures (written by generate.py, the same generator as run.py's files);
+  captures (written by generate.py, the same generator as run.py's files),
+  and (on 5,000 - on 1,000) / 4,000 for FalconEye pose broadcasts over a
+  WebSocket (generate.py falconeye-poses: nested JSON, 17-digit timestamps);
 - fuzz: (instructions for 2N iterations - for N) / N per target, seed 1.
 
 valgrind 3.19 cannot read the DWARF the Swift toolchain writes ("possibly
@@ -65,19 +67,21 @@ def main():
     subprocess.run(["objcopy", "--strip-debug", args.binary, measured], check=True)
 
     print(f"{'capture':22} {'mode':18} {'instructions/record':>20}")
-    for kind, suffix in [("rider", "pcap"), ("btsnoop", "btsnoop")]:
-        paths = {}
-        for count in (10_000, 100_000):
+    # Pose broadcasts are some 3 KB of nested JSON each: fewer of them.
+    for kind, suffix, counts in [("rider", "pcap", (10_000, 100_000)), ("btsnoop", "btsnoop", (10_000, 100_000)),
+                                 ("falconeye-poses", "pcap", (1_000, 5_000))]:
+        paths = []
+        for count in counts:
             path = os.path.join(args.data, f"{kind}-{count // 1000}k.{suffix}")
             if not os.path.exists(path):
                 subprocess.run([sys.executable, os.path.join(ROOT, "Benchmarks", "generate.py"), kind, str(count),
                                 path], check=True)
-            paths[count] = path
+            paths.append(path)
         for label, flags in [("--stats", ["--stats"]), ("summary", []), ("ndjson", ["--format", "ndjson"]),
                              ("-V", ["-V"])]:
-            small = instructions([measured, "decode", paths[10_000]] + flags)
-            large = instructions([measured, "decode", paths[100_000]] + flags)
-            print(f"{kind:22} {label:18} {(large - small) / 90_000:20,.0f}", flush=True)
+            small = instructions([measured, "decode", paths[0]] + flags)
+            large = instructions([measured, "decode", paths[1]] + flags)
+            print(f"{kind:22} {label:18} {(large - small) / (counts[1] - counts[0]):20,.0f}", flush=True)
 
     if args.skip_fuzz:
         return
