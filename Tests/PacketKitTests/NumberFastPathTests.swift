@@ -186,10 +186,16 @@ import Testing
         guard let base = buffer.baseAddress else { return }
         var index = lead.count
         let scanned = JSONNumber.scan(base, &index, buffer.count)
+        // The parser's scanExact reads a run's last digits as a word when
+        // eight bytes follow: it must agree wherever scan reads a value.
+        var exactIndex = lead.count
+        let exact = JSONNumber.scanExact(base, &exactIndex, buffer.count)
         if let expected {
           read += 1
           #expect(scanned?.0.bitPattern == expected.bitPattern, "\(text) before \(follower)")
           #expect(index == lead.count + alone.count, "\(text) before \(follower): ended at \(index)")
+          #expect(exact?.0.bitPattern == expected.bitPattern, "scanExact: \(text) before \(follower)")
+          #expect(exactIndex == index, "scanExact: \(text) before \(follower): ended at \(exactIndex)")
         } else {
           #expect(scanned == nil || index != lead.count + alone.count, "\(text) before \(follower)")
         }
@@ -216,6 +222,10 @@ import Testing
           let scanned = JSONNumber.scan(base, &index, buffer.count)
           #expect(index == length, "\(digits) then \(stop)")
           if length <= 15 { #expect(scanned?.0 == Double(digits), "\(digits) then \(stop)") }
+          var exactIndex = 0
+          let exact = JSONNumber.scanExact(base, &exactIndex, buffer.count)
+          #expect(exactIndex == length, "scanExact: \(digits) then \(stop)")
+          if length <= 19 { #expect(exact?.0 == Double(digits), "scanExact: \(digits) then \(stop)") }
           var counted = 0
           #expect(JSONNumber.digitCounts(base, &counted, buffer.count)?.whole == length)
           #expect(counted == length, "\(digits) then \(stop)")

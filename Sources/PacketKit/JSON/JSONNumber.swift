@@ -58,7 +58,7 @@ public enum JSONNumber {
       if index < end, base[index] &- UInt8(ascii: "0") < 10 { return nil }  // leading zero
     } else {
       let wholeStart = index
-      mantissa = digitRun(base, &index, end, mantissa)
+      mantissa = digitRun(base, &index, end, mantissa, wordTail: wide)
       digits = index - wholeStart
     }
     if index < end, base[index] == UInt8(ascii: ".") {
@@ -70,7 +70,7 @@ public enum JSONNumber {
         while index < end, base[index] == UInt8(ascii: "0") { index += 1 }
       }
       let significantStart = index
-      mantissa = digitRun(base, &index, end, mantissa)
+      mantissa = digitRun(base, &index, end, mantissa, wordTail: wide)
       guard index > fractionStart else { return nil }
       digits += index - significantStart
       exponent = fractionStart - index
@@ -268,14 +268,56 @@ public enum JSONNumber {
     }
   }
 
+  /// The value of eight digit values (0…9, one a byte, the first in the
+  /// lowest byte) in a few multiplications (the SWAR method of Lemire's
+  /// fast_float).
+  @inlinable @inline(__always)
+  static func eightDigitValue(_ digits: UInt64) -> UInt64 {
+    let value = (digits &* 10) &+ (digits >> 8)
+    let mask: UInt64 = 0x0000_00FF_0000_00FF
+    return ((value & mask) &* (100 &+ (1_000_000 << 32)) &+ ((value >> 16) & mask) &* (1 &+ (10_000 << 32)))
+      >> 32
+  }
+
+  /// 10^k for 0 ≤ k ≤ 7.
+  @inlinable @inline(__always)
+  static func smallPowerOfTen(_ k: Int) -> UInt64 {
+    switch k {
+    case 1: 10
+    case 2: 100
+    case 3: 1000
+    case 4: 10_000
+    case 5: 100_000
+    case 6: 1_000_000
+    case 7: 10_000_000
+    default: 1
+    }
+  }
+
   /// The digits at `index` (advanced past them) appended to `mantissa`
   /// (wrapping: the caller counts digits): eight at a time, then one by one.
+  /// With `wordTail` (the parser's `scanExact`), the last fewer than eight
+  /// are read as one word too when eight bytes remain: a pose broadcast's
+  /// hundred numbers of six or seven digits each ended in a byte loop.
+  /// (`scan` keeps the byte loop: the codecs that inline it read short
+  /// numbers, and its size is theirs.)
   @inlinable
   @inline(__always)
-  static func digitRun(_ base: UnsafePointer<UInt8>, _ index: inout Int, _ end: Int, _ mantissa: UInt64)
-    -> UInt64
-  {
+  static func digitRun(
+    _ base: UnsafePointer<UInt8>, _ index: inout Int, _ end: Int, _ mantissa: UInt64, wordTail: Bool = false
+  ) -> UInt64 {
     var mantissa = eightDigits(base, &index, end, mantissa)
+    if wordTail, end - index >= 8 {
+      let chunk = UInt64(littleEndian: UnsafeRawPointer(base + index).loadUnaligned(as: UInt64.self))
+      let digits = nonDigits(chunk).trailingZeroBitCount >> 3  // eightDigits left fewer than 8
+      guard digits > 0 else { return mantissa }
+      // The digits moved to the top bytes, zeros (leading zero digits)
+      // below: a borrow from a byte that is not a digit only runs upward,
+      // into bytes the shift drops.
+      let value = eightDigitValue((chunk &- 0x3030_3030_3030_3030) << (64 - 8 * digits))
+      index += digits
+      return mantissa &* smallPowerOfTen(digits) &+ value
+    }
     while index < end {
       let digit = base[index] &- UInt8(ascii: "0")
       guard digit < 10 else { break }
@@ -297,13 +339,7 @@ public enum JSONNumber {
     while end - index >= 8 {
       let chunk = UInt64(littleEndian: UnsafeRawPointer(base + index).loadUnaligned(as: UInt64.self))
       guard nonDigits(chunk) == 0 else { break }  // every byte 0x30...0x39
-      var value = chunk &- 0x3030_3030_3030_3030
-      value = (value &* 10) &+ (value >> 8)
-      let mask: UInt64 = 0x0000_00FF_0000_00FF
-      value =
-        ((value & mask) &* (100 &+ (1_000_000 << 32)) &+ ((value >> 16) & mask) &* (1 &+ (10_000 << 32)))
-        >> 32
-      mantissa = mantissa &* 100_000_000 &+ value
+      mantissa = mantissa &* 100_000_000 &+ eightDigitValue(chunk &- 0x3030_3030_3030_3030)
       index += 8
     }
     return mantissa
