@@ -96,12 +96,17 @@ def main():
             modes.append(("tcpdump -nn", [tcpdump, "-r", path, "-nn"]))
         limit = []
         if tshark:
-            # tshark is slow and large: its JSON modes run on the first 100,000 records.
+            # tshark is slow and large: its -T modes run on the first 100,000 records.
             limit = ["-c", "100000"] if n > 100_000 else []
-            modes.append(("tshark", [tshark, "-r", path]))
-            modes.append(("tshark -T fields (JSON dissector)" if "rider" in name else "tshark -T fields",
-                          [tshark, "-r", path, "-T", "fields", "-e", "frame.number", "-e", "json.value.number"] + limit))
-            modes.append(("tshark -T json", [tshark, "-r", path, "-T", "json"] + limit))
+            # Like for like: tshark decodes the JSON pktbench decodes. Without these it leaves UDP 5005 and
+            # WebSocket text as bytes, and a "JSON" field (json.value.number) comes out empty on every packet.
+            as_json = ["-d", "udp.port==5005,json", "-o", "websocket.text_type:As json"]
+            fields = ["-e", "btatt.handle", "-e", "btatt.value"] if name.endswith(".btsnoop") else \
+                ["-e", "json.member_with_value"]
+            modes.append(("tshark", [tshark, "-r", path] + as_json))
+            modes.append(("tshark -T fields", [tshark, "-r", path, "-T", "fields", "-e", "frame.number"] + fields
+                          + as_json + limit))
+            modes.append(("tshark -T json", [tshark, "-r", path, "-T", "json"] + as_json + limit))
         for label, cmd in modes:
             median, low, high, rss = timed(cmd, args.runs, path)
             counted = min(n, 100_000) if (label.startswith("tshark -T") and limit) else n
@@ -118,23 +123,29 @@ def main():
     print("(ratio: pktbench summary lines' records/s over that tool's; tshark -T modes on the first 100k records)")
 
     def fuzz_rates(jobs):
-        out = subprocess.run([PKTBENCH, "fuzz", "--time", f"{args.fuzz_seconds}s", "--seed", "1", "--jobs",
-                              str(jobs), "--crashes", os.path.join(args.data, "crashes")],
-                             capture_output=True, text=True).stdout
+        """{target: [executions/s of each run]} over --runs runs."""
         rates = {}
-        for line in out.splitlines():
-            parts = line.split()
-            if parts and parts[0] != "target" and len(parts) > 3 and parts[3].isdigit():
-                rates[parts[0]] = int(parts[3])
+        for _ in range(args.runs):
+            out = subprocess.run([PKTBENCH, "fuzz", "--time", f"{args.fuzz_seconds}s", "--seed", "1", "--jobs",
+                                  str(jobs), "--crashes", os.path.join(args.data, "crashes")],
+                                 capture_output=True, text=True).stdout
+            for line in out.splitlines():
+                parts = line.split()
+                if parts and parts[0] != "target" and len(parts) > 3 and parts[3].isdigit():
+                    rates.setdefault(parts[0], []).append(int(parts[3]))
         return rates
+
+    def spread(runs):
+        return f"{statistics.median(runs):>11,.0f} ({min(runs):,}–{max(runs):,})"
 
     cores = os.cpu_count() or 1
     one = fuzz_rates(1)
     every = fuzz_rates(cores) if cores > 1 else {}
-    print(f"\nfuzz runner, executions/s (seed 1, {args.fuzz_seconds} s shared by all targets):")
-    print(f"  {'target':10} {'one core':>12}" + (f" {f'--jobs {cores}':>12}" if every else ""))
-    for name, rate in one.items():
-        print(f"  {name:10} {rate:>12,}" + (f" {every.get(name, 0):>12,}" if every else ""))
+    print(f"\nfuzz runner, executions/s, median (min–max) of {args.runs} runs "
+          f"(seed 1, {args.fuzz_seconds} s shared by all targets):")
+    print(f"  {'target':10} {'one core':>30}" + (f" {f'--jobs {cores}':>30}" if every else ""))
+    for name, runs in one.items():
+        print(f"  {name:10} {spread(runs):>30}" + (f" {spread(every.get(name, [0])):>30}" if every else ""))
 
 if __name__ == "__main__":
     main()
