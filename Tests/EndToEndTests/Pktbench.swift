@@ -21,17 +21,24 @@ struct Pktbench {
     return root.appendingPathComponent(".build/debug/pktbench")
   }
 
-  static func run(_ arguments: [String], stdin: [UInt8]? = nil) throws -> Result {
-    try runProgram(binary.path, arguments, stdin: stdin)
+  static func run(_ arguments: [String], stdin: [UInt8]? = nil, environment: [String: String] = [:]) throws
+    -> Result
+  {
+    try runProgram(binary.path, arguments, stdin: stdin, environment: environment)
   }
 
+  /// Runs `path`; `environment` is added to this process's own.
   static func runProgram(
-    _ path: String, _ arguments: [String], stdin: [UInt8]? = nil, timeout: TimeInterval = 120
+    _ path: String, _ arguments: [String], stdin: [UInt8]? = nil, environment: [String: String] = [:],
+    timeout: TimeInterval = 120
   ) throws -> Result {
     let process = Process()
     process.executableURL = URL(fileURLWithPath: path)
     process.arguments = arguments
     process.currentDirectoryURL = root
+    if !environment.isEmpty {
+      process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+    }
     let out = Pipe()
     let err = Pipe()
     process.standardOutput = out

@@ -13,6 +13,7 @@ struct DecodeCommand: ParsableCommand {
         pktbench decode Captures/field-session.pcapng
         pktbench decode capture.pcap -V --filter 'udp port 5005'
         pktbench decode capture.pcap --format ndjson | jq 'select(.codec=="rider")'
+        tcpdump -i eth0 -U -w - 'udp port 5005' | pktbench decode - -l
         pktbench decode --codec legctrl --hex '01 10 08 00 02 01 C8 00 E8 1C 00 00'
         echo -n '{"left":50,"right":-50,"timestamp":1.5}' |
           pktbench decode --codec rider -
@@ -59,6 +60,13 @@ struct DecodeCommand: ParsableCommand {
   @Flag(name: .customLong("payload-hex"), help: "Add each payload as hex (\"payload\") to JSON output.")
   var payloadHex = false
 
+  @Flag(
+    name: [.customShort("l"), .customLong("line-buffered")],
+    help:
+      "Write each message as soon as it is decoded, like tcpdump -l (for a pipe read live: tcpdump -U -w - | pktbench decode - -l | …); always so when stdout is a terminal."
+  )
+  var lineBuffered = false
+
   func validate() throws {
     if hex != nil && !inputs.isEmpty {
       throw ValidationError("give either --hex or input files, not both")
@@ -70,7 +78,7 @@ struct DecodeCommand: ParsableCommand {
   }
 
   func run() throws {
-    let out = OutputWriter()
+    let out = OutputWriter.messages(lineBuffered: lineBuffered)
     defer { out.flush() }
     if let hex {
       let bytes: [UInt8]

@@ -5,35 +5,71 @@ import Foundation
 #endif
 
 /// `decode --jobs N a.pcap b.pcap …`: N worker threads each decode whole
-/// files into a temporary file; the main thread copies them to the output
-/// in the order given as soon as each is done, so memory stays bounded and
-/// the output is the same as without --jobs.
+/// files. The file whose turn it is in the order given writes straight to
+/// the output as it is decoded; a file decoded ahead of its turn goes to an
+/// unlinked temporary file (`OutputSpool`), copied out when its turn comes.
+/// Workers run at most `window` files ahead of the turn, so at most that
+/// many temporary files are open. Memory stays bounded, output starts at
+/// once, and it is the same as without --jobs.
 struct ParallelDecode {
   let command: DecodeCommand
   let jobs: Int
   let color: Bool
+  /// The output's descriptor, written by the spool whose turn it is.
+  private let descriptor: Int32
+  private let directory = NSTemporaryDirectory()
+  /// How many files, from the one whose turn it is, may be decoded at once.
+  private var window: Int { jobs * 4 }
+  /// The first file's spool, made up front to learn whether temporary files
+  /// can be made at all.
+  private let firstSpool: OutputSpool
 
-  /// One file's outcome, written by a worker, read by the main thread after
-  /// the file's semaphore is signalled.
+  /// Nil when no temporary file can be made (the caller decodes one file
+  /// at a time instead).
+  init?(command: DecodeCommand, jobs: Int, color: Bool, descriptor: Int32 = 1) {
+    guard let spool = OutputSpool(output: descriptor, directory: directory) else { return nil }
+    self.command = command
+    self.jobs = jobs
+    self.color = color
+    self.descriptor = descriptor
+    self.firstSpool = spool
+  }
+
+  /// One file's spool and outcome. The main thread sets `spool` before the
+  /// file enters the window; the worker writes the outcome, read by the main
+  /// thread after `done` is signalled.
   final class Slot: @unchecked Sendable {
     let done = DispatchSemaphore(value: 0)
-    var path = ""
+    /// Nil when the temporary file could not be made.
+    var spool: OutputSpool?
     var failure: String?
     var error: String?
   }
 
-  /// Hands out file indexes to workers.
+  /// Hands out file indexes to workers, below a limit the main thread raises
+  /// as turns pass.
   final class Queue: @unchecked Sendable {
-    private let lock = NSLock()
+    private let condition = NSCondition()
     private var next = 0
+    private var limit: Int
     private let count: Int
-    init(count: Int) { self.count = count }
+    init(count: Int, limit: Int) {
+      self.count = count
+      self.limit = limit
+    }
     func take() -> Int? {
-      lock.lock()
-      defer { lock.unlock() }
+      condition.lock()
+      defer { condition.unlock() }
+      while next < count && next >= limit { condition.wait() }
       guard next < count else { return nil }
       next += 1
       return next - 1
+    }
+    func open(upTo newLimit: Int) {
+      condition.lock()
+      limit = newLimit
+      condition.broadcast()
+      condition.unlock()
     }
   }
 
@@ -41,24 +77,27 @@ struct ParallelDecode {
   struct Shared: @unchecked Sendable {
     let command: DecodeCommand
     let color: Bool
+    let lineBuffered: Bool
   }
 
   func run(out: OutputWriter) throws -> [String] {
     let inputs = command.inputs
     let slots = inputs.map { _ in Slot() }
-    let queue = Queue(count: inputs.count)
-    let shared = Shared(command: command, color: color)
-    let directory = NSTemporaryDirectory()
+    slots[0].spool = firstSpool
+    for index in 1..<min(window, inputs.count) {
+      slots[index].spool = OutputSpool(output: descriptor, directory: directory)
+    }
+    let queue = Queue(count: inputs.count, limit: window)
+    let shared = Shared(command: command, color: color, lineBuffered: out.isLineBuffered)
+    // Whatever was written before goes out before the first file's output.
+    out.flush()
     for _ in 0..<min(jobs, inputs.count) {
       let thread = Thread {
         while let index = queue.take() {
           let slot = slots[index]
-          slot.path = directory + "pktbench-\(getpid())-\(index).out"
-          let descriptor = open(slot.path, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
-          if descriptor < 0 {
-            slot.error = "cannot write a temporary file in \(directory)"
-          } else {
-            let writer = OutputWriter(descriptor: descriptor)
+          if let spool = slot.spool {
+            let writer = OutputWriter(
+              spool: spool, isTerminal: false, flushThreshold: shared.lineBuffered ? 0 : 1 << 16)
             do {
               slot.failure = try shared.command.decodeOne(inputs[index], out: writer, color: shared.color)
             } catch let failure as CommandFailure {
@@ -67,7 +106,8 @@ struct ParallelDecode {
               slot.error = "\(inputs[index]): \(error)"
             }
             writer.flush()
-            close(descriptor)
+          } else {
+            slot.error = "\(inputs[index]): not decoded: cannot make a temporary file in \(directory)"
           }
           slot.done.signal()
         }
@@ -75,16 +115,17 @@ struct ParallelDecode {
       thread.start()
     }
     var failures: [String] = []
-    for slot in slots {
+    for (index, slot) in slots.enumerated() {
+      slot.spool?.takeTurn()
       slot.done.wait()
-      out.flush()
-      if let handle = FileHandle(forReadingAtPath: slot.path) {
-        while let chunk = try? handle.read(upToCount: 1 << 20), !chunk.isEmpty { out.bytes(chunk) }
-        try? handle.close()
-      }
-      unlink(slot.path)
+      slot.spool = nil  // its temporary file closes, and so goes
       if let error = slot.error { failures.append(error) }
       if let failure = slot.failure { failures.append(failure) }
+      let entering = index + window
+      if entering < inputs.count {
+        slots[entering].spool = OutputSpool(output: descriptor, directory: directory)
+        queue.open(upTo: entering + 1)
+      }
     }
     return failures
   }

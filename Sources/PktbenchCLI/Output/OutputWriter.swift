@@ -11,16 +11,39 @@ import PacketKit
 public final class OutputWriter {
   private var buffer: JSONWriter
   private let descriptor: Int32
+  /// Where a `decode --jobs` worker's output goes instead of `descriptor`.
+  private let spool: OutputSpool?
   private let flushThreshold: Int
   /// Whether the destination is a terminal (colour, hex-by-default for craft).
   public let isTerminal: Bool
 
   public init(descriptor: Int32 = 1, flushThreshold: Int = 1 << 16) {
     self.descriptor = descriptor
+    self.spool = nil
     self.flushThreshold = flushThreshold
     self.isTerminal = isatty(descriptor) == 1
     buffer = JSONWriter(capacity: flushThreshold + 4096)
   }
+
+  /// A writer whose flushes go to `spool` (one file of `decode --jobs`).
+  init(spool: OutputSpool, isTerminal: Bool, flushThreshold: Int = 1 << 16) {
+    self.descriptor = -1
+    self.spool = spool
+    self.flushThreshold = flushThreshold
+    self.isTerminal = isTerminal
+    buffer = JSONWriter(capacity: flushThreshold + 4096)
+  }
+
+  /// stdout for decoded messages: buffered, or written a message (a line,
+  /// or one call's output) at a time when `lineBuffered` or when stdout is
+  /// a terminal, as stdio and `tcpdump -l` do, so that input read live
+  /// shows as it arrives.
+  public static func messages(lineBuffered: Bool) -> OutputWriter {
+    OutputWriter(flushThreshold: lineBuffered || isatty(1) == 1 ? 0 : 1 << 16)
+  }
+
+  /// Whether every write goes out at once (a flush threshold of 0).
+  public var isLineBuffered: Bool { flushThreshold == 0 }
 
   /// Unbuffered stderr, for one-line errors.
   public static var standardError: OutputWriter { OutputWriter(descriptor: 2, flushThreshold: 0) }
@@ -52,6 +75,11 @@ public final class OutputWriter {
   }
 
   public func flush() {
+    if let spool {
+      buffer.withUnsafeBytes { spool.write($0) }
+      buffer.removeAll()
+      return
+    }
     var offset = 0
     let total = buffer.count
     while offset < total {

@@ -1,0 +1,114 @@
+import Foundation
+
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+/// Where one file's output goes while `decode --jobs N` decodes several at
+/// once: into an unlinked temporary file until the file's turn comes, then
+/// (after what was spooled is copied out) straight to the output.
+///
+/// The file whose turn it is writes to the output itself, as it is decoded:
+/// output starts at once, and only the files decoded ahead of their turn
+/// pass through the disk. A worker's `write` and the main thread's
+/// `takeTurn` hold the same lock, so no byte overtakes another.
+final class OutputSpool: @unchecked Sendable {
+  private let lock = NSLock()
+  /// The output (stdout), written only by the spool whose turn it is.
+  private let output: Int32
+  /// The temporary file, already unlinked; -1 once the turn has come.
+  private var spool: Int32
+  private var spooled = 0
+
+  /// Opens an unlinked temporary file in `directory` (nothing is left
+  /// behind, even if pktbench is killed); nil when none can be made.
+  init?(output: Int32, directory: String) {
+    var template = Array(
+      ((directory.hasSuffix("/") ? directory : directory + "/") + "pktbench-spool-XXXXXX").utf8CString)
+    let descriptor = mkstemp(&template)
+    guard descriptor >= 0 else { return nil }
+    unlink(template)
+    self.output = output
+    self.spool = descriptor
+  }
+
+  deinit {
+    if spool >= 0 { close(spool) }
+  }
+
+  /// Whether the turn has come (writes go straight to the output).
+  var isDirect: Bool {
+    lock.lock()
+    defer { lock.unlock() }
+    return spool < 0
+  }
+
+  /// Writes `bytes` to the spool, or to the output once it is this file's
+  /// turn. A failed write to the output (EPIPE: `| head`) drops the rest
+  /// quietly, as `OutputWriter` does.
+  func write(_ bytes: UnsafeRawBufferPointer) {
+    lock.lock()
+    defer { lock.unlock() }
+    if spool >= 0 {
+      if OutputSpool.writeAll(spool, bytes) { spooled += bytes.count }
+    } else {
+      _ = OutputSpool.writeAll(output, bytes)
+    }
+  }
+
+  /// This file's turn: copies what was spooled to the output (in the
+  /// kernel, by `sendfile`, where it can) and sends later writes straight
+  /// there. The caller has flushed everything that comes before.
+  func takeTurn() {
+    lock.lock()
+    defer { lock.unlock() }
+    guard spool >= 0 else { return }
+    var offset = 0
+    while offset < spooled {
+      var position = off_t(offset)
+      let sent = sendfile(output, spool, &position, spooled - offset)
+      if sent > 0 {
+        offset += sent
+      } else if sent < 0 && errno == EINTR {
+        continue
+      } else if !copyByReading(from: offset) {
+        break
+      } else {
+        offset = spooled
+      }
+    }
+    close(spool)
+    spool = -1
+  }
+
+  /// The copy where `sendfile` cannot (an output it does not write to):
+  /// read and write, a MiB at a time. False when the output refuses.
+  private func copyByReading(from start: Int) -> Bool {
+    var chunk = [UInt8](repeating: 0, count: 1 << 20)
+    var offset = start
+    while offset < spooled {
+      let read = chunk.withUnsafeMutableBytes { pread(spool, $0.baseAddress, $0.count, off_t(offset)) }
+      if read < 0 && errno == EINTR { continue }
+      guard read > 0 else { return false }
+      let done = chunk.withUnsafeBytes {
+        OutputSpool.writeAll(output, UnsafeRawBufferPointer(rebasing: $0[..<read]))
+      }
+      guard done else { return false }
+      offset += read
+    }
+    return true
+  }
+
+  /// Writes every byte, retrying short writes and EINTR; false on an error.
+  private static func writeAll(_ descriptor: Int32, _ bytes: UnsafeRawBufferPointer) -> Bool {
+    guard let base = bytes.baseAddress else { return true }
+    var offset = 0
+    while offset < bytes.count {
+      let written = Glibc.write(descriptor, base + offset, bytes.count - offset)
+      if written < 0 && errno == EINTR { continue }
+      guard written > 0 else { return false }
+      offset += written
+    }
+    return true
+  }
+}
