@@ -19,8 +19,12 @@ final class LiveProcess: @unchecked Sendable {
   private var stderrData = Data()
   private let group = DispatchGroup()
   let arguments: [String]
+  /// The process's standard input, when started with `standardInput: true`
+  /// (else it reads /dev/null).
+  let input: FileHandle?
 
-  init(_ arguments: [String], program path: String = Pktbench.binary.path) throws {
+  init(_ arguments: [String], program path: String = Pktbench.binary.path, standardInput: Bool = false) throws
+  {
     self.arguments = arguments
     process.executableURL = URL(fileURLWithPath: path)
     process.arguments = arguments
@@ -29,7 +33,14 @@ final class LiveProcess: @unchecked Sendable {
     let err = Pipe()
     process.standardOutput = out
     process.standardError = err
-    process.standardInput = FileHandle.nullDevice
+    if standardInput {
+      let pipe = Pipe()
+      process.standardInput = pipe
+      input = pipe.fileHandleForWriting
+    } else {
+      process.standardInput = FileHandle.nullDevice
+      input = nil
+    }
     try process.run()
     drain(out.fileHandleForReading) { self.stdoutData.append($0) }
     drain(err.fileHandleForReading) { self.stderrData.append($0) }

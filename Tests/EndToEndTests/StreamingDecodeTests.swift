@@ -7,27 +7,6 @@ import Testing
 /// for their messages to come out, and only then sends the rest: output
 /// held until the input ended never arrives, and the test fails.
 @Suite struct StreamingDecodeTests {
-  /// Collects a child's stdout as it comes.
-  final class Collected: @unchecked Sendable {
-    private let lock = NSLock()
-    private var bytes: [UInt8] = []
-    func append(_ data: Data) {
-      lock.lock()
-      bytes += data
-      lock.unlock()
-    }
-    var lines: Int {
-      lock.lock()
-      defer { lock.unlock() }
-      return bytes.reduce(0) { $0 + ($1 == 0x0A ? 1 : 0) }
-    }
-    var text: String {
-      lock.lock()
-      defer { lock.unlock() }
-      return String(decoding: bytes, as: UTF8.self)
-    }
-  }
-
   /// Runs pktbench with `first` on stdin, waits until its stdout holds
   /// `wanted` lines (at most `bound` seconds), then sends `rest` and closes
   /// stdin. Returns the lines out before `rest` was sent, all of stdout and
@@ -35,36 +14,14 @@ import Testing
   static func run(
     _ arguments: [String], first: [UInt8], rest: [UInt8], wanted: Int, bound: TimeInterval = 60
   ) throws -> (before: Int, stdout: String, status: Int32) {
-    let process = Process()
-    process.executableURL = Pktbench.binary
-    process.arguments = arguments
-    process.currentDirectoryURL = Pktbench.root
-    let input = Pipe()
-    let output = Pipe()
-    process.standardInput = input
-    process.standardOutput = output
-    process.standardError = FileHandle.nullDevice
-    try process.run()
-    let collected = Collected()
-    let finished = DispatchSemaphore(value: 0)
-    let reading = output.fileHandleForReading
-    Thread {
-      while true {
-        let data = reading.availableData
-        if data.isEmpty { break }
-        collected.append(data)
-      }
-      finished.signal()
-    }.start()
-    input.fileHandleForWriting.write(Data(first))
-    let deadline = Date().addingTimeInterval(bound)
-    while collected.lines < wanted && Date() < deadline { usleep(10_000) }
-    let before = collected.lines
-    input.fileHandleForWriting.write(Data(rest))
-    try input.fileHandleForWriting.close()
-    _ = finished.wait(timeout: .now() + bound)
-    process.waitUntilExit()
-    return (before, collected.text, process.terminationStatus)
+    let process = try LiveProcess(arguments, standardInput: true)
+    process.input?.write(Data(first))
+    _ = process.waitForLines(wanted, timeout: bound)
+    let before = process.stdout.split(separator: "\n").count
+    process.input?.write(Data(rest))
+    try process.input?.close()
+    let status = process.finish(timeout: bound)
+    return (before, process.stdout, status)
   }
 
   /// A pcap file cut after its `records`th record (24-byte file header,
