@@ -7,8 +7,9 @@ Builds pktbench (release), writes the synthetic captures once (reused after;
 see generate.py), then times each decode mode on each capture and, where
 installed, tcpdump and tshark on the same files. Every figure is the median
 of --runs runs, with min and max beside it; peak RSS comes from
-/usr/bin/time. Ends with the fuzz runner's executions per second per target, on one core
-and with --jobs as many as the machine has.
+/usr/bin/time. Then `decode` of four files with one job and with one per core, and
+last the fuzz runner's executions per second per target, on one core and with --jobs
+as many as the machine has.
 """
 import argparse
 import os
@@ -122,6 +123,23 @@ def main():
               f"{rss:12.1f}  {ratio}")
     print("(ratio: pktbench summary lines' records/s over that tool's; tshark -T modes on the first 100k records)")
 
+    # decode over several files: four names for the 1M Rider capture, one job against one per core.
+    cores = os.cpu_count() or 1
+    if cores > 1:
+        several = []
+        for i in range(4):
+            link = os.path.join(args.data, f"rider-1m-copy{i}.pcap")
+            if not os.path.lexists(link):
+                os.symlink("rider-1m.pcap", link)
+            several.append(link)
+        print(f"\ndecode of 4 files (the 1M Rider capture four times), median (min–max) of {args.runs} runs:")
+        print(f"  {'mode':18} {'--jobs 1':>22} {f'--jobs {cores}':>22}  speed-up")
+        for label, flags in [("--stats", ["--stats"]), ("summary", []), ("ndjson", ["--format", "ndjson"])]:
+            times = [timed([PKTBENCH, "decode"] + several + flags + ["--jobs", str(j)], args.runs, several[0])
+                     for j in (1, cores)]
+            cells = [f"{t[0]:.2f} s ({t[1]:.2f}–{t[2]:.2f})" for t in times]
+            print(f"  {label:18} {cells[0]:>22} {cells[1]:>22}  {times[0][0] / times[1][0]:.2f}x")
+
     def fuzz_rates(jobs):
         """{target: [executions/s of each run]} over --runs runs."""
         rates = {}
@@ -138,7 +156,6 @@ def main():
     def spread(runs):
         return f"{statistics.median(runs):>11,.0f} ({min(runs):,}–{max(runs):,})"
 
-    cores = os.cpu_count() or 1
     one = fuzz_rates(1)
     every = fuzz_rates(cores) if cores > 1 else {}
     print(f"\nfuzz runner, executions/s, median (min–max) of {args.runs} runs "
