@@ -47,6 +47,29 @@ import Testing
     #expect(result.stdout.split(separator: "\n").count == 64)
   }
 
+  @Test func onATerminalEachMessageShowsAsItArrivesWithoutAFlag() throws {
+    // `script` gives pktbench a pseudo-terminal as stdout; the capture comes
+    // through a FIFO, written a part at a time.
+    guard let script = Pktbench.which("script") else { return }
+    let fifo = NSTemporaryDirectory() + "/pktbench-tty-\(getpid())-\(UInt32.random(in: 0...UInt32.max)).pcap"
+    try #require(mkfifo(fifo, 0o600) == 0)
+    defer { unlink(fifo) }
+    let (first, rest) = try Self.split("Captures/rider-20hz.pcap", afterRecords: 10)
+    let process = try LiveProcess(
+      // -onlcr: lines end in "\n", not the terminal's "\r\n".
+      ["-qec", "stty -onlcr; \(Pktbench.binary.path) decode - < \(fifo)", "/dev/null"], program: script)
+    // Opening blocks until the shell opens the FIFO to read.
+    let writer = try #require(FileHandle(forWritingAtPath: fifo))
+    writer.write(Data(first))
+    _ = process.waitForLines(10, timeout: 60)
+    let before = process.stdout.split(separator: "\n").count
+    writer.write(Data(rest))
+    try writer.close()
+    #expect(process.finish(timeout: 60) == 0)
+    #expect(before == 10)
+    #expect(process.stdout.split(separator: "\n").count == 64)
+  }
+
   @Test func theFileWhoseTurnItIsStreamsWhileTheNextDecodes() throws {
     let (first, rest) = try Self.split("Captures/rider-20hz.pcap", afterRecords: 10)
     let result = try Self.run(
