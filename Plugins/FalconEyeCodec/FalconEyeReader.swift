@@ -57,7 +57,6 @@ struct FalconEyeReader {
           : members.prefix(index).contains { $0.key.sameText(as: key) }
       }
       if repeated {
-        object.keysAreUnique = false
         warn(
           "duplicate-key",
           "\(path.appending(key.text)) appears more than once; pktbench reads the first, "
@@ -164,11 +163,6 @@ struct FalconEyeObject {
   )
   private static let slotCount = 8
   private var nextKnown = 0
-  /// Whether no key appears twice (`FalconEyeReader.object` says when one
-  /// does): then a key's member is its only one, and each lookup starts
-  /// where the last one ended (`cursor`).
-  var keysAreUnique = true
-  private var cursor = 0
 
   /// Room for a node per known key is made at once rather than as each
   /// is added.
@@ -188,13 +182,15 @@ struct FalconEyeObject {
     }
   }
 
-  /// The first member named `key` (a key's first member is the one read).
+  /// The first member named `key` (a key's first member is the one read):
+  /// from its slot (every FalconEye object has at most six known keys), else
+  /// by comparing the object's keys.
   private mutating func member(_ key: String) -> JSONNode.Member? {
     if let index = knownIndex(key), index < Self.slotCount {
       let position = withUnsafeBytes(of: slots) { $0.load(fromByteOffset: index * 4, as: Int32.self) }
       return position < 0 ? nil : value.member(at: Int(position))
     }
-    return keysAreUnique ? value.uniqueMember(key, cursor: &cursor) : value.member(key)
+    return value.member(key)
   }
 
   /// `key`'s index in `known`: readers ask in the order the keys are

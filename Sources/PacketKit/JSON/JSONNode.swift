@@ -143,35 +143,6 @@ public struct JSONNode {
 
   public subscript(key: String) -> JSONNode? { member(key)?.value }
 
-  /// The member with `key` in an object where no key appears twice,
-  /// looked for from the member whose key is tape entry `cursor` to the
-  /// last, then from the first: read in the order they were written, each
-  /// key is the first one looked at. `cursor` (0 to start) becomes the
-  /// entry after the member found. (Where keys repeat, `member(_:)` finds
-  /// the first of them.)
-  @inlinable
-  public func uniqueMember(_ key: String, cursor: inout Int) -> Member? {
-    let entry = self.entry
-    guard entry.kind == .object else { return nil }
-    let first = index + 1
-    let end = Int(entry.next)
-    let start = cursor > first && cursor < end ? cursor : first
-    // The members from `start` to the end, then those before it.
-    func find(from: Int, to: Int) -> Member? {
-      var position = from
-      while position < to {
-        let (member, next) = Member.read(tape, at: position)
-        if member.key.textEquals(key) {
-          cursor = next
-          return member
-        }
-        position = next
-      }
-      return nil
-    }
-    return find(from: start, to: end) ?? find(from: first, to: start)
-  }
-
   /// The member of this object at `position` (a `Member.position` of its
   /// own members).
   @inlinable
