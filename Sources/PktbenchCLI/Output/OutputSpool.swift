@@ -50,9 +50,9 @@ final class OutputSpool: @unchecked Sendable {
     lock.lock()
     defer { lock.unlock() }
     if spool >= 0 {
-      if OutputSpool.writeAll(spool, bytes) { spooled += bytes.count }
+      if OutputWriter.writeAll(spool, bytes) { spooled += bytes.count }
     } else {
-      _ = OutputSpool.writeAll(output, bytes)
+      _ = OutputWriter.writeAll(output, bytes)
     }
   }
 
@@ -71,10 +71,9 @@ final class OutputSpool: @unchecked Sendable {
         offset += sent
       } else if sent < 0 && errno == EINTR {
         continue
-      } else if !copyByReading(from: offset) {
-        break
       } else {
-        offset = spooled
+        copyByReading(from: offset)  // the rest, where sendfile cannot
+        break
       }
     }
     close(spool)
@@ -83,6 +82,7 @@ final class OutputSpool: @unchecked Sendable {
 
   /// The copy where `sendfile` cannot (an output it does not write to):
   /// read and write, a MiB at a time. False when the output refuses.
+  @discardableResult
   private func copyByReading(from start: Int) -> Bool {
     var chunk = [UInt8](repeating: 0, count: 1 << 20)
     var offset = start
@@ -91,23 +91,10 @@ final class OutputSpool: @unchecked Sendable {
       if read < 0 && errno == EINTR { continue }
       guard read > 0 else { return false }
       let done = chunk.withUnsafeBytes {
-        OutputSpool.writeAll(output, UnsafeRawBufferPointer(rebasing: $0[..<read]))
+        OutputWriter.writeAll(output, UnsafeRawBufferPointer(rebasing: $0[..<read]))
       }
       guard done else { return false }
       offset += read
-    }
-    return true
-  }
-
-  /// Writes every byte, retrying short writes and EINTR; false on an error.
-  private static func writeAll(_ descriptor: Int32, _ bytes: UnsafeRawBufferPointer) -> Bool {
-    guard let base = bytes.baseAddress else { return true }
-    var offset = 0
-    while offset < bytes.count {
-      let written = Glibc.write(descriptor, base + offset, bytes.count - offset)
-      if written < 0 && errno == EINTR { continue }
-      guard written > 0 else { return false }
-      offset += written
     }
     return true
   }

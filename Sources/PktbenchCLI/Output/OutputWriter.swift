@@ -75,25 +75,29 @@ public final class OutputWriter {
   }
 
   public func flush() {
-    if let spool {
-      buffer.withUnsafeBytes { spool.write($0) }
-      buffer.removeAll()
-      return
-    }
-    var offset = 0
-    let total = buffer.count
-    while offset < total {
-      let written = buffer.withUnsafeBytes { raw -> Int in
-        guard let base = raw.baseAddress else { return 0 }
-        return Glibc.write(descriptor, base + offset, raw.count - offset)
+    buffer.withUnsafeBytes { bytes in
+      if let spool {
+        spool.write(bytes)
+      } else {
+        // A refusal (EPIPE: `| head`) drops the rest quietly.
+        _ = Self.writeAll(descriptor, bytes)
       }
-      if written <= 0 {
-        if written < 0 && errno == EINTR { continue }
-        break  // EPIPE (e.g. `| head`): drop the rest quietly
-      }
-      offset += written
     }
     buffer.removeAll()
+  }
+
+  /// Writes every byte to `descriptor`, past short writes and EINTR; false
+  /// when the descriptor refuses (EPIPE, a full disk).
+  static func writeAll(_ descriptor: Int32, _ bytes: UnsafeRawBufferPointer) -> Bool {
+    guard let base = bytes.baseAddress else { return true }
+    var offset = 0
+    while offset < bytes.count {
+      let written = Glibc.write(descriptor, base + offset, bytes.count - offset)
+      if written < 0 && errno == EINTR { continue }
+      guard written > 0 else { return false }
+      offset += written
+    }
+    return true
   }
 
   deinit { flush() }
