@@ -10,12 +10,14 @@ extension DecodeCommand {
     _ = try bleMap.map { try BLEMapRule.parse($0) }
     let color = out.isTerminal && ProcessInfo.processInfo.environment["NO_COLOR"] == nil
     var failures: [String] = []
-    let parallel =
-      jobs > 1 && inputs.count > 1 ? ParallelDecode(command: self, jobs: jobs, color: color) : nil
-    if jobs > 1 && inputs.count > 1 && parallel == nil {
-      OutputWriter.standardError.line(
-        "pktbench: --jobs: cannot make temporary files in \(NSTemporaryDirectory()) (set TMPDIR); "
-          + "decoding one file at a time")
+    var parallel: ParallelDecode?
+    if jobs > 1 && inputs.count > 1 {
+      parallel = ParallelDecode(command: self, jobs: jobs, color: color)
+      if parallel == nil {
+        OutputWriter.standardError.line(
+          "pktbench: --jobs: cannot make temporary files in \(NSTemporaryDirectory()) (set TMPDIR); "
+            + "decoding one file at a time")
+      }
     }
     if let parallel {
       failures = try parallel.run(out: out)

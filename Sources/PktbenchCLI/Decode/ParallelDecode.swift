@@ -19,20 +19,23 @@ struct ParallelDecode {
   private let descriptor: Int32
   private let directory = NSTemporaryDirectory()
   /// How many files, from the one whose turn it is, may be decoded at once.
-  private var window: Int { jobs * 4 }
-  /// The first file's spool, made up front to learn whether temporary files
-  /// can be made at all.
-  private let firstSpool: OutputSpool
+  private let window: Int
+  /// One per input; those in the first window have their spools already.
+  private let slots: [Slot]
 
   /// Nil when no temporary file can be made (the caller decodes one file
   /// at a time instead).
   init?(command: DecodeCommand, jobs: Int, color: Bool, descriptor: Int32 = 1) {
-    guard let spool = OutputSpool(output: descriptor, directory: directory) else { return nil }
     self.command = command
     self.jobs = jobs
     self.color = color
     self.descriptor = descriptor
-    self.firstSpool = spool
+    window = jobs * 4
+    slots = command.inputs.map { _ in Slot() }
+    for slot in slots.prefix(window) {
+      slot.spool = OutputSpool(output: descriptor, directory: directory)
+    }
+    guard slots.first?.spool != nil else { return nil }
   }
 
   /// One file's spool and outcome. The main thread sets `spool` before the
@@ -82,11 +85,7 @@ struct ParallelDecode {
 
   func run(out: OutputWriter) throws -> [String] {
     let inputs = command.inputs
-    let slots = inputs.map { _ in Slot() }
-    slots[0].spool = firstSpool
-    for index in 1..<min(window, inputs.count) {
-      slots[index].spool = OutputSpool(output: descriptor, directory: directory)
-    }
+    let slots = self.slots
     let queue = Queue(count: inputs.count, limit: window)
     let shared = Shared(command: command, color: color, lineBuffered: out.isLineBuffered)
     // Whatever was written before goes out before the first file's output.
