@@ -13,9 +13,6 @@ struct FlatLayout {
   }
 
   /// Whether two names are one literal: the same address and length.
-  /// Always inlined: two comparisons, on every summary line and ndjson
-  /// record (left to the optimizer, it was sometimes a call).
-  @inline(__always)
   static func same(_ left: StaticString, _ right: StaticString) -> Bool {
     left.utf8Start == right.utf8Start && left.utf8CodeUnitCount == right.utf8CodeUnitCount
   }

@@ -42,11 +42,7 @@ struct SummaryMiddles {
 
   /// Writes the middle of `record`'s line, whose clean message is `flat`:
   /// a kept one, or what `render` writes (then kept); `styled`: whether
-  /// `render` writes colour. Always inlined into the sink, so that `render`
-  /// and the match are specialised there: when the optimizer chose to call
-  /// it instead (2026-11-25, after an unrelated change to the module), a
-  /// summary line cost 48 instructions more.
-  @inline(__always)
+  /// `render` writes colour.
   mutating func write(
     _ record: DecodedRecord, _ flat: FlatMessage, leading: Bool, styled: Bool, into out: inout JSONWriter,
     _ render: (inout JSONWriter) -> Void
