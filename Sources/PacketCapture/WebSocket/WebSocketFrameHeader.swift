@@ -1,4 +1,5 @@
 import CSIMD
+
 /// A base framing header (RFC 6455 §5.2):
 ///
 ///     FIN RSV1 RSV2 RSV3 opcode(4) | MASK len(7) | [len16 | len64] | [mask key(4)]

@@ -1,3 +1,5 @@
+import PacketKit
+
 /// The finished analysis of one capture, as every report format reads it.
 struct AnalysisReport {
   var file: String

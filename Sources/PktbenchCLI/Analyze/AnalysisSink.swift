@@ -17,16 +17,26 @@ final class AnalysisSink: MessageSink {
   private var untracked = 0
   private var unclaimed = 0
   private(set) var report: AnalysisReport?
+  /// `--timeline`: where the device models' events go, in time order.
+  private let timeline: TimelineWriter?
+  /// Flows with a device model, and a time no later than the earliest of
+  /// their models' deadlines: until a record passes it, no timer is due.
+  private var modelled: [FlowAnalyzer] = []
+  private var earliestDeadline = Double.infinity
 
-  init(options: AnalysisOptions = AnalysisOptions()) {
+  init(options: AnalysisOptions = AnalysisOptions(), timeline: TimelineWriter? = nil) {
     self.options = options
+    self.timeline = timeline
   }
 
-  var wantsPayload: Bool { false }
+  /// Device models read the payload as the device got it.
+  var wantsPayload: Bool { true }
 
   func emit(_ record: DecodedRecord) {
     guard let time = record.time, time.isFinite else { return }
     if origin == nil { origin = time }
+    passTime(to: time)
+    defer { noteDeadline(of: record) }
     guard let key = FlowKey(record) else {
       if let error = record.layerError {
         captureFindings.add(
@@ -57,6 +67,7 @@ final class AnalysisSink: MessageSink {
     let flow = FlowAnalyzer(
       id: order.count + 1, key: key, origin: origin ?? time, transport: record.transport, time: time,
       options: options, budget: budget)
+    if let timeline { flow.onDeviceEvent = { event, flow in timeline.add(event, flow: flow) } }
     flows[key] = flow
     order.append(flow)
     flow.observe(record)
@@ -67,8 +78,13 @@ final class AnalysisSink: MessageSink {
   }
 
   func finish(name: String, stats: CaptureStats) {
-    let end = stats.lastTime ?? order.map(\.lastTime).max() ?? 0
-    for flow in order { flow.finish(captureEnd: end) }
+    let recordedEnd = stats.recordedEnd.flatMap { $0 >= (stats.lastTime ?? $0) ? $0 : nil }
+    let end = recordedEnd ?? stats.lastTime ?? order.map(\.lastTime).max() ?? 0
+    for flow in order {
+      flow.captureEndRecorded = recordedEnd != nil
+      flow.finish(captureEnd: end)
+    }
+    timeline?.finish()
     if let stopped = stats.stoppedEarly {
       captureFindings.add(
         Finding(
@@ -78,5 +94,28 @@ final class AnalysisSink: MessageSink {
     report = AnalysisReport(
       file: name, stats: stats, flows: order, captureFindings: captureFindings,
       unclaimedPayloads: unclaimed, untrackedRecords: untracked)
+  }
+
+  // MARK: Device models' time
+
+  /// Fires the timers of every model whose deadline `time` passed, so
+  /// events of time come out when they fell, not at their flow's next record.
+  private func passTime(to time: Double) {
+    guard time >= earliestDeadline else { return }
+    earliestDeadline = .infinity
+    for flow in modelled {
+      flow.advanceDevice(to: time)
+      if let deadline = flow.deviceDeadline { earliestDeadline = min(earliestDeadline, deadline) }
+    }
+    timeline?.passed(time)
+  }
+
+  private func noteDeadline(of record: DecodedRecord) {
+    guard let key = FlowKey(record), let flow = flows[key], flow.device != nil else { return }
+    if !flow.isTrackedForTime {
+      flow.isTrackedForTime = true
+      modelled.append(flow)
+    }
+    if let deadline = flow.deviceDeadline { earliestDeadline = min(earliestDeadline, deadline) }
   }
 }

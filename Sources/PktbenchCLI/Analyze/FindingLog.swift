@@ -1,3 +1,5 @@
+import PacketKit
+
 /// Findings kept for a report, at most `capPerRule` of each rule, and no
 /// more than the capture-wide budget allows: a capture with a stall every
 /// second, or thousands of flows, must not grow the report without bound.

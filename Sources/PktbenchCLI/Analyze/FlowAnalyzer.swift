@@ -1,9 +1,10 @@
 import PacketKit
 
 /// Everything the analysis keeps about one flow: bookkeeping, the series
-/// and distributions its rules feed, the findings they log. Memory is
-/// bounded: summaries, reservoirs and capped findings, never the records.
-final class FlowAnalyzer {
+/// and distributions its rules feed, the findings they log, and the model
+/// of its device. Memory is bounded: summaries, reservoirs and capped
+/// findings, never the records.
+final class FlowAnalyzer: FlowContext {
   let id: Int
   let key: FlowKey
   /// Where every timeline of the capture starts (its first analysed record).
@@ -33,7 +34,19 @@ final class FlowAnalyzer {
   private(set) var series: [MessageSeries] = []
   private(set) var values: [ValueSeries] = []
   private(set) var findings: FindingLog
-  private(set) var rules: [FlowRules] = []
+  private(set) var rules: [any FlowRules] = []
+  /// The modelled device of the flow's codec, once the codec is known.
+  private(set) var device: FlowDevice?
+  /// Transport events before the codec was known (the WebSocket handshake
+  /// and 101), given to the model when it is made.
+  private var earlyEvents: [FlowMessage] = []
+  /// Whether the sink checks this flow's model deadlines.
+  var isTrackedForTime = false
+  /// Whether the capture recorded its end (set before `finish`).
+  var captureEndRecorded = false
+  /// Called with each event of the device model, in the order the model
+  /// gives them (`analyze --timeline`).
+  var onDeviceEvent: ((DeviceEvent, FlowAnalyzer) -> Void)?
   private var rulesFor: Set<String> = []
   /// The WebSocket upgrade request, when the capture holds it.
   private(set) var handshake: (frame: Int?, time: Double)?
@@ -57,7 +70,12 @@ final class FlowAnalyzer {
   // MARK: Input
 
   func observe(_ record: DecodedRecord) {
-    guard let message = FlowMessage(record) else { return }
+    guard let time = record.time, time.isFinite else { return }
+    let message = FlowMessage(
+      frame: record.frame, time: time, source: record.source, destination: record.destination,
+      transport: record.transport, codec: record.codecName, result: record.result,
+      event: record.event, layerError: record.layerError, payload: record.payload ?? [],
+      size: record.payloadLength)
     if firstFrame == nil { firstFrame = message.frame }
     if let frame = message.frame { lastFrame = max(lastFrame ?? frame, frame) }
     firstTime = min(firstTime, message.time)
@@ -79,12 +97,19 @@ final class FlowAnalyzer {
     }
     if let name = record.codecName, !rulesFor.contains(name) {
       rulesFor.insert(name)
-      if let added = RuleCatalog.rules(forCodec: name, options: options) { rules.append(added) }
+      rules += RuleCatalog.rules(forCodec: name, options: options)
+      if device == nil, let made = FlowDevice(codec: name) {
+        device = made
+        for early in earlyEvents { feedDevice(early) }
+      }
     }
+    earlyEvents = device == nil && record.event != nil && earlyEvents.count < 4 ? earlyEvents + [message] : []
     for diagnostic in record.allDiagnostics where diagnostic.severity >= .warning {
       codecWarnings[diagnostic.code, default: 0] += 1
     }
+    advanceDevice(to: message.time)
     for rule in rules { rule.observe(message, flow: self) }
+    feedDevice(message)
     layerFindings(message)
     // A BLE link's end arrives as an event ("ble.disconnect"): it ends the
     // flow as FIN or RST end a TCP connection.
@@ -92,6 +117,36 @@ final class FlowAnalyzer {
       let frame = message.frame
     {
       connectionEnded(frame: frame, time: message.time, reason: "disconnect")
+    }
+  }
+
+  // MARK: The device model
+
+  /// When the device model next needs time to pass.
+  var deviceDeadline: Double? { device?.model.nextDeadline }
+
+  /// Passes the model's time to `time`, so its timers that fell before
+  /// fire now (the sink calls it for every flow whose deadline passed).
+  func advanceDevice(to time: Double) {
+    guard let device, let deadline = device.model.nextDeadline, deadline <= time else { return }
+    deliver(device.advance(to: time))
+  }
+
+  private func feedDevice(_ message: FlowMessage) {
+    guard let device else { return }
+    deliver(device.take(message))
+  }
+
+  private func deliver(_ events: [DeviceEvent]) {
+    for event in events {
+      if let mismatch = event.mismatch, let codec = device?.codec {
+        report(
+          Finding(
+            "\(codec).model-mismatch", .warning, time: event.time, frame: event.frame,
+            text: mismatch, details: [.init("event", .string(event.name))]))
+      }
+      for rule in rules { rule.modelled(event, flow: self) }
+      onDeviceEvent?(event, self)
     }
   }
 
@@ -104,6 +159,10 @@ final class FlowAnalyzer {
   }
 
   func finish(captureEnd: Double) {
+    if let device {
+      advanceDevice(to: captureEndRecorded ? captureEnd : lastTime)
+      deliver(device.finish(end: captureEndRecorded ? captureEnd : nil))
+    }
     for rule in rules { rule.finish(flow: self, captureEnd: captureEnd) }
     for series in series { judgeRate(series) }
   }
@@ -116,21 +175,27 @@ final class FlowAnalyzer {
     findings.add(finding)
   }
 
-  /// The series named `name`, made on first use.
-  func series(
-    _ name: String, direction: String? = nil, expected: ExpectedRate? = nil
-  ) -> MessageSeries {
-    if let existing = series.first(where: { $0.name == name }) { return existing }
-    let made = MessageSeries(name: name, direction: direction, expected: expected, origin: origin)
-    series.append(made)
-    return made
+  @discardableResult
+  func count(_ name: String, direction: String?, expected: ExpectedRate?, frame: Int?, time: Double) -> Gap? {
+    let found: MessageSeries
+    if let existing = series.first(where: { $0.name == name }) {
+      found = existing
+    } else {
+      found = MessageSeries(name: name, direction: direction, expected: expected, origin: origin)
+      series.append(found)
+    }
+    return found.add(frame: frame, time: time)
   }
 
-  func values(_ name: String, text: String, unit: ValueSeries.Unit = .seconds) -> ValueSeries {
-    if let existing = values.first(where: { $0.name == name }) { return existing }
+  func measure(_ name: String, text: String, unit: MeasureUnit, _ value: Double) {
+    if let existing = values.first(where: { $0.name == name }) { return existing.add(value) }
     let made = ValueSeries(name: name, text: text, unit: unit)
     values.append(made)
-    return made
+    made.add(value)
+  }
+
+  func median(of name: String) -> Double? {
+    values.first { $0.name == name }?.values.percentiles?.p50
   }
 
   /// Who is who, as the first rule that knows says it.
@@ -169,7 +234,7 @@ final class FlowAnalyzer {
   // MARK: Findings below the protocols
 
   private func layerFindings(_ message: FlowMessage) {
-    if message.event == "tcp.gap" {
+    if message.eventName == "tcp.gap" {
       let missing = message.number("missing_bytes").flatMap { Int(exactly: $0) } ?? 0
       report(
         Finding(
@@ -182,7 +247,7 @@ final class FlowAnalyzer {
     guard let error = message.error else { return }
     decodeErrors += 1
     if rules.contains(where: { $0.claims(error, in: message) }) { return }
-    let damaged = message.record.layerError != nil
+    let damaged = message.layerError != nil
     let what = damaged ? "\(message.transport) layer" : "\(message.codec ?? "payload")"
     report(
       Finding(

@@ -1,3 +1,5 @@
+import PacketKit
+
 /// One conversation in a capture: a UDP pair, a TCP (WebSocket) connection,
 /// a BLE connection. Both directions belong to the same flow, so the key
 /// holds the two ends in a fixed order whatever direction a record runs.

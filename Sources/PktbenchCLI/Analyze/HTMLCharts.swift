@@ -1,4 +1,5 @@
 import Foundation
+import PacketKit
 
 /// Inline SVG for the HTML report: a timeline per flow (message rate per
 /// series, the expected band, the long gaps, the findings marked) and small

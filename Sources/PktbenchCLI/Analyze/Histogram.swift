@@ -1,3 +1,5 @@
+import PacketKit
+
 /// Equal-width bins over a sample, for the HTML report's latency plots.
 struct Histogram {
   var lower: Double

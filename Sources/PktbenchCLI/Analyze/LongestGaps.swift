@@ -1,11 +1,4 @@
-/// The silence between two consecutive messages of a series.
-struct Gap {
-  var seconds: Double
-  var fromFrame: Int?
-  var toFrame: Int?
-  var fromTime: Double
-  var toTime: Double
-}
+import PacketKit
 
 /// The `limit` longest gaps of a series, longest first.
 struct LongestGaps {

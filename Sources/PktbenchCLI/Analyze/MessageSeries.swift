@@ -1,3 +1,5 @@
+import PacketKit
+
 /// One stream of messages in a flow (a Rider app's commands, LegCtrl
 /// telemetry): its count, its rate against what the protocol expects,
 /// inter-arrival percentiles, the longest gaps and a timeline, all in fixed

@@ -1,3 +1,5 @@
+import PacketKit
+
 /// The summary of a distribution a report shows: p50, p90, p99 (nearest
 /// rank over the sample) and the exact minimum, maximum and mean.
 struct Percentiles: Equatable {

@@ -1,3 +1,5 @@
+import PacketKit
+
 /// Messages per time bucket since a shared origin, and the longest gap that
 /// ended in each bucket. The bucket count is fixed: when the capture
 /// outgrows it, the width doubles and neighbours merge, so memory stays the

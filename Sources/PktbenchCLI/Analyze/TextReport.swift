@@ -3,7 +3,6 @@ import PacketKit
 /// The report for a terminal: per flow its series against the expected
 /// rates, distributions, facts, findings and a verdict line; then a summary.
 enum TextReport {
-  static let exchangeLines = 20
 
   static func lines(_ report: AnalysisReport, style: Style) -> [String] {
     var out: [String] = []

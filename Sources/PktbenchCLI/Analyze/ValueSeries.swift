@@ -1,10 +1,10 @@
+import PacketKit
+
 /// A distribution a flow reports beside its message rates: a latency
 /// (Rallie command → response, FalconEye authRequest → authResponse), a
 /// one-way delay or a size.
 final class ValueSeries {
-  enum Unit: String {
-    case seconds, bytes
-  }
+  typealias Unit = MeasureUnit
 
   /// Machine name, e.g. `response_latency`.
   let name: String

@@ -29,14 +29,14 @@ final class WebSocketCloseRules: FlowRules {
   private var sawClose = false
   private var endReported = false
 
-  func observe(_ message: FlowMessage, flow: FlowAnalyzer) {
-    switch message.event {
+  func observe(_ message: FlowMessage, flow: any FlowContext) {
+    switch message.eventName {
     case "ws.handshake":
       flow.setRoles(
         client: message.source, server: message.destination, clientRole: "client", serverRole: "server")
     case "ws.accept":
       if let handshake = flow.handshake {
-        flow.values("handshake", text: "upgrade request → 101 response").add(message.time - handshake.time)
+        flow.measure("handshake", text: "upgrade request → 101 response", message.time - handshake.time)
       }
     case "ws.close":
       close(message, flow: flow)
@@ -52,7 +52,7 @@ final class WebSocketCloseRules: FlowRules {
     }
   }
 
-  func connectionEnded(frame: Int, time: Double, reason: String, flow: FlowAnalyzer) {
+  func connectionEnded(frame: Int, time: Double, reason: String, flow: any FlowContext) {
     if pending != nil {
       finishClose(reply: nil, endedBy: reason, flow: flow)
       return
@@ -72,7 +72,7 @@ final class WebSocketCloseRules: FlowRules {
         text: text, details: [.init("tcp_end", .string(reason))]))
   }
 
-  func finish(flow: FlowAnalyzer, captureEnd: Double) {
+  func finish(flow: any FlowContext, captureEnd: Double) {
     if pending != nil { finishClose(reply: nil, endedBy: nil, flow: flow) }
   }
 
@@ -82,7 +82,7 @@ final class WebSocketCloseRules: FlowRules {
 
   // MARK: Closes
 
-  private func close(_ message: FlowMessage, flow: FlowAnalyzer) {
+  private func close(_ message: FlowMessage, flow: any FlowContext) {
     let by = message.string("by") ?? flow.role(of: message.source)
     if let pending {
       guard pending.by != by else { return }
@@ -101,10 +101,10 @@ final class WebSocketCloseRules: FlowRules {
     pending = makeClose(message, by: by, flow: flow)
   }
 
-  private func makeClose(_ message: FlowMessage, by: String, flow: FlowAnalyzer) -> Close {
+  private func makeClose(_ message: FlowMessage, by: String, flow: any FlowContext) -> Close {
     let code = message.number("code").flatMap { UInt16(exactly: $0) }
     var cause = genericCause(code: code, closer: message.source, by: by, flow: flow)
-    for explainer in flow.rules.compactMap({ $0 as? CloseExplaining }) {
+    for explainer in (flow as? FlowAnalyzer)?.rules.compactMap({ $0 as? any CloseExplaining }) ?? [] {
       cause = explainer.explainClose(code: code, by: by, time: message.time, generic: cause, flow: flow)
     }
     if let handshake = flow.handshake {
@@ -114,7 +114,7 @@ final class WebSocketCloseRules: FlowRules {
       message: message, code: code, reason: message.string("reason") ?? "", by: by, cause: cause)
   }
 
-  private func finishClose(reply: FlowMessage?, endedBy: String?, flow: FlowAnalyzer) {
+  private func finishClose(reply: FlowMessage?, endedBy: String?, flow: any FlowContext) {
     guard let close = pending else { return }
     pending = nil
     let meaning = close.code.map { "\($0) (\(WebSocketCloseCode.meaning($0)))" } ?? "no status code"
@@ -157,7 +157,7 @@ final class WebSocketCloseRules: FlowRules {
   }
 
   /// What the close code says, with the messages that most likely caused it.
-  private func genericCause(code: UInt16?, closer: String?, by: String, flow: FlowAnalyzer) -> CloseCause {
+  private func genericCause(code: UInt16?, closer: String?, by: String, flow: any FlowContext) -> CloseCause {
     let peerEndpoint = closer == flow.client ? flow.server : flow.client
     let peer = by == "client" ? "server" : "client"
     let suspect = peerEndpoint.flatMap { lastSent[$0] }

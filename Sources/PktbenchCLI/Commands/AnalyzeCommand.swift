@@ -71,17 +71,27 @@ struct AnalyzeCommand: ParsableCommand {
     help: "Route a BLE ATT handle to a codec: 0x0012=legctrl, or 0x0040:0x0012=legctrl (repeatable).")
   var bleMap: [String] = []
 
-  @Option(help: "FalconEye shared secret: check auth tokens against it (HMAC of \"deviceId:timestamp\").")
+  @Option(
+    help: "A shared secret to check the protocols' auth tokens against (HMAC of \"deviceId:timestamp\").")
   var secret: String?
 
+  @Flag(
+    help: """
+      Write what each modelled device did instead of the report: NDJSON, one event a line, \
+      in time order (time, frame, flow, codec, event, certain, state, text).
+      """)
+  var timeline = false
+
   func run() throws {
-    let report = try analyze()
     let out = OutputWriter()
-    switch format {
-    case .text:
+    let report = try analyze(timeline: timeline ? TimelineWriter(out: out) : nil)
+    switch timeline ? nil : format {
+    case nil:
+      break
+    case .text?:
       let style = Style(enabled: out.isTerminal && ProcessInfo.processInfo.environment["NO_COLOR"] == nil)
       for line in TextReport.lines(report, style: style) { out.line(line) }
-    case .json:
+    case .json?:
       out.bytes(JSONReport.bytes(report))
       out.line()
     }
@@ -103,10 +113,10 @@ struct AnalyzeCommand: ParsableCommand {
   }
 
   /// Reads the capture through the same pipeline as `decode`, into the analysis.
-  func analyze() throws -> AnalysisReport {
+  func analyze(timeline: TimelineWriter? = nil) throws -> AnalysisReport {
     let rules = try routing.rules()
     let router = try routing.router()
-    let sink = AnalysisSink(options: AnalysisOptions(secret: secret))
+    let sink = AnalysisSink(options: AnalysisOptions(secret: secret), timeline: timeline)
     let pipeline = CapturePipeline(router: router, rules: rules, sink: sink)
     pipeline.bleMap = try bleMap.map { try BLEMapRule.parse($0) }
     let end = try CaptureInput(path: input, filter: filter, unreadableStatus: 2).read(into: pipeline)

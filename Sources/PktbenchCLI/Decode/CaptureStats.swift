@@ -19,6 +19,9 @@ struct CaptureStats {
   var unclaimedBytes = 0
   var events: [String: Int] = [:]
   var stoppedEarly: String?
+  /// When the capture ended, as the file recorded it (a pcapng Interface
+  /// Statistics Block's `isb_endtime`); nil when the file does not say.
+  var recordedEnd: Double?
   /// Messages counted by `countClean`: per codec and message index (see
   /// `Codecs.messageNames`), count and bytes; folded into `perCodec` for reports.
   /// One flat array (a nested one is two uniqueness checks per count):

@@ -12,6 +12,8 @@ final class RallieRules: FlowRules {
   static let timeout = 2.0
   /// Jitter allowed around the app's 2–9 s before an interval is reported.
   static let intervalSlack = 0.05
+  /// Exchanges listed in the text report; the rest are counted.
+  static let exchangeLines = 20
   /// Exchanges listed in the report; the rest are counted.
   static let exchangesKept = 200
   /// Commands still waiting for a response that are remembered.
@@ -39,7 +41,7 @@ final class RallieRules: FlowRules {
   private var checkFailures = 0
   private var unanswered = 0
 
-  func observe(_ message: FlowMessage, flow: FlowAnalyzer) {
+  func observe(_ message: FlowMessage, flow: any FlowContext) {
     guard message.codec == "rallie" else { return }
     if let error = message.error, error.code == "bad-check" {
       checkFailure(error, message: message, flow: flow)
@@ -63,7 +65,7 @@ final class RallieRules: FlowRules {
     message.codec == "rallie" && error.code == "bad-check"
   }
 
-  func finish(flow: FlowAnalyzer, captureEnd: Double) {
+  func finish(flow: any FlowContext, captureEnd: Double) {
     expire(olderThan: captureEnd - Self.timeout, flow: flow)
     let app = variants["app"] ?? [:]
     let machine = variants["machine"] ?? [:]
@@ -107,21 +109,21 @@ final class RallieRules: FlowRules {
   func summaryLines() -> [String] {
     guard !exchanges.isEmpty else { return [] }
     var out = ["exchanges (command → response, latency, check):"]
-    for exchange in exchanges.prefix(TextReport.exchangeLines) {
+    for exchange in exchanges.prefix(Self.exchangeLines) {
       out.append(
         "  frame \(exchange.command.frame.map(String.init) ?? "?") → "
           + "\(exchange.responseFrame.map(String.init) ?? "?")  \(exchange.code)  "
           + "\(Format.duration(exchange.latency))  \(exchange.command.variant)")
     }
-    if exchangeCount > TextReport.exchangeLines {
-      out.append("  … \(exchangeCount - TextReport.exchangeLines) more")
+    if exchangeCount > Self.exchangeLines {
+      out.append("  … \(exchangeCount - Self.exchangeLines) more")
     }
     return out
   }
 
   // MARK: Rules
 
-  private func command(_ message: FlowMessage, flow: FlowAnalyzer) {
+  private func command(_ message: FlowMessage, flow: any FlowContext) {
     expire(olderThan: message.time - Self.timeout, flow: flow)
     let variant = message.string("check_variant") ?? "?"
     variants["app", default: [:]][variant, default: 0] += 1
@@ -134,18 +136,19 @@ final class RallieRules: FlowRules {
       }
     }
     let now = Command(frame: message.frame, time: message.time, variant: variant, outOfRange: outOfRange)
-    let gap = flow.series("command", direction: "app → machine", expected: Self.interval)
-      .add(frame: message.frame, time: message.time)
+    let gap = flow.count(
+      "command", direction: "app → machine", expected: Self.interval, frame: message.frame, time: message.time
+    )
     if let gap { checkInterval(gap, flow: flow) }
     pending.append(now)
     if pending.count > Self.pendingLimit { pending.removeFirst() }
     lastCommand = now
   }
 
-  private func response(_ message: FlowMessage, flow: FlowAnalyzer) {
+  private func response(_ message: FlowMessage, flow: any FlowContext) {
     let variant = message.string("check_variant") ?? "?"
     variants["machine", default: [:]][variant, default: 0] += 1
-    flow.series("response", direction: "machine → app").add(frame: message.frame, time: message.time)
+    flow.count("response", direction: "machine → app", frame: message.frame, time: message.time)
     let code = message.string("code") ?? "?"
     // The app waits for one response at a time: it answers the newest command.
     guard let command = pending.popLast() else {
@@ -157,7 +160,7 @@ final class RallieRules: FlowRules {
     }
     expire(olderThan: .infinity, flow: flow)
     let latency = message.time - command.time
-    flow.values("response_latency", text: "command → response").add(latency)
+    flow.measure("response_latency", text: "command → response", latency)
     exchangeCount += 1
     if exchanges.count < Self.exchangesKept {
       exchanges.append(Exchange(command: command, responseFrame: message.frame, code: code, latency: latency))
@@ -202,7 +205,7 @@ final class RallieRules: FlowRules {
 
   /// Commands sent before `cutoff` that are still waiting: the app timed
   /// out on each of them.
-  private func expire(olderThan cutoff: Double, flow: FlowAnalyzer) {
+  private func expire(olderThan cutoff: Double, flow: any FlowContext) {
     pending.removeAll { command in
       guard command.time < cutoff else { return false }
       unanswered += 1
@@ -215,7 +218,7 @@ final class RallieRules: FlowRules {
     }
   }
 
-  private func checkInterval(_ gap: Gap, flow: FlowAnalyzer) {
+  private func checkInterval(_ gap: Gap, flow: any FlowContext) {
     let seconds = gap.seconds
     if seconds < 2 - Self.intervalSlack {
       flow.report(
@@ -233,7 +236,7 @@ final class RallieRules: FlowRules {
     }
   }
 
-  private func checkFailure(_ error: DecodeError, message: FlowMessage, flow: FlowAnalyzer) {
+  private func checkFailure(_ error: DecodeError, message: FlowMessage, flow: any FlowContext) {
     checkFailures += 1
     // Commands are 10 bytes, responses 5 (§3).
     let isResponse = message.size == 5
@@ -260,4 +263,8 @@ final class RallieRules: FlowRules {
           .init("expected", words.expected.map { .string($0) } ?? .null),
         ]))
   }
+}
+
+extension RallieCodec: AnalysisRules {
+  public func makeRules(options: AnalysisOptions) -> [any FlowRules] { [RallieRules()] }
 }

@@ -25,13 +25,13 @@ final class RiderRules: FlowRules {
   private var silences = 0
   private var outOfRange = 0
 
-  func observe(_ message: FlowMessage, flow: FlowAnalyzer) {
+  func observe(_ message: FlowMessage, flow: any FlowContext) {
     guard message.codec == "rider", let kind = message.message else { return }
     // Only datagrams that decode move the robot; the others it ignores, so
     // they do not feed its watchdog either.
     flow.setRoles(client: message.source, server: message.destination, clientRole: "app", serverRole: "robot")
-    let commands = flow.series("commands", direction: "app → robot", expected: Self.expected)
-    commands.add(frame: message.frame, time: message.time)
+    flow.count(
+      "commands", direction: "app → robot", expected: Self.expected, frame: message.frame, time: message.time)
 
     let named = Self.values(of: message, kind: kind)
     let command = Command(
@@ -49,14 +49,13 @@ final class RiderRules: FlowRules {
     last = command
   }
 
-  func finish(flow: FlowAnalyzer, captureEnd: Double) {
+  func finish(flow: any FlowContext, captureEnd: Double) {
     // The app stopped sending while the robot was moving: the watchdog
     // stops it, as in a silence, if the capture saw that long.
     if let last, last.moving, captureEnd - last.time > Self.watchdogSeconds {
       silence(from: last, to: nil, flow: flow, captureEnd: captureEnd)
     }
-    let delays = flow.values("one_way_delay", text: "capture time − command timestamp")
-    if let typical = delays.values.percentiles?.p50, abs(typical) > 0.5, let last {
+    if let typical = flow.median(of: "one_way_delay"), abs(typical) > 0.5, let last {
       flow.report(
         Finding(
           "rider.clock-offset", .note, time: last.time, frame: last.frame,
@@ -76,7 +75,9 @@ final class RiderRules: FlowRules {
 
   // MARK: Rules
 
-  private func silence(from last: Command, to next: Command?, flow: FlowAnalyzer, captureEnd: Double? = nil) {
+  private func silence(
+    from last: Command, to next: Command?, flow: any FlowContext, captureEnd: Double? = nil
+  ) {
     silences += 1
     let seconds = (next?.time ?? captureEnd ?? last.time) - last.time
     let tail =
@@ -105,7 +106,7 @@ final class RiderRules: FlowRules {
   }
 
   private func checkRange(
-    _ named: [(name: String, value: Double)], kind: String, message: FlowMessage, flow: FlowAnalyzer
+    _ named: [(name: String, value: Double)], kind: String, message: FlowMessage, flow: any FlowContext
   ) {
     let beyond = named.filter { abs($0.value) > Self.limit }
     guard !beyond.isEmpty else { return }
@@ -118,7 +119,7 @@ final class RiderRules: FlowRules {
         details: beyond.map { .init($0.name, .number($0.value)) }))
   }
 
-  private func checkTimestamp(_ timestamp: Double, message: FlowMessage, flow: FlowAnalyzer) {
+  private func checkTimestamp(_ timestamp: Double, message: FlowMessage, flow: any FlowContext) {
     if let previous = lastTimestamp, timestamp < previous.value {
       flow.report(
         Finding(
@@ -134,7 +135,7 @@ final class RiderRules: FlowRules {
     }
     lastTimestamp = (message.frame, max(timestamp, lastTimestamp?.value ?? timestamp))
     let delay = message.time - timestamp
-    flow.values("one_way_delay", text: "capture time − command timestamp").add(delay)
+    flow.measure("one_way_delay", text: "capture time − command timestamp", delay)
     let quickest = min(quickestDelay ?? delay, delay)
     quickestDelay = quickest
     if delay - quickest > Self.staleAfter {
@@ -153,4 +154,8 @@ final class RiderRules: FlowRules {
     let names = kind == "move" ? ["speed", "direction"] : ["left", "right"]
     return names.compactMap { name in message.number(name).map { (name, $0) } }
   }
+}
+
+extension RiderCodec: AnalysisRules {
+  public func makeRules(options: AnalysisOptions) -> [any FlowRules] { [RiderRules()] }
 }

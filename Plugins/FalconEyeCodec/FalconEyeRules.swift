@@ -38,8 +38,8 @@ final class FalconEyeRules: FlowRules, CloseExplaining {
     self.secret = secret
   }
 
-  func observe(_ message: FlowMessage, flow: FlowAnalyzer) {
-    switch message.event {
+  func observe(_ message: FlowMessage, flow: any FlowContext) {
+    switch message.eventName {
     case "ws.close":
       authUnanswered(
         endingAt: message.time, how: "the \(message.string("by") ?? "peer") closed the socket", flow: flow)
@@ -61,8 +61,8 @@ final class FalconEyeRules: FlowRules, CloseExplaining {
     case "cameraFrame": cameraFrame(message, now, flow: flow)
     case "poseBroadcast":
       if let frame = lastCameraFrame {
-        flow.values("pose_latency", text: "cameraFrame (first byte) → poseBroadcast").add(
-          message.time - frame.time)
+        flow.measure(
+          "pose_latency", text: "cameraFrame (first byte) → poseBroadcast", message.time - frame.time)
         lastCameraFrame = nil
       }
     default:
@@ -70,11 +70,11 @@ final class FalconEyeRules: FlowRules, CloseExplaining {
     }
   }
 
-  func connectionEnded(frame: Int, time: Double, reason: String, flow: FlowAnalyzer) {
+  func connectionEnded(frame: Int, time: Double, reason: String, flow: any FlowContext) {
     authUnanswered(endingAt: time, how: "the connection ended (\(reason))", flow: flow)
   }
 
-  func finish(flow: FlowAnalyzer, captureEnd: Double) {
+  func finish(flow: any FlowContext, captureEnd: Double) {
     if let authRequest, captureEnd - authRequest.time > Self.heartbeatTimeout {
       authUnanswered(endingAt: captureEnd, how: "the capture ended", flow: flow)
     }
@@ -100,7 +100,7 @@ final class FalconEyeRules: FlowRules, CloseExplaining {
   }
 
   func explainClose(
-    code: UInt16?, by closer: String, time: Double, generic: CloseCause, flow: FlowAnalyzer
+    code: UInt16?, by closer: String, time: Double, generic: CloseCause, flow: any FlowContext
   ) -> CloseCause {
     var cause = generic
     let handshake = flow.handshake
@@ -142,7 +142,7 @@ final class FalconEyeRules: FlowRules, CloseExplaining {
 
   // MARK: Auth
 
-  private func authRequest(_ message: FlowMessage, _ now: Stamp, flow: FlowAnalyzer) {
+  private func authRequest(_ message: FlowMessage, _ now: Stamp, flow: any FlowContext) {
     flow.setRoles(
       client: message.source, server: message.destination, clientRole: "client", serverRole: "server")
     if authRequest != nil {
@@ -156,9 +156,9 @@ final class FalconEyeRules: FlowRules, CloseExplaining {
     }
   }
 
-  private func authResponse(_ message: FlowMessage, _ now: Stamp, flow: FlowAnalyzer) {
+  private func authResponse(_ message: FlowMessage, _ now: Stamp, flow: any FlowContext) {
     if let request = authRequest {
-      flow.values("auth_latency", text: "authRequest → authResponse").add(message.time - request.time)
+      flow.measure("auth_latency", text: "authRequest → authResponse", message.time - request.time)
       authRequest = nil
     }
     if message.bool("success") == true {
@@ -187,7 +187,7 @@ final class FalconEyeRules: FlowRules, CloseExplaining {
     }
   }
 
-  private func authUnanswered(endingAt time: Double, how: String, flow: FlowAnalyzer) {
+  private func authUnanswered(endingAt time: Double, how: String, flow: any FlowContext) {
     guard let request = authRequest else { return }
     authRequest = nil
     flow.report(
@@ -201,10 +201,10 @@ final class FalconEyeRules: FlowRules, CloseExplaining {
 
   // MARK: Heartbeats and frames
 
-  private func heartbeat(_ message: FlowMessage, _ now: Stamp, flow: FlowAnalyzer) {
+  private func heartbeat(_ message: FlowMessage, _ now: Stamp, flow: any FlowContext) {
     if message.has("pong") {
       if let ping = pendingHeartbeat {
-        flow.values("heartbeat_rtt", text: "heartbeat → pong").add(message.time - ping.time)
+        flow.measure("heartbeat_rtt", text: "heartbeat → pong", message.time - ping.time)
         pendingHeartbeat = nil
       }
       return
@@ -214,7 +214,7 @@ final class FalconEyeRules: FlowRules, CloseExplaining {
     unauthenticatedMessage("heartbeat", message, flow: flow)
   }
 
-  private func heartbeatUnanswered(_ heartbeat: Stamp, flow: FlowAnalyzer) {
+  private func heartbeatUnanswered(_ heartbeat: Stamp, flow: any FlowContext) {
     pendingHeartbeat = nil
     flow.report(
       Finding(
@@ -222,10 +222,11 @@ final class FalconEyeRules: FlowRules, CloseExplaining {
         text: "the server never answered this heartbeat with {\"pong\": true}"))
   }
 
-  private func cameraFrame(_ message: FlowMessage, _ now: Stamp, flow: FlowAnalyzer) {
-    flow.series("cameraFrame", direction: "client → server", expected: Self.frameRate)
-      .add(frame: message.frame, time: message.time)
-    flow.values("frame_bytes", text: "cameraFrame message size", unit: .bytes).add(Double(message.size))
+  private func cameraFrame(_ message: FlowMessage, _ now: Stamp, flow: any FlowContext) {
+    flow.count(
+      "cameraFrame", direction: "client → server", expected: Self.frameRate, frame: message.frame,
+      time: message.time)
+    flow.measure("frame_bytes", text: "cameraFrame message size", unit: .bytes, Double(message.size))
     lastCameraFrame = now
     unauthenticatedMessage("cameraFrame", message, flow: flow)
     guard message.size > Self.frameTarget else { return }
@@ -239,7 +240,7 @@ final class FalconEyeRules: FlowRules, CloseExplaining {
         details: [.init("message_bytes", .integer(Int64(message.size)))]))
   }
 
-  private func unauthenticatedMessage(_ kind: String, _ message: FlowMessage, flow: FlowAnalyzer) {
+  private func unauthenticatedMessage(_ kind: String, _ message: FlowMessage, flow: any FlowContext) {
     guard authenticated == nil, !unauthenticatedNoted, message.source == flow.client else { return }
     unauthenticatedNoted = true
     flow.report(
@@ -250,7 +251,7 @@ final class FalconEyeRules: FlowRules, CloseExplaining {
 
   // MARK: Security
 
-  private func securityNote(_ now: Stamp, flow: FlowAnalyzer) {
+  private func securityNote(_ now: Stamp, flow: any FlowContext) {
     guard !noted else { return }
     let handshake = flow.handshake
     noted = true
@@ -262,7 +263,7 @@ final class FalconEyeRules: FlowRules, CloseExplaining {
   }
 
   private func checkToken(
-    _ token: String, deviceId: String, message: FlowMessage, _ now: Stamp, flow: FlowAnalyzer
+    _ token: String, deviceId: String, message: FlowMessage, _ now: Stamp, flow: any FlowContext
   ) {
     if !tokenNoted {
       tokenNoted = true
@@ -297,5 +298,11 @@ final class FalconEyeRules: FlowRules, CloseExplaining {
             + "\(FalconEyeTokenCheck.lookBack) s before the envelope (another secret, or the server-style "
             + "signing with a nonce, which cannot be checked)"))
     }
+  }
+}
+
+extension FalconEyeCodec: AnalysisRules {
+  public func makeRules(options: AnalysisOptions) -> [any FlowRules] {
+    [FalconEyeRules(secret: options.secret)]
   }
 }

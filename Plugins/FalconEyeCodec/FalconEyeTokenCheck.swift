@@ -1,4 +1,4 @@
-import FalconEyeCodec
+import PacketKit
 
 /// Checks a FalconEye auth token against a known secret. The app signs
 /// `"<deviceId>:<timestamp>"` (PROTOCOLS.md §4) but never sends the signed

@@ -44,7 +44,7 @@ final class LegCtrlRules: FlowRules {
   private var deadmanGaps = 0
   private var states: [String: Int] = [:]
 
-  func observe(_ message: FlowMessage, flow: FlowAnalyzer) {
+  func observe(_ message: FlowMessage, flow: any FlowContext) {
     guard message.codec == "legctrl", let kind = message.message else { return }
     if kind == "telemetry" {
       flow.setRoles(
@@ -57,7 +57,7 @@ final class LegCtrlRules: FlowRules {
     }
   }
 
-  func finish(flow: FlowAnalyzer, captureEnd: Double) {
+  func finish(flow: any FlowContext, captureEnd: Double) {
     if let lastCommand, armedAtLastCommand, captureEnd - lastCommand.time > Self.deadmanAfter {
       deadmanGap(from: lastCommand, to: nil, end: captureEnd, flow: flow)
     }
@@ -77,11 +77,12 @@ final class LegCtrlRules: FlowRules {
 
   // MARK: Commands
 
-  private func command(_ kind: String, _ message: FlowMessage, flow: FlowAnalyzer) {
+  private func command(_ kind: String, _ message: FlowMessage, flow: any FlowContext) {
     let now = Stamp(frame: message.frame, time: message.time)
     if kind == "set_servo_ch0" {
-      flow.series("set_servo_ch0", direction: "app → device", expected: Self.servoRate)
-        .add(frame: message.frame, time: message.time)
+      flow.count(
+        "set_servo_ch0", direction: "app → device", expected: Self.servoRate, frame: message.frame,
+        time: message.time)
       checkPulse(message, flow: flow)
     }
     if let lastCommand, armedAtLastCommand, message.time - lastCommand.time > Self.deadmanAfter {
@@ -113,7 +114,7 @@ final class LegCtrlRules: FlowRules {
     notTrippedReported = false
   }
 
-  private func checkPulse(_ message: FlowMessage, flow: FlowAnalyzer) {
+  private func checkPulse(_ message: FlowMessage, flow: any FlowContext) {
     guard let pulse = message.number("pulse_us"), !(500...2500).contains(pulse) else { return }
     let clamp = pulse < 500 ? 500 : 2500
     flow.report(
@@ -124,7 +125,7 @@ final class LegCtrlRules: FlowRules {
         details: [.init("pulse_us", .number(pulse))]))
   }
 
-  private func deadmanGap(from last: Stamp, to next: Stamp?, end: Double, flow: FlowAnalyzer) {
+  private func deadmanGap(from last: Stamp, to next: Stamp?, end: Double, flow: any FlowContext) {
     deadmanGaps += 1
     let gap = end - last.time
     let lastText = "frame \(last.frame.map(String.init) ?? "?")"
@@ -180,7 +181,7 @@ final class LegCtrlRules: FlowRules {
   }
 
   /// One finding per FAULT episode, however many commands the app sent into it.
-  private func closeFaultEpisode(flow: FlowAnalyzer) {
+  private func closeFaultEpisode(flow: any FlowContext) {
     guard let episode = inFault else { return }
     inFault = nil
     let frames =
@@ -201,11 +202,12 @@ final class LegCtrlRules: FlowRules {
 
   // MARK: Telemetry
 
-  private func telemetry(_ message: FlowMessage, flow: FlowAnalyzer) {
+  private func telemetry(_ message: FlowMessage, flow: any FlowContext) {
     telemetrySeen = true
     let now = Stamp(frame: message.frame, time: message.time)
-    let gap = flow.series("telemetry", direction: "device → app", expected: Self.telemetryRate)
-      .add(frame: message.frame, time: message.time)
+    let gap = flow.count(
+      "telemetry", direction: "device → app", expected: Self.telemetryRate, frame: message.frame,
+      time: message.time)
     if let gap, gap.seconds > Self.telemetryGap {
       flow.report(
         Finding(
@@ -252,7 +254,7 @@ final class LegCtrlRules: FlowRules {
     setState(reported, fromTelemetry: true, flow: flow)
   }
 
-  private func deadmanReport(_ now: Stamp, age: Double?, flow: FlowAnalyzer) {
+  private func deadmanReport(_ now: Stamp, age: Double?, flow: any FlowContext) {
     guard let lastCommand else { return }
     let after = now.time - lastCommand.time
     if armedAtLastCommand { trip = (now, age) }
@@ -271,7 +273,7 @@ final class LegCtrlRules: FlowRules {
   }
 
   /// The firmware's last_cmd_age_ms against the capture's view of the last command.
-  private func checkAge(_ age: Double?, message: FlowMessage, flow: FlowAnalyzer) {
+  private func checkAge(_ age: Double?, message: FlowMessage, flow: any FlowContext) {
     guard let age, let lastCommand, age < 65.535 else { return }
     let observed = message.time - lastCommand.time
     guard abs(age - observed) > Self.ageTolerance else { return }
@@ -290,9 +292,13 @@ final class LegCtrlRules: FlowRules {
         ]))
   }
 
-  private func setState(_ new: State, fromTelemetry: Bool, flow: FlowAnalyzer) {
+  private func setState(_ new: State, fromTelemetry: Bool, flow: any FlowContext) {
     state = new
     stateFromTelemetry = fromTelemetry || stateFromTelemetry
     if new != .FAULT { faultSince = nil }
   }
+}
+
+extension LegCtrlCodec: AnalysisRules {
+  public func makeRules(options: AnalysisOptions) -> [any FlowRules] { [LegCtrlRules()] }
 }
