@@ -1,61 +1,106 @@
 import PacketKit
 
-/// Rider (PROTOCOLS.md §1): the app drives at 20 Hz; the robot's watchdog
-/// stops the motors when no command arrives for more than 1.0 s (checked
-/// every 100 ms); values beyond ±100 are clamped; the timestamp is the
-/// app's clock, so capture time minus timestamp estimates the one-way delay.
+/// Rider's findings: what the robot did with the app's datagrams, as its
+/// model says (watchdog stops, datagrams it ignored while its motors ran
+/// on, values that ran it at full speed), and what the traffic shows about
+/// the app (its 20 Hz rate, values beyond ±100, timestamps that step back
+/// or arrive late, a clock that differs from the capture's).
 final class RiderRules: FlowRules {
   static let expected = ExpectedRate.hertz(20, text: "20 Hz", rule: "rider.rate")
-  static let watchdogSeconds = 1.0
   static let limit = 100.0
   /// A command this much later than the flow's quickest is stale: five
   /// command periods of input the robot acts on late.
   static let staleAfter = 0.25
+  /// Different reasons named in one finding about ignored datagrams.
+  static let reasonsShown = 3
 
-  private struct Command {
+  private struct Stamp {
     var frame: Int?
     var time: Double
-    var moving: Bool
-    var values: String
   }
 
-  private var last: Command?
+  /// The robot's motors as its model last said, and the datagram that set them.
+  private var motors = (left: 0, right: 0)
+  private var lastApplied: Stamp?
+  private var lastDatagram: Stamp?
+  /// A watchdog stop waiting for the datagram that ends its silence.
+  private var pendingStop: (event: DeviceEvent, after: Stamp, moving: Bool, motors: String)?
+  /// Datagrams the robot ignored in a row, with the motors they kept running.
+  private var ignored:
+    (first: Stamp, last: Stamp, count: Int, reasons: [String], motors: String, moving: Bool)?
+  private var moveEpisode: (first: Stamp, count: Int)?
+  /// Datagrams in a row whose NaN or Infinity ran the motors at full speed.
+  private var fullSpeed: (first: Stamp, last: Stamp, count: Int, values: [String])?
   private var lastTimestamp: (frame: Int?, value: Double)?
   private var quickestDelay: Double?
-  private var silences = 0
+  private var stops = 0
+  private var possibleStops = 0
+  private var ignoredCount = 0
   private var outOfRange = 0
 
   func observe(_ message: FlowMessage, flow: any FlowContext) {
-    guard message.codec == "rider", let kind = message.message else { return }
-    // Only datagrams that decode move the robot; the others it ignores, so
-    // they do not feed its watchdog either.
+    guard message.codec == "rider", message.eventName == nil else { return }
     flow.setRoles(client: message.source, server: message.destination, clientRole: "app", serverRole: "robot")
     flow.count(
       "commands", direction: "app → robot", expected: Self.expected, frame: message.frame, time: message.time)
+    if let kind = message.message {
+      let named = Self.values(of: message, kind: kind)
+      checkRange(named, kind: kind, message: message, flow: flow)
+      if let timestamp = message.number("timestamp"), kind != "legacy" {
+        checkTimestamp(timestamp, message: message, flow: flow)
+      }
+      noteMove(kind == "move" ? message : nil, flow: flow)
+    }
+    checkFullSpeed(message, flow: flow)
+  }
 
-    let named = Self.values(of: message, kind: kind)
-    let command = Command(
-      frame: message.frame, time: message.time,
-      moving: named.contains { $0.name != "direction" && $0.value != 0 }
-        && message.string("command") != "stop",
-      values: named.map { "\($0.name) \(JSONWriter.formatNumber($0.value))" }.joined(separator: ", "))
-    if let last, message.time - last.time > Self.watchdogSeconds {
-      silence(from: last, to: command, flow: flow)
+  /// The robot's parser, not the codec's, decides; the model's events report it.
+  func claims(_ error: DecodeError, in message: FlowMessage) -> Bool {
+    message.codec == "rider" && message.layerError == nil
+  }
+
+  func modelled(_ event: DeviceEvent, flow: any FlowContext) {
+    let stamp = Stamp(frame: event.frame, time: event.time)
+    let moving = motors.left != 0 || motors.right != 0
+    let motorText = "left \(motors.left), right \(motors.right)"
+    switch event.name {
+    case "applied", "ignored":
+      if let pending = pendingStop { reportStop(pending, resume: stamp, flow: flow) }
+      if event.name == "ignored" {
+        ignoredCount += 1
+        let reason = event.text.split(separator: ";").first.map(String.init) ?? event.text
+        if var run = ignored {
+          run.last = stamp
+          run.count += 1
+          if run.reasons.count < Self.reasonsShown, !run.reasons.contains(reason) {
+            run.reasons.append(reason)
+          }
+          ignored = run
+        } else {
+          ignored = (stamp, stamp, 1, [reason], motorText, moving)
+        }
+      } else {
+        reportIgnored(until: stamp, flow: flow)
+        lastApplied = stamp
+      }
+      lastDatagram = stamp
+    case "watchdog_stop":
+      reportIgnored(until: stamp, flow: flow)
+      if let after = lastDatagram {
+        pendingStop = (event, after, moving, motorText)
+      }
+    default:
+      break
     }
-    checkRange(named, kind: kind, message: message, flow: flow)
-    if let timestamp = message.number("timestamp"), kind != "legacy" {
-      checkTimestamp(timestamp, message: message, flow: flow)
-    }
-    last = command
+    motors = (Self.motor(event, "left"), Self.motor(event, "right"))
   }
 
   func finish(flow: any FlowContext, captureEnd: Double) {
-    // The app stopped sending while the robot was moving: the watchdog
-    // stops it, as in a silence, if the capture saw that long.
-    if let last, last.moving, captureEnd - last.time > Self.watchdogSeconds {
-      silence(from: last, to: nil, flow: flow, captureEnd: captureEnd)
-    }
-    if let typical = flow.median(of: "one_way_delay"), abs(typical) > 0.5, let last {
+    reportIgnored(until: nil, flow: flow)
+    reportFullSpeed(flow: flow)
+    if let pending = pendingStop { reportStop(pending, resume: nil, flow: flow) }
+    noteMove(nil, flow: flow)
+    if let typical = flow.median(of: "one_way_delay"), abs(typical) > 0.5, let last = lastDatagram {
       flow.report(
         Finding(
           "rider.clock-offset", .note, time: last.time, frame: last.frame,
@@ -68,42 +113,177 @@ final class RiderRules: FlowRules {
 
   func facts() -> [FieldValue.Member] {
     [
-      .init("watchdog_silences", .integer(Int64(silences))),
+      .init("watchdog_stops", .integer(Int64(stops))),
+      .init("possible_watchdog_stops", .integer(Int64(possibleStops))),
+      .init("ignored_datagrams", .integer(Int64(ignoredCount))),
       .init("out_of_range_commands", .integer(Int64(outOfRange))),
+      .init(
+        "final_motors",
+        .object([.init("left", .integer(Int64(motors.left))), .init("right", .integer(Int64(motors.right)))])),
     ]
   }
 
-  // MARK: Rules
+  // MARK: What the robot did
 
-  private func silence(
-    from last: Command, to next: Command?, flow: any FlowContext, captureEnd: Double? = nil
+  private func reportStop(
+    _ pending: (event: DeviceEvent, after: Stamp, moving: Bool, motors: String), resume: Stamp?,
+    flow: any FlowContext
   ) {
-    silences += 1
-    let seconds = (next?.time ?? captureEnd ?? last.time) - last.time
-    let tail =
-      next == nil
-      ? "the app sent nothing more in the remaining \(Format.duration(seconds)) of the capture"
-      : "no command for \(Format.duration(seconds))"
+    pendingStop = nil
+    let certain = pending.event.certain
+    // An unknown end of capture: the stop is a guess about time nobody recorded.
+    guard resume != nil || certain || flow.captureEndRecorded else { return }
+    if certain { stops += 1 } else { possibleStops += 1 }
+    let silence = (resume?.time ?? pending.event.time) - pending.after.time
+    let after = "frame \(pending.after.frame.map(String.init) ?? "?")"
     let state =
-      last.moving
-      ? "while driving (\(last.values)): the robot's watchdog stopped the motors 1.0–1.1 s after it"
-      : "while standing still (\(last.values)): the watchdog trips, the motors were already stopped"
-    // A silence mid-drive stops the robot unexpectedly; an app that stops
-    // sending without a stop command leaves stopping to the watchdog.
-    let rule = next == nil ? "rider.ended-moving" : "rider.watchdog-gap"
-    let severity: Finding.Severity = next == nil ? .warning : last.moving ? .error : .note
+      pending.moving
+      ? "while driving (\(pending.motors))"
+      : "while standing still (\(pending.motors)): the motors were already stopped"
+    let stopAt = Format.offset(pending.event.time, from: flow.origin)
+    let text: String
+    let rule: String
+    var severity: Finding.Severity
+    if let resume {
+      rule = certain ? "rider.watchdog-gap" : "rider.watchdog-maybe"
+      text =
+        (certain
+          ? "the robot's watchdog stopped the motors at \(stopAt): no datagram for "
+            + "\(Format.duration(silence)) after \(after) \(state)"
+          : "the robot may have stopped (gap \(Format.duration(silence)) after \(after) \(state); "
+            + "its watchdog polls every 100 ms and stops after 1.0 s)")
+        + "; datagrams resumed at frame \(resume.frame.map(String.init) ?? "?")"
+      severity = pending.moving ? (certain ? .error : .warning) : .note
+    } else {
+      rule = "rider.ended-moving"
+      text =
+        "the app sent nothing after \(after) \(state): the robot's watchdog "
+        + (certain
+          ? "stopped the motors at \(stopAt)" : "may have stopped the motors before the capture ended")
+      severity = pending.moving ? .warning : .note
+      guard pending.moving else { return }
+    }
+    if !certain, severity == .error { severity = .warning }
     flow.report(
       Finding(
-        rule, severity, time: last.time, frame: last.frame,
-        related: [next?.frame], duration: seconds,
-        text: "\(tail) after frame \(last.frame.map(String.init) ?? "?") \(state)",
+        rule, severity, time: pending.after.time, frame: pending.after.frame, related: [resume?.frame],
+        duration: silence, text: text,
         details: [
-          .init("silence_s", .number(seconds)),
-          .init("resume_frame", next?.frame.map { .integer(Int64($0)) } ?? .null),
-          .init("watchdog_trip_time", .number(last.time + Self.watchdogSeconds)),
-          .init("moving", .bool(last.moving)),
+          .init("silence_s", .number(silence)),
+          .init("resume_frame", resume?.frame.map { .integer(Int64($0)) } ?? .null),
+          .init("stop_time", .number(pending.event.time)), .init("certain", .bool(certain)),
+          .init("moving", .bool(pending.moving)),
         ]))
   }
+
+  /// One finding per run of ignored datagrams, when it ends: what the
+  /// robot's motors did meanwhile.
+  private func reportIgnored(until end: Stamp?, flow: any FlowContext) {
+    guard let run = ignored else { return }
+    ignored = nil
+    let frames =
+      "frame\(run.count == 1 ? "" : "s") \(run.first.frame.map(String.init) ?? "?")"
+      + (run.count > 1 ? "–\(run.last.frame.map(String.init) ?? "?")" : "")
+    let count =
+      "\(run.count) datagram\(run.count == 1 ? "" : "s") the robot ignored "
+      + "(\(frames): \(run.reasons.joined(separator: "; ")))"
+    // Without them the watchdog would have stopped the motors 1.0 s after
+    // the last command it applied.
+    let since = lastApplied?.time ?? run.first.time
+    let until = end?.time ?? run.last.time
+    let keptRunning = run.moving && until - since > RiderRobotModel.watchdogSeconds
+    let text: String
+    let severity: Finding.Severity
+    if keptRunning {
+      text =
+        "the robot kept driving \(run.motors) until \(Format.offset(until, from: flow.origin)): "
+        + "\(count) reset its watchdog, so it never stopped"
+      severity = .error
+    } else if run.moving {
+      text = "\(count); the motors kept running at \(run.motors)"
+      severity = .warning
+    } else {
+      text = "\(count); the motors stayed stopped"
+      severity = .note
+    }
+    flow.report(
+      Finding(
+        "rider.ignored", severity, time: run.first.time, frame: run.first.frame, related: [run.last.frame],
+        duration: run.last.time - run.first.time, text: text,
+        details: [
+          .init("datagrams", .integer(Int64(run.count))),
+          .init("reasons", .array(run.reasons.map { .string($0) })),
+          .init("last_frame", run.last.frame.map { .integer(Int64($0)) } ?? .null),
+          .init("kept_driving", .bool(keptRunning)),
+        ]))
+  }
+
+  /// NaN and ±Infinity are not JSON, but the robot's Python parser takes
+  /// them, and its clamp turns them into full speed. One finding per run.
+  private func checkFullSpeed(_ message: FlowMessage, flow: any FlowContext) {
+    var wild: [(String, Double)] = []
+    if message.error != nil || message.message == nil,
+      case .applied(let left, let right, _) = RiderRobotParser.read(message.payload)
+    {
+      wild = [("left", left), ("right", right)].filter { !$0.1.isFinite }
+    }
+    if !wild.isEmpty {
+      let stamp = Stamp(frame: message.frame, time: message.time)
+      let values = wild.map { "\($0.0) \(JSONWriter.formatNumber($0.1)) → \(RiderRobotParser.motor($0.1))" }
+        .joined(separator: ", ")
+      if var run = fullSpeed {
+        run.last = stamp
+        run.count += 1
+        if run.values.count < Self.reasonsShown, !run.values.contains(values) { run.values.append(values) }
+        fullSpeed = run
+      } else {
+        fullSpeed = (stamp, stamp, 1, [values])
+      }
+      return
+    }
+    reportFullSpeed(flow: flow)
+  }
+
+  private func reportFullSpeed(flow: any FlowContext) {
+    guard let run = fullSpeed else { return }
+    fullSpeed = nil
+    let frames =
+      "frame\(run.count == 1 ? "" : "s") \(run.first.frame.map(String.init) ?? "?")"
+      + (run.count > 1 ? "–\(run.last.frame.map(String.init) ?? "?")" : "")
+    flow.report(
+      Finding(
+        "rider.full-speed", .error, time: run.first.time, frame: run.first.frame, related: [run.last.frame],
+        duration: run.last.time - run.first.time,
+        text:
+          "\(run.count) datagram\(run.count == 1 ? "" : "s") (\(frames)) with \(run.values.joined(separator: "; ")): not JSON, but "
+          + "the robot's Python parser accepts it and its clamp runs the motors at full speed",
+        details: [
+          .init("datagrams", .integer(Int64(run.count))),
+          .init("values", .array(run.values.map { .string($0) })),
+          .init("last_frame", run.last.frame.map { .integer(Int64($0)) } ?? .null),
+        ]))
+  }
+
+  /// The `move` variant has no left/right: the robot applies 0/0, whatever
+  /// `speed` asks. One finding per run of moves that asked for motion.
+  private func noteMove(_ message: FlowMessage?, flow: any FlowContext) {
+    if let message, message.string("command") == "move", (message.number("speed") ?? 0) != 0 {
+      moveEpisode =
+        moveEpisode.map { ($0.first, $0.count + 1) } ?? (Stamp(frame: message.frame, time: message.time), 1)
+      return
+    }
+    guard let episode = moveEpisode else { return }
+    moveEpisode = nil
+    flow.report(
+      Finding(
+        "rider.move-stops", .warning, time: episode.first.time, frame: episode.first.frame,
+        text: "\(episode.count) move command\(episode.count == 1 ? "" : "s") from frame "
+          + "\(episode.first.frame.map(String.init) ?? "?") asked for motion, but the robot reads only "
+          + "left/right: it applied 0/0 and stopped",
+        details: [.init("commands", .integer(Int64(episode.count)))]))
+  }
+
+  // MARK: What the app sent
 
   private func checkRange(
     _ named: [(name: String, value: Double)], kind: String, message: FlowMessage, flow: any FlowContext
@@ -153,6 +333,10 @@ final class RiderRules: FlowRules {
   private static func values(of message: FlowMessage, kind: String) -> [(name: String, value: Double)] {
     let names = kind == "move" ? ["speed", "direction"] : ["left", "right"]
     return names.compactMap { name in message.number(name).map { (name, $0) } }
+  }
+
+  private static func motor(_ event: DeviceEvent, _ key: String) -> Int {
+    event.state(key)?.numericValue.map { Int($0) } ?? 0
   }
 }
 

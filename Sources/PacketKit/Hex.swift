@@ -107,6 +107,9 @@ public enum Hex {
     return out
   }
 
+  /// The value of one hex digit (either case), or nil.
+  public static func value(of c: UInt8) -> UInt8? { nibble(c) }
+
   private static func nibble(_ c: UInt8) -> UInt8? {
     switch c {
     case UInt8(ascii: "0")...UInt8(ascii: "9"): return c - UInt8(ascii: "0")

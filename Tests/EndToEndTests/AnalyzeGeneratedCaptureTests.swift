@@ -61,7 +61,8 @@ import Testing
       ("Tests/Fixtures/analyze/rider-watchdog.pcap", ["--fail-on", "error"], 1),
       ("Captures/rallie-udp.pcap", ["--fail-on", "error"], 0),
       ("Captures/rallie-udp.pcap", ["--fail-on", "warning"], 1),
-      ("Captures/rider-20hz.pcap", ["--fail-on", "warning"], 0),
+      ("Captures/rider-20hz.pcap", ["--fail-on", "error"], 0),
+      ("Captures/rider-20hz.pcap", ["--fail-on", "warning"], 1),
       ("Captures/falconeye-ws.pcap", ["--fail-on", "warning"], 0),
       ("Captures/falconeye-ws.pcap", ["--fail-on", "note"], 1),
     ]

@@ -49,16 +49,27 @@ import Testing
     #expect(report.serious.count == 1, "\(report.serious)")
   }
 
-  @Test func riderAtTwentyHertzIsClean() throws {
+  /// A steady 20 Hz stream whose only trouble is the robot's: the `move`
+  /// variant asking for speed stops it (the robot reads only left/right,
+  /// PROTOCOLS.md §5), and it ignores the legacy text form.
+  @Test func riderAtTwentyHertzKeepsItsRateAndTheMoveVariantStopsTheRobot() throws {
     let fixture = try Analyze.fixture("Captures/expected/rider-20hz.json")
     let messages = try #require(fixture["messages"] as? [[String: Any]])
     let times = messages.compactMap { $0["time"] as? Double }
     let expectedRate = Double(times.count - 1) / ((times.last ?? 0) - (times.first ?? 0))
+    let moving = messages.filter {
+      $0["message"] as? String == "move" && (($0["fields"] as? [String: Any])?["speed"] as? Double ?? 0) != 0
+    }
+    let legacy = messages.filter { $0["message"] as? String == "legacy" }
 
     let report = try Analyze.run("Captures/rider-20hz.pcap")
     #expect(report.status == 0)
-    #expect(report.serious.isEmpty, "\(report.serious)")
-    #expect(report.json["verdict"] as? String == "ok")
+    #expect(report.serious.map { $0["rule"] as? String } == ["rider.move-stops"])
+    #expect(report.findings("rider.move-stops").first?["frame"] as? Int == moving.first?["frame"] as? Int)
+    let ignored = try #require(report.findings("rider.ignored").first)
+    #expect(ignored["severity"] as? String == "note", "the robot stood still")
+    #expect(ignored["frames"] as? [Int] == legacy.compactMap { $0["frame"] as? Int })
+    #expect(report.json["verdict"] as? String == "warning")
     let flow = try #require(report.flows.first)
     let series = try #require(
       (flow["series"] as? [[String: Any]])?.first { $0["name"] as? String == "commands" })
@@ -135,10 +146,16 @@ import Testing
     let lastRider = try #require(rider.last)
     let report = try Analyze.run("Captures/field-session.pcapng")
     #expect(report.flows.count == 4)
-    // The app's last command (frame per fixture) left the robot moving and
-    // the capture ran on for more than the watchdog's 1.0 s.
-    let ended = try #require(report.findings("rider.ended-moving").first)
-    #expect(ended["frame"] as? Int == lastRider["frame"] as? Int)
+    // The app's last commands were a move asking for speed, which the robot
+    // applies as 0/0 (it reads only left/right), then the legacy text form it
+    // ignores: the robot stood still when the app stopped sending, and the
+    // capture ran on for more than the watchdog's 1.0 s, so its stop is certain.
+    let move = try #require(rider.last { $0["message"] as? String == "move" })
+    #expect(report.findings("rider.move-stops").first?["frame"] as? Int == move["frame"] as? Int)
+    #expect(report.findings("rider.ignored").first?["frame"] as? Int == lastRider["frame"] as? Int)
+    #expect(report.findings("rider.ended-moving").isEmpty)
+    let riderFlow = try #require(report.flows.first { $0["protocol"] as? String == "rider" })
+    #expect((riderFlow["facts"] as? [String: Any])?["watchdog_stops"] as? Int == 1)
     #expect(report.findings("legctrl.deadman-gap").count == 1)
     #expect(report.findings("rider.watchdog-gap").isEmpty)
   }

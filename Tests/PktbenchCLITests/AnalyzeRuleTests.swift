@@ -14,6 +14,7 @@ import Testing
       frame: frame, time: time, transport: "udp", source: source, destination: destination,
       payloadLength: bytes.count)
     record.result = try #require(Codecs.named(codec)).decodeFrame(bytes)
+    record.payload = bytes  // the analysis sink asks the pipeline for payloads: device models read them
     return record
   }
 

@@ -36,6 +36,8 @@ extension FlowRules {
 public protocol FlowContext: AnyObject {
   /// The flow's number in the report.
   var id: Int { get }
+  /// Where relative times count from (`Format.offset`): the capture's first record.
+  var origin: Double { get }
   /// The endpoint that starts the conversation (the app, the WebSocket client).
   var client: String? { get }
   /// The endpoint that answers (the device, the WebSocket server).

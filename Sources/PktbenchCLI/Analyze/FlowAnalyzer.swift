@@ -160,7 +160,8 @@ final class FlowAnalyzer: FlowContext {
 
   func finish(captureEnd: Double) {
     if let device {
-      advanceDevice(to: captureEndRecorded ? captureEnd : lastTime)
+      // Records of other flows up to `captureEnd` show the capture was still running.
+      advanceDevice(to: captureEnd)
       deliver(device.finish(end: captureEndRecorded ? captureEnd : nil))
     }
     for rule in rules { rule.finish(flow: self, captureEnd: captureEnd) }
