@@ -122,5 +122,14 @@ enum FalconEyeSchema {
       "envelope {\"type\", \"timestamp\", \"payload\"}; payload is base64 of the inner JSON",
       "the auth token is never verified: the server only checks its shape, and the signed timestamp is not sent",
       "the server keeps Vapor's 16 KiB frame limit, far below the app's 500 KB frames",
+    ],
+    encoding: .json, wellKnown: [.webSocket(pathPrefix: "/ws/connect/", lastSegmentField: "deviceId")],
+    examples: [
+      "craft": ["craft auth --device-id D --secret S --signing client", "craft frame --jpeg photo.jpg"],
+      "send": [
+        "send ws://127.0.0.1:8000/ws/connect/D auth --secret S then frame --jpeg a.jpg --rate 30hz --count 90"
+      ],
+      "listen": ["listen ws:8000"],
+      "emulate": ["emulate falconeye --listen ws:127.0.0.1:8000 --aerie-bugs"],
     ])
 }

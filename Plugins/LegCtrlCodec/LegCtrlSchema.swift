@@ -79,5 +79,18 @@ enum LegCtrlSchema {
     gattCharacteristics: [
       "12345678-1234-1234-1234-123456789abd",  // command: write (without response)
       "12345678-1234-1234-1234-123456789abe",  // telemetry: notify
+    ],
+    examples: [
+      "craft": [
+        "craft servo --us 1500 | nc -u 127.0.0.1 9000",
+        "craft telemetry --state fault --error deadman-timeout --age-ms 200",
+      ],
+      "decode": [
+        "decode --codec legctrl --hex '01 10 08 00 02 01 C8 00 E8 1C 00 00'",
+        "decode capture.pcap --decode-as udp:9000=legctrl",
+      ],
+      "send": ["send udp://10.0.0.7:9000 servo --us 1500 --rate 50hz --count 500"],
+      "listen": ["listen udp:[::]:9000 --codec legctrl --format ndjson"],
+      "emulate": ["emulate legctrl --listen udp:127.0.0.1:9000"],
     ])
 }

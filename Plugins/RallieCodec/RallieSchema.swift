@@ -72,5 +72,11 @@ enum RallieSchema {
       // Later firmware; older builds used other UUIDs: map them with --ble-map.
       "5833ff02-9b8b-5191-6142-22a4536ef123",  // write (with response)
       "5833ff03-9b8b-5191-6142-22a4536ef123",  // notify
+    ],
+    hasCheckByte: true,
+    examples: [
+      "craft": ["craft rallie --upper 50 --lower 50 --pitch 45 --yaw 45 --feed 50 --start"],
+      "decode": ["decode --hex '5AA58332322D2D32004E'"],
+      "fuzz": ["fuzz --codec rallie --iterations 1000000 --seed 42"],
     ])
 }

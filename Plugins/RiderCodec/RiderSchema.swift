@@ -86,5 +86,19 @@ enum RiderSchema {
       "the robot stops its motors when no command arrives for more than 1.0 s",
       "the robot reads at most 1024 bytes of a datagram and ignores keys it does not know",
       "joystick mixing: left = 100y + 100x, right = 100y − 100x, scaled so the larger is at most 100",
+    ],
+    encoding: .json, wellKnown: [.udp(5005)],
+    examples: [
+      "decode": [
+        "decode capture.pcap -V --filter 'udp port 5005'",
+        "decode capture.pcap --format ndjson | jq 'select(.codec==\"rider\")'",
+      ],
+      "craft": ["craft drive --left 50 --right -37.5", "craft drive --x 0.3 --y 1.0"],
+      "send": ["send udp://127.0.0.1:5005 drive --left 40 --right 40 --rate 20hz --duration 5s"],
+      "listen": ["listen udp:5005", "listen udp:5005 --count 100 --stats -q"],
+      "replay": ["replay Captures/rider-20hz.pcap --to udp://127.0.0.1:5005"],
+      "capture": ["capture -i lo --filter 'udp port 5005'"],
+      "analyze": ["analyze capture.pcap --timeline | jq 'select(.event==\"watchdog_stop\")'"],
+      "emulate": ["emulate rider --listen udp:127.0.0.1:5005"],
     ])
 }

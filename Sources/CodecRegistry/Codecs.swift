@@ -42,6 +42,41 @@ public enum Codecs {
     return map
   }()
 
+  /// UDP port → the first codec that names it (`CodecInfo.wellKnown`).
+  public static let wellKnownUDPPorts: [UInt16: (index: Int, port: UInt16)] = {
+    var map: [UInt16: (index: Int, port: UInt16)] = [:]
+    for (index, codec) in all.enumerated() {
+      for case .udp(let port) in codec.info.wellKnown where map[port] == nil { map[port] = (index, port) }
+    }
+    return map
+  }()
+
+  /// WebSocket path prefixes the codecs name, longest first, with the
+  /// field the path's last segment fills.
+  public static let wellKnownWebSocketPaths: [(prefix: String, index: Int, lastSegmentField: String?)] =
+    all.enumerated().flatMap { index, codec in
+      codec.info.wellKnown.compactMap { endpoint -> (String, Int, String?)? in
+        guard case .webSocket(let prefix, let field) = endpoint else { return nil }
+        return (prefix, index, field)
+      }
+    }.sorted { $0.0.count > $1.0.count }
+
+  /// Every codec's example lines for `command`'s help, in registry order.
+  public static func examples(for command: String) -> [String] {
+    all.flatMap { $0.info.examples[command] ?? [] }
+  }
+
+  /// "the rider, legctrl, rallie and falconeye protocols" for help texts.
+  public static var titleList: String {
+    "the "
+      + (names.count > 1
+        ? names.dropLast().joined(separator: ", ") + " and " + (names.last ?? "") : names.joined())
+      + " protocols"
+  }
+
+  /// The codec names for help texts: "rider, legctrl, rallie, falconeye".
+  public static var nameList: String { names.joined(separator: ", ") }
+
   /// The codec whose GATT characteristic this is, if any.
   public static func forCharacteristic(_ uuid: String) -> (any FrameCodec)? {
     gattCharacteristics[uuid.lowercased()].map { all[$0] }

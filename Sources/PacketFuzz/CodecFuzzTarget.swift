@@ -24,7 +24,7 @@ public final class CodecFuzzTarget<Codec: FrameCodec>: FuzzTarget {
     let messages = codec.info.messages
     messageNames = messages.map(\.name)
     messageFields = messages.map(\.fields)
-    isJSON = ["rider", "falconeye"].contains(codec.name)
+    isJSON = codec.info.encoding == .json
   }
 
   public var name: String { codec.name }

@@ -44,10 +44,21 @@ public struct CodecInfo: Sendable {
   /// BLE GATT characteristics (lower-case 128-bit UUIDs) whose values are
   /// this codec's messages: the capture router maps ATT handles through them.
   public var gattCharacteristics: [String]
+  /// JSON text or binary.
+  public var encoding: PayloadEncoding
+  /// Whether a frame carries a check byte (`craft --bad-check` spoils it).
+  public var hasCheckByte: Bool
+  /// Ports and WebSocket paths that are this protocol's.
+  public var wellKnown: [WellKnownEndpoint]
+  /// Example command lines for the help texts, by command (`decode`,
+  /// `craft`, `send`, `listen`, `replay`, …), each a whole line after
+  /// `pktbench `: the CLI names no codec, its help shows the plugins'.
+  public var examples: [String: [String]]
 
   public init(
     name: String, title: String, transport: String, messages: [MessageSchema],
-    notes: [String] = [], gattCharacteristics: [String] = []
+    notes: [String] = [], gattCharacteristics: [String] = [], encoding: PayloadEncoding = .binary,
+    hasCheckByte: Bool = false, wellKnown: [WellKnownEndpoint] = [], examples: [String: [String]] = [:]
   ) {
     self.name = name
     self.title = title
@@ -55,6 +66,10 @@ public struct CodecInfo: Sendable {
     self.messages = messages
     self.notes = notes
     self.gattCharacteristics = gattCharacteristics
+    self.encoding = encoding
+    self.hasCheckByte = hasCheckByte
+    self.wellKnown = wellKnown
+    self.examples = examples
   }
 
   public func message(named name: String) -> MessageSchema? {

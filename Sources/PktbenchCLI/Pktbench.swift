@@ -1,25 +1,29 @@
 import ArgumentParser
+import CodecRegistry
 
 /// The root command.
 public struct Pktbench: ParsableCommand {
   public static let configuration = CommandConfiguration(
     commandName: "pktbench",
-    abstract: "Decode, craft and fuzz the Rider, LegCtrl, Rallie and FalconEye protocols.",
+    abstract: "Decode, craft, fuzz and emulate \(Codecs.titleList).",
     discussion: """
       Typical use:
         pktbench decode capture.pcap     decode a capture (pcap, pcapng, btsnoop)
-        pktbench decode --hex '01 03 02 00 DC 05'
-        pktbench craft servo --us 1500 | nc -u 127.0.0.1 9000
-        pktbench analyze capture.pcap    health report: rates, gaps, findings
+        pktbench analyze capture.pcap    health report: rates, gaps, what each device did
         pktbench codecs                  list codecs, messages and fields
-        pktbench listen udp:5005         decode live traffic (also ws:8000)
         pktbench capture -i lo           capture with libpcap and decode
-        pktbench send udp://127.0.0.1:9000 servo --us 1500 --rate 50hz --count 500
-      """,
+        pktbench listen udp:PORT         decode live traffic (also ws:PORT)
+      """
+        + "\n"
+        + Codecs.all.compactMap { codec in
+          ["craft", "send", "emulate"].compactMap { codec.info.examples[$0]?.first }.first.map {
+            "  pktbench " + $0
+          }
+        }.joined(separator: "\n"),
     version: "0.1.0",
     subcommands: [
       AnalyzeCommand.self, CaptureCommand.self, CodecsCommand.self, CraftCommand.self, DecodeCommand.self,
-      FuzzCommand.self, ListenCommand.self, ReplayCommand.self, SendCommand.self,
+      EmulateCommand.self, FuzzCommand.self, ListenCommand.self, ReplayCommand.self, SendCommand.self,
     ]
   )
 

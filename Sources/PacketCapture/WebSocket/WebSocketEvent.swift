@@ -46,21 +46,18 @@ public struct WebSocketHandshake: Sendable, Hashable {
   public var requestedExtensions: String?
   /// The client's Sec-WebSocket-Protocol list, verbatim.
   public var subprotocol: String?
-  /// FalconEye's device: the percent-decoded path segment after /ws/connect/.
-  public var deviceId: String?
   public var key: String?
   public var origin: String?
   public var userAgent: String?
 
   public init(
     path: String, host: String? = nil, requestedExtensions: String? = nil, subprotocol: String? = nil,
-    deviceId: String? = nil, key: String? = nil, origin: String? = nil, userAgent: String? = nil
+    key: String? = nil, origin: String? = nil, userAgent: String? = nil
   ) {
     self.path = path
     self.host = host
     self.requestedExtensions = requestedExtensions
     self.subprotocol = subprotocol
-    self.deviceId = deviceId
     self.key = key
     self.origin = origin
     self.userAgent = userAgent

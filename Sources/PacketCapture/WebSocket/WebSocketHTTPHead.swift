@@ -62,10 +62,11 @@ struct WebSocketHTTPHead: Sendable {
   }
 }
 
-/// The parts of a request-target FalconEye cares about.
-enum WebSocketTarget {
+/// The parts of a request-target a protocol may care about: its path, and
+/// the segment after a prefix a codec names (FalconEye's device id).
+public enum WebSocketTarget {
   /// The path of an origin-form or absolute-form target, without query or fragment.
-  static func path(of target: String) -> Substring {
+  public static func path(of target: String) -> Substring {
     var rest = Substring(target)
     if !rest.hasPrefix("/"), let colon = rest.firstIndex(of: ":"), rest[colon...].hasPrefix("://") {
       // absolute-form: drop scheme and authority.
@@ -76,13 +77,17 @@ enum WebSocketTarget {
     return rest
   }
 
-  /// The percent-decoded segment after `/ws/connect/`.
-  static func deviceId(in target: String) -> String? {
+  /// The percent-decoded segment that follows `prefix`'s segments in the
+  /// target's path (`/ws/connect/` in `/api/ws/connect/D/x` gives `D`), or
+  /// nil when they are not there or nothing follows.
+  public static func segment(after prefix: String, in target: String) -> String? {
+    let wanted = prefix.split(separator: "/")
     let segments = path(of: target).split(separator: "/", omittingEmptySubsequences: false)
-    guard segments.count >= 3 else { return nil }
-    for index in 0..<(segments.count - 2) where segments[index] == "ws" && segments[index + 1] == "connect" {
-      let id = segments[index + 2]
-      return id.isEmpty ? nil : percentDecoded(id)
+    guard !wanted.isEmpty, segments.count > wanted.count else { return nil }
+    for index in 0..<(segments.count - wanted.count)
+    where segments[index..<index + wanted.count].elementsEqual(wanted) {
+      let found = segments[index + wanted.count]
+      return found.isEmpty ? nil : percentDecoded(found)
     }
     return nil
   }

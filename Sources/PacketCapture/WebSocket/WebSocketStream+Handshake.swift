@@ -63,7 +63,7 @@ extension WebSocketStream {
     let target = String(requestLine[1])
     let request = WebSocketHandshake(
       path: target, host: parsed.value("host"), requestedExtensions: parsed.value("sec-websocket-extensions"),
-      subprotocol: parsed.value("sec-websocket-protocol"), deviceId: WebSocketTarget.deviceId(in: target),
+      subprotocol: parsed.value("sec-websocket-protocol"),
       key: parsed.value("sec-websocket-key"), origin: parsed.value("origin"),
       userAgent: parsed.value("user-agent"))
     handshake = request

@@ -70,12 +70,7 @@ final class FlowAnalyzer: FlowContext {
   // MARK: Input
 
   func observe(_ record: DecodedRecord) {
-    guard let time = record.time, time.isFinite else { return }
-    let message = FlowMessage(
-      frame: record.frame, time: time, source: record.source, destination: record.destination,
-      transport: record.transport, codec: record.codecName, result: record.result,
-      event: record.event, layerError: record.layerError, payload: record.payload ?? [],
-      size: record.payloadLength)
+    guard let message = FlowMessage(record) else { return }
     if firstFrame == nil { firstFrame = message.frame }
     if let frame = message.frame { lastFrame = max(lastFrame ?? frame, frame) }
     firstTime = min(firstTime, message.time)
@@ -217,7 +212,7 @@ final class FlowAnalyzer: FlowContext {
 
   // MARK: For the reports
 
-  /// "udp 127.0.0.1:40001 → 127.0.0.1:5005", client first when known.
+  /// "udp 127.0.0.1:40001 → 127.0.0.1:9000", client first when known.
   var name: String {
     if let client, let server { return "\(transport) \(client) → \(server)" }
     return "\(transport) \(key.ends.joined(separator: " ↔ "))"

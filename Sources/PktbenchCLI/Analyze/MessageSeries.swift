@@ -1,6 +1,6 @@
 import PacketKit
 
-/// One stream of messages in a flow (a Rider app's commands, LegCtrl
+/// One stream of messages in a flow (an app's commands, a device's
 /// telemetry): its count, its rate against what the protocol expects,
 /// inter-arrival percentiles, the longest gaps and a timeline, all in fixed
 /// memory.

@@ -1,7 +1,7 @@
 import PacketKit
 
 /// A distribution a flow reports beside its message rates: a latency
-/// (Rallie command → response, FalconEye authRequest → authResponse), a
+/// (command → response, request → reply), a
 /// one-way delay or a size.
 final class ValueSeries {
   typealias Unit = MeasureUnit

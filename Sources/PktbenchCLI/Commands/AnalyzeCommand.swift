@@ -12,23 +12,28 @@ struct AnalyzeCommand: ParsableCommand {
     abstract: "Health report of a capture: rates, gaps, latencies and safety findings per flow.",
     discussion: """
       Per flow (UDP pair, TCP/WebSocket connection, BLE connection): message \
-      rates against the protocol's (Rider 20 Hz, LegCtrl servo 50 Hz and telemetry \
-      10 Hz, Rallie a command every 2–9 s, FalconEye 30 fps), inter-arrival \
-      percentiles and the longest gaps, then the safety rules (Rider watchdog \
-      silences, LegCtrl deadman gaps and FAULTs, Rallie responses and check \
-      variants, FalconEye auth, frames and security), every WebSocket close with \
-      its likely cause, and a verdict per flow.
+      rates against the protocol's, inter-arrival percentiles and the longest \
+      gaps; what the protocol's device did with the traffic, as its plugin's \
+      model of the device predicts it (--timeline writes those events); the \
+      protocol's own rules; every WebSocket close with its likely cause; and a \
+      verdict per flow.
 
-      Examples:
-        pktbench analyze field-session.pcapng
-        pktbench analyze capture.pcap --html report.html
-        pktbench analyze capture.pcap --fail-on warning     # for CI
-        pktbench analyze capture.pcap --format json |
-          jq '.findings[] | select(.severity=="error")'
+      """
+        + HelpExamples.text(
+          "analyze",
+          generic: [
+            "pktbench analyze field-session.pcapng",
+            "pktbench analyze capture.pcap --html report.html",
+            "pktbench analyze capture.pcap --fail-on warning     # for CI",
+            "pktbench analyze capture.pcap --format json | jq '.findings[] | select(.severity==\"error\")'",
+            "pktbench analyze capture.pcap --timeline            # NDJSON, one device event a line",
+          ])
+          + """
 
-      Exit status: 0 when the report was made, 1 when --fail-on found findings \
-      that severe, 2 when the input cannot be read.
-      """)
+
+          Exit status: 0 when the report was made, 1 when --fail-on found findings \
+          that severe, 2 when the input cannot be read.
+          """)
 
   enum Format: String, ExpressibleByArgument, CaseIterable {
     case text, json
@@ -68,7 +73,9 @@ struct AnalyzeCommand: ParsableCommand {
 
   @Option(
     name: .customLong("ble-map"),
-    help: "Route a BLE ATT handle to a codec: 0x0012=legctrl, or 0x0040:0x0012=legctrl (repeatable).")
+    help:
+      "Route a BLE ATT handle to a codec: 0x0012=\(HelpExamples.bleCodec), or 0x0040:0x0012=\(HelpExamples.bleCodec) (repeatable)."
+  )
   var bleMap: [String] = []
 
   @Option(

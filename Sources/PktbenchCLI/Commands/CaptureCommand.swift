@@ -14,11 +14,14 @@ struct CaptureCommand: ParsableCommand {
         sudo setcap cap_net_raw,cap_net_admin=eip $(which pktbench)
       Frame numbers are those of the -w file. --count counts decoded \
       application messages.
-      Examples:
-        pktbench capture -i lo --filter 'udp port 5005'
-        pktbench capture -i any -w field.pcapng   # record while decoding (or -q)
-        pktbench capture -D                       # list interfaces
-      """)
+
+      """
+        + HelpExamples.text(
+          "capture",
+          generic: [
+            "pktbench capture -i any -w field.pcapng   # record while decoding (or -q)",
+            "pktbench capture -D                       # list interfaces",
+          ]))
 
   @Option(name: [.customShort("i"), .customLong("interface")], help: "Interface to capture on (any: all).")
   var interface = "any"

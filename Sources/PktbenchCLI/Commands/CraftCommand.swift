@@ -8,16 +8,11 @@ struct CraftCommand: ParsableCommand {
     commandName: "craft",
     abstract: "Craft one frame of any message kind; raw bytes to a pipe, a hex dump to a terminal.",
     discussion: """
-      MESSAGE is a message name or its craft name (servo, arm, drive, rallie, \
-      auth, frame, ...), or codec.message (legctrl.set_servo_ch0). Field flags \
-      come from the codec's schema: 'pktbench codecs' lists them all with units, \
-      ranges and defaults.
-      Examples:
-        pktbench craft servo --us 1500 | nc -u 127.0.0.1 9000
-        pktbench craft telemetry --state fault --error deadman-timeout --age-ms 200
-        pktbench craft rallie --upper 50 --lower 50 --pitch 45 --yaw 45 \\
-          --feed 50 --start
-      """)
+      MESSAGE is a message name or its craft name, or codec.message. Field \
+      flags come from the codec's schema: 'pktbench codecs' lists them all with \
+      units, ranges and defaults.
+
+      """ + HelpExamples.text("craft"))
 
   enum Format: String, ExpressibleByArgument, CaseIterable {
     case raw, hex, json, c

@@ -8,17 +8,15 @@ struct DecodeCommand: ParsableCommand {
   static let configuration = CommandConfiguration(
     commandName: "decode",
     abstract: "Decode a capture file, or the bytes of one payload (--hex, or - with --codec).",
-    discussion: """
-      Examples:
-        pktbench decode Captures/field-session.pcapng
-        pktbench decode capture.pcap -V --filter 'udp port 5005'
-        pktbench decode capture.pcap --format ndjson | jq 'select(.codec=="rider")'
-        tcpdump -i eth0 -U -w - 'udp port 5005' | pktbench decode - -l
-        pktbench decode --codec legctrl --hex '01 10 08 00 02 01 C8 00 E8 1C 00 00'
-        echo -n '{"left":50,"right":-50,"timestamp":1.5}' |
-          pktbench decode --codec rider -
-        pktbench decode --hex '5AA58332322D2D32004E'   # no --codec: best probe wins
-      """)
+    discussion: HelpExamples.text(
+      "decode",
+      generic: [
+        "pktbench decode Captures/field-session.pcapng",
+        "pktbench decode capture.pcap --stats",
+        "tcpdump -i eth0 -U -w - | pktbench decode - -l   # live, each message as it arrives",
+        "pktbench decode a.pcap b.pcap --jobs 2",
+        "pktbench decode --hex 'BYTES'                    # no --codec: the best probe wins",
+      ]))
 
   enum Format: String, ExpressibleByArgument, CaseIterable {
     case text, json, ndjson
@@ -47,7 +45,7 @@ struct DecodeCommand: ParsableCommand {
   @Option(
     name: .customLong("ble-map"),
     help:
-      "Route a BLE ATT handle to a codec when discovery is not in the capture: 0x0012=legctrl, or 0x0040:0x0012=legctrl for one connection (repeatable)."
+      "Route a BLE ATT handle to a codec when discovery is not in the capture: 0x0012=\(HelpExamples.bleCodec), or 0x0040:0x0012=\(HelpExamples.bleCodec) for one connection (repeatable)."
   )
   var bleMap: [String] = []
 

@@ -14,12 +14,15 @@ struct FuzzCommand: ParsableCommand {
       field's byte range lies inside the input. A failure is shrunk, saved with \
       its target and seed in the file name, and the command that reproduces it \
       is printed; the exit status is 1.
-      Examples:
-        pktbench fuzz                           # all codecs, 30 s, random seed
-        pktbench fuzz --codec rallie --iterations 1000000 --seed 42
-        pktbench fuzz --time 60s --jobs 2       # two workers, seeds S and S+1
-        pktbench fuzz --reproduce fuzz-crashes/crash-rallie-seed42-7f3a.bin
-      """)
+
+      """
+        + HelpExamples.text(
+          "fuzz",
+          generic: [
+            "pktbench fuzz                           # all codecs, 30 s, random seed",
+            "pktbench fuzz --time 60s --jobs 2       # two workers, seeds S and S+1",
+            "pktbench fuzz --reproduce fuzz-crashes/crash-TARGET-seed42-7f3a.bin",
+          ]))
 
   @Option(name: [.customLong("codec"), .customLong("target")], help: "Fuzz only these (repeatable).")
   var targets: [String] = []

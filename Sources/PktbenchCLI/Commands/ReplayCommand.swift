@@ -15,11 +15,13 @@ struct ReplayCommand: ParsableCommand {
       max sends back to back). Each one is printed as decode prints it, with its \
       capture time and endpoints; at the end a report gives the count, duration, \
       mean rate and the largest lateness.
-      Examples:
-        pktbench replay Captures/rider-20hz.pcap --to udp://127.0.0.1:5005
-        pktbench replay field.pcapng --to udp://127.0.0.1:9000 --speed 10x \\
-          --filter 'udp port 9000'
-      """)
+
+      """
+        + HelpExamples.text(
+          "replay",
+          generic: [
+            "pktbench replay field.pcapng --to udp://127.0.0.1:9000 --speed 10x --filter 'udp port 9000'"
+          ]))
 
   @Argument(help: "Capture file (pcap, pcapng).")
   var input: String
@@ -36,10 +38,10 @@ struct ReplayCommand: ParsableCommand {
   @Option(help: "Stop after this many datagrams.")
   var count: Int?
 
-  @Option(help: "Decode payloads with this codec (rider, legctrl, rallie, falconeye).")
+  @Option(help: "Decode payloads with this codec (\(Codecs.nameList)).")
   var codec: String?
 
-  @Option(name: .customLong("decode-as"), help: "Route a port to a codec: udp:9000=legctrl (repeatable).")
+  @Option(name: .customLong("decode-as"), help: "Route a port to a codec: udp:9000=CODEC (repeatable).")
   var decodeAs: [String] = []
 
   @OptionGroup var output: LiveOutputOptions

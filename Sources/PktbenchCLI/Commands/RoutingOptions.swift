@@ -4,12 +4,12 @@ import CodecRegistry
 /// `--codec` and `--decode-as`: how payloads find their codec, the same for
 /// decode, analyze, capture and listen.
 struct RoutingOptions: ParsableArguments {
-  @Option(help: "Decode every payload with this codec (rider, legctrl, rallie, falconeye).")
+  @Option(help: "Decode every payload with this codec (\(Codecs.nameList)).")
   var codec: String?
 
   @Option(
     name: .customLong("decode-as"),
-    help: "Route a port to a codec: udp:9000=legctrl, tcp:8080=falconeye (repeatable).")
+    help: "Route a port to a codec: udp:9000=CODEC, tcp:8080=CODEC (repeatable).")
   var decodeAs: [String] = []
 
   func validate() throws {

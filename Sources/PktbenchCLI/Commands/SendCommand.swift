@@ -18,15 +18,10 @@ struct SendCommand: ParsableCommand {
       printed as decode prints it; at the end a report gives the count, \
       duration, mean rate and the largest lateness.
       ws:// performs the HTTP upgrade, masks its frames, answers pings and \
-      closes with 1000; a FalconEye message without --device-id takes the URL's \
-      last path segment.
-      Examples:
-        pktbench send udp://127.0.0.1:5005 drive --left 40 --right 40 \\
-          --rate 20hz --duration 5s
-        pktbench send udp://10.0.0.7:9000 servo --us 1500 --rate 50hz --count 500
-        pktbench send ws://127.0.0.1:8000/ws/connect/D auth --secret S \\
-          then frame --jpeg a.jpg --rate 30hz --count 90
-      """)
+      closes with 1000; on a path a codec names (see 'pktbench codecs'), a \
+      message field the path's last segment stands for is filled from it.
+
+      """ + HelpExamples.text("send"))
 
   @Argument(help: "udp://HOST:PORT or ws://HOST:PORT/PATH.")
   var target: String
@@ -63,7 +58,8 @@ struct SendCommand: ParsableCommand {
   func run() throws {
     let target = try TargetURL.parse(self.target)
     let plan = try SendPlan.parse(
-      steps, force: force, badCheck: badCheck, deviceId: target.scheme == .ws ? target.lastPathComponent : nil
+      steps, force: force, badCheck: badCheck,
+      pathField: target.scheme == .ws ? WebSocketPathField.of(target.path) : nil
     )
     let configuration = SendConfiguration(
       target: target, steps: plan, output: output.settings,

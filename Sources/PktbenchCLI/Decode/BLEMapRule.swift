@@ -1,6 +1,6 @@
 import CodecRegistry
 
-/// `--ble-map 0x0012=legctrl` (any connection) or `--ble-map 0x0040:0x0012=legctrl`
+/// `--ble-map 0x0012=CODEC` (any connection) or `--ble-map 0x0040:0x0012=CODEC`
 /// (one connection): the values of that ATT handle go to that codec, for
 /// captures that do not hold the GATT discovery.
 struct BLEMapRule: Equatable {
@@ -9,7 +9,8 @@ struct BLEMapRule: Equatable {
   var codec: String
 
   static func parse(_ text: String) throws -> BLEMapRule {
-    let usage = "expected [CONNECTION:]HANDLE=CODEC, e.g. 0x0012=legctrl or 0x0040:0x0012=rallie"
+    let usage =
+      "expected [CONNECTION:]HANDLE=CODEC, e.g. 0x0012=\(HelpExamples.bleCodec) or 0x0040:0x0012=\(HelpExamples.bleCodec)"
     guard let equals = text.firstIndex(of: "=") else {
       throw CommandFailure("--ble-map '\(text)': \(usage)")
     }

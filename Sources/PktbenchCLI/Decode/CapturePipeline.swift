@@ -3,7 +3,7 @@ import PacketCapture
 import PacketKit
 
 /// Bytes → link/IP/transport layers → WebSocket → router → codec → sink.
-/// Data flows one way; nothing here knows what a Rallie frame is.
+/// Data flows one way; nothing here knows what any protocol's frame is.
 final class CapturePipeline {
   let router: PayloadRouter
   let sink: MessageSink
@@ -131,7 +131,7 @@ final class CapturePipeline {
       if direction == .clientToServer, WebSocketStream.looksLikeUpgradeRequest(bytes) {
         websockets[connection] = WebSocketStream()
       } else if rules.contains(where: {
-        $0.transport == .tcp && $0.codec == "falconeye" && $0.port == connection.server.port
+        $0.transport == .tcp && $0.port == connection.server.port && Self.speaksWebSocket($0.codec)
       }) {
         // The capture started after the handshake: decode frames directly.
         var stream = WebSocketStream()
@@ -178,7 +178,9 @@ final class CapturePipeline {
     case .handshakeRequest(let handshake, let frame, let time):
       var record = endpoints(connection, .clientToServer, frame: frame, time: time, transport: "websocket")
       var fields: [FieldValue.Member] = [.init("path", .string(handshake.path))]
-      if let deviceId = handshake.deviceId { fields.append(.init("deviceId", .string(deviceId))) }
+      if let named = WebSocketPathField.of(handshake.path) {
+        fields.append(.init(named.field, .string(named.value)))
+      }
       if let extensions = handshake.requestedExtensions {
         fields.append(.init("extensions", .string(extensions)))
       }
@@ -307,5 +309,10 @@ final class CapturePipeline {
 
   private func wsDirection(_ direction: StreamDirection) -> WebSocketDirection {
     direction == .clientToServer ? .clientToServer : .serverToClient
+  }
+
+  /// Whether the codec named travels in WebSocket messages (it names a WebSocket path).
+  static func speaksWebSocket(_ codec: String) -> Bool {
+    Codecs.named(codec)?.info.wellKnown.contains { if case .webSocket = $0 { true } else { false } } ?? false
   }
 }

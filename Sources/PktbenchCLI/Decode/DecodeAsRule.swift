@@ -1,7 +1,7 @@
 import CodecRegistry
 import PacketKit
 
-/// `--decode-as udp:9000=legctrl`: payloads on that transport and port go
+/// `--decode-as udp:9000=CODEC`: payloads on that transport and port go
 /// to that codec, whatever the probes say (tshark's `-d`).
 struct DecodeAsRule: Equatable {
   enum Transport: String {
@@ -13,7 +13,8 @@ struct DecodeAsRule: Equatable {
   var codec: String
 
   static func parse(_ text: String) throws -> DecodeAsRule {
-    let usage = "expected TRANSPORT:PORT=CODEC with TRANSPORT udp or tcp, e.g. udp:9000=legctrl"
+    let usage =
+      "expected TRANSPORT:PORT=CODEC with TRANSPORT udp or tcp, e.g. udp:9000=\(Codecs.names.first ?? "CODEC")"
     guard let equals = text.firstIndex(of: "="), let colon = text.firstIndex(of: ":"), colon < equals
     else {
       throw CommandFailure("--decode-as '\(text)': \(usage)")

@@ -2,8 +2,8 @@ import CodecRegistry
 import PacketKit
 
 /// Chooses the codec for an application payload: `--decode-as` rules
-/// first, then the protocols' well-known endpoints (UDP 5005 is Rider, a
-/// WebSocket on /ws/connect/ is FalconEye), then every codec's probe.
+/// first, then the well-known endpoints the codecs name (a UDP port, a
+/// WebSocket path), then every codec's probe.
 struct PayloadRouter {
   enum Carrier {
     case udp
@@ -33,11 +33,14 @@ struct PayloadRouter {
   /// Probes must be at least this sure to claim a payload nobody routed.
   private let minimumProbeScore: Int
 
-  /// The codecs in the registry that handle these transport carriers.
-  static let riderPort: UInt16 = 5005
-
-  private let rider = Codecs.index(named: "rider")
-  private let falconEye = Codecs.index(named: "falconeye")
+  /// UDP port → the codec that names it, with its routing reason.
+  private let udpPorts: [UInt16: Choice] = Codecs.wellKnownUDPPorts.mapValues {
+    Choice(index: $0.index, reason: "udp port \($0.port)")
+  }
+  /// WebSocket path prefixes and their codecs, longest first.
+  private let webSocketPaths: [(prefix: String, choice: Choice)] = Codecs.wellKnownWebSocketPaths.map {
+    ($0.prefix, Choice(index: $0.index, reason: "websocket \($0.prefix)"))
+  }
 
   init(rules: [DecodeAsRule], forcedCodec: String?, minimumProbeScore: Int = 40) {
     self.ruleChoices = rules.compactMap { rule in
@@ -62,10 +65,10 @@ struct PayloadRouter {
       if rule.port == destinationPort || rule.port == sourcePort { return choice }
     }
     switch carrier {
-    case .udp where destinationPort == Self.riderPort || sourcePort == Self.riderPort:
-      if let rider { return Choice(index: rider, reason: "udp port 5005") }
-    case .websocket(let path?) where path.hasPrefix("/ws/connect/"):
-      if let falconEye { return Choice(index: falconEye, reason: "websocket /ws/connect/") }
+    case .udp:
+      if let choice = udpPorts[destinationPort] ?? udpPorts[sourcePort] { return choice }
+    case .websocket(let path?):
+      if let known = webSocketPaths.first(where: { path.hasPrefix($0.prefix) }) { return known.choice }
     default:
       break
     }

@@ -13,7 +13,7 @@ struct ProbeChoice {
     codec = ranked.first.flatMap { $0.score >= minimumScore ? $0.codec : nil }
   }
 
-  /// "probe: rallie 100 (next: legctrl 10)"
+  /// "probe: a 100 (next: b 10)"
   var explanation: String {
     guard let best = scores.first else { return "probe: no codecs" }
     let rest = scores.dropFirst().map { "\($0.name) \($0.score)" }.joined(separator: ", ")

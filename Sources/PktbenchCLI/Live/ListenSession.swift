@@ -1,3 +1,5 @@
+import CodecRegistry
+import Foundation
 import NIOCore
 import PacketKit
 
@@ -8,8 +10,16 @@ struct ListenConfiguration: Sendable {
   var rules: [DecodeAsRule]
   var output: LiveOutputSettings
   var countLimit: Int?
-  /// `--respond`: answer like the Aerie server (ws only).
-  var responder: FalconEyeResponder.Configuration?
+  /// `emulate`: the device the socket plays.
+  var emulation: EmulationSettings?
+}
+
+/// What `emulate` plays: a codec's device model and its settings.
+struct EmulationSettings: Sendable {
+  var codec: String
+  var settings: ModelSettings
+  /// Events as `analyze --timeline`'s NDJSON instead of text.
+  var ndjson: Bool
 }
 
 /// One `listen` run. Lives on its event loop (the group has one thread):
@@ -27,18 +37,29 @@ final class ListenSession {
   private var connections: [ObjectIdentifier: WebSocketConnectionHandler] = [:]
   private(set) var stopReason: String?
   private let startedNanoseconds = monotonicNanoseconds()
+  /// `emulate`: where the device's events are printed, and the one device
+  /// behind a UDP socket (a WebSocket connection has its own).
+  let timeline: EmulatorTimeline?
+  private var udpDevice: DeviceEmulator?
+  private var flows = 0
 
   init(configuration: ListenConfiguration, loop: EventLoop, done: EventLoopPromise<Int32>) {
     self.configuration = configuration
     self.loop = loop
     self.done = done
-    out = OutputWriter()
+    let out = OutputWriter()
+    self.out = out
     let sink = configuration.output.makeSink(out: out)
     recorder = LiveRecorder(inner: sink, out: out, countLimit: configuration.countLimit)
     decoding = LiveDecoding(
       router: PayloadRouter(rules: configuration.rules, forcedCodec: configuration.codec),
-      keepPayload: sink?.wantsPayload ?? false)
-    // Stop on the next loop turn, so a --respond reply to the last message still goes out.
+      keepPayload: (sink?.wantsPayload ?? false) || configuration.emulation != nil)
+    timeline = configuration.emulation.map {
+      EmulatorTimeline(
+        out: out, ndjson: $0.ndjson,
+        style: Style(enabled: out.isTerminal && ProcessInfo.processInfo.environment["NO_COLOR"] == nil))
+    }
+    // Stop on the next loop turn, so an emulated device's reply to the last message still goes out.
     recorder.onLimitReached = { [unowned self] in
       self.loop.assumeIsolated().execute { self.stop("--count \(configuration.countLimit ?? 0)") }
     }
@@ -60,7 +81,7 @@ final class ListenSession {
 
   /// One datagram: decoded and written at once; a malformed one is shown
   /// as a decode error and the listener goes on.
-  func datagram(_ envelope: AddressedEnvelope<ByteBuffer>, local: SocketAddress?) {
+  func datagram(_ envelope: AddressedEnvelope<ByteBuffer>, local: SocketAddress?, channel: Channel) {
     guard !isStopping else { return }
     var record = DecodedRecord(
       frame: recorder.nextFrame(), time: LiveClock.now(), transport: "udp",
@@ -78,6 +99,28 @@ final class ListenSession {
       decoding.decode(payload, carrier: .udp, into: &record)
     }
     recorder.emit(record, counts: true)
+    guard let device = udpDevice ?? makeDevice(), let message = FlowMessage(record) else { return }
+    udpDevice = device
+    // A UDP device answers the peer that wrote last (LegCtrl notifies the
+    // last writer).
+    let peer = envelope.remoteAddress
+    device.peer = DeviceEmulator.Peer(
+      send: { bytes in
+        channel.writeAndFlush(
+          AddressedEnvelope(remoteAddress: peer, data: channel.allocator.buffer(bytes: bytes)), promise: nil)
+      },
+      close: { _, _ in })
+    device.take(message, heading: .toDevice)
+  }
+
+  /// A new emulated device (a flow's), or nil when not emulating.
+  func makeDevice() -> DeviceEmulator? {
+    guard let emulation = configuration.emulation, let timeline,
+      let behaviour = Codecs.named(emulation.codec) as? any DeviceBehaviour,
+      let model = try? behaviour.makeModel(mode: .emulation, settings: emulation.settings)
+    else { return nil }
+    flows += 1
+    return DeviceEmulator(codec: emulation.codec, model: model, flow: flows, loop: loop, timeline: timeline)
   }
 
   /// A problem that is not a message (a socket error): one line on stderr.
@@ -90,6 +133,7 @@ final class ListenSession {
   func stop(_ reason: String) {
     guard stopReason == nil else { return }
     stopReason = reason
+    udpDevice?.stop()
     var closing: [EventLoopFuture<Void>] = []
     for connection in connections.values {
       closing.append(connection.goAway())

@@ -1,4 +1,4 @@
-/// What `listen` binds: `udp:5005`, `udp:[::]:9000`, `udp:127.0.0.1:5005`,
+/// What `listen` binds: `udp:9000`, `udp:[::]:9000`, `udp:127.0.0.1:9000`,
 /// `ws:8000`. Without an address it listens on every address, IPv4 and IPv6.
 struct ListenAddress: Equatable, Sendable {
   enum Kind: String, Sendable {
@@ -11,7 +11,7 @@ struct ListenAddress: Equatable, Sendable {
   var port: Int
 
   static let usage =
-    "expected udp:PORT, udp:ADDRESS:PORT, udp:[IPv6]:PORT or ws:PORT (e.g. udp:5005, ws:8000)"
+    "expected udp:PORT, udp:ADDRESS:PORT, udp:[IPv6]:PORT or ws:PORT (e.g. udp:9000, ws:8080)"
 
   static func parse(_ text: String) throws(CommandFailure) -> ListenAddress {
     guard let colon = text.firstIndex(of: ":") else {
@@ -34,7 +34,7 @@ struct ListenAddress: Equatable, Sendable {
 }
 
 /// Where `send` and `replay` go: `udp://HOST:PORT` or
-/// `ws://HOST:PORT/PATH` (FalconEye's path is /ws/connect/<deviceId>).
+/// `ws://HOST:PORT/PATH`.
 struct TargetURL: Equatable, Sendable {
   enum Scheme: String, Sendable {
     case udp, ws
@@ -46,7 +46,7 @@ struct TargetURL: Equatable, Sendable {
   /// The request path for ws (at least "/"); empty for udp.
   var path: String
 
-  static let usage = "expected udp://HOST:PORT or ws://HOST:PORT/PATH (e.g. udp://127.0.0.1:5005)"
+  static let usage = "expected udp://HOST:PORT or ws://HOST:PORT/PATH (e.g. udp://127.0.0.1:9000)"
 
   static func parse(_ text: String) throws(CommandFailure) -> TargetURL {
     guard let separator = text.range(of: "://") else {
@@ -81,11 +81,6 @@ struct TargetURL: Equatable, Sendable {
   }
 
   var display: String { "\(scheme.rawValue)://\(HostPort.join(host, port))\(path)" }
-
-  /// The last path segment, e.g. the device id in /ws/connect/<deviceId>.
-  var lastPathComponent: String? {
-    path.split(separator: "/").last.map(String.init)
-  }
 }
 
 /// `HOST:PORT`, `[V6]:PORT` or `PORT`.
@@ -109,7 +104,7 @@ enum HostPort {
     } else if let colon = text.lastIndex(of: ":") {
       let head = text[..<colon]
       guard !head.contains(":") else {
-        throw CommandFailure("'\(whole)': write an IPv6 address in brackets, e.g. [::1]:5005")
+        throw CommandFailure("'\(whole)': write an IPv6 address in brackets, e.g. [::1]:9000")
       }
       host = head.isEmpty ? nil : String(head)
       portText = text[text.index(after: colon)...]

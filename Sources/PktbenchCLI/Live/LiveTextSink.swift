@@ -10,7 +10,7 @@ enum LiveTextSink {
     }
   }
 
-  /// `     3  14:03:22.123456   +50.012 ms  127.0.0.1:40000 → 127.0.0.1:5005  udp  rider drive ...`
+  /// `     3  14:03:22.123456   +50.012 ms  127.0.0.1:40000 → 127.0.0.1:9000  udp  codec message ...`
   static func line(_ record: DecodedRecord, style: Style) -> String {
     var bare = record
     bare.frame = nil

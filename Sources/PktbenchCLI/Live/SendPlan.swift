@@ -51,9 +51,12 @@ enum SendPlan {
   /// No faster than this: a loop faster than 100 kHz would measure itself.
   static let minimumPeriodNanoseconds: UInt64 = 10_000
 
-  /// Splits `tokens` on `then` and parses each step. `deviceId` fills a
-  /// FalconEye `--device-id` the user left out (the ws URL's last segment).
-  static func parse(_ tokens: [String], force: Bool, badCheck: Bool, deviceId: String?)
+  /// Splits `tokens` on `then` and parses each step. `pathField` fills a
+  /// field the user left out from the URL's path, where a codec names one
+  /// (`WebSocketPathField`).
+  static func parse(
+    _ tokens: [String], force: Bool, badCheck: Bool, pathField: (field: String, value: String)?
+  )
     throws(CommandFailure) -> [SendStep]
   {
     var groups: [[String]] = [[]]
@@ -66,7 +69,9 @@ enum SendPlan {
     }
     guard groups.contains(where: { !$0.isEmpty }) else {
       throw CommandFailure(
-        "nothing to send: name a message after the destination, e.g. servo --us 1500 --rate 50hz")
+        "nothing to send: name a message after the destination, e.g. "
+          + (Codecs.examples(for: "send").first?.split(separator: " ").dropFirst(2).joined(separator: " ")
+            ?? "MESSAGE --rate 20hz"))
     }
     var steps: [SendStep] = []
     for (index, group) in groups.enumerated() {
@@ -74,13 +79,14 @@ enum SendPlan {
         throw CommandFailure("step \(index + 1) is empty: 'then' must be followed by a message")
       }
       steps.append(
-        try step(name, Array(group.dropFirst()), force: force, badCheck: badCheck, deviceId: deviceId))
+        try step(name, Array(group.dropFirst()), force: force, badCheck: badCheck, pathField: pathField))
     }
     return steps
   }
 
   static func step(
-    _ name: String, _ arguments: [String], force: Bool, badCheck: Bool, deviceId: String?
+    _ name: String, _ arguments: [String], force: Bool, badCheck: Bool,
+    pathField: (field: String, value: String)? = nil
   ) throws(CommandFailure) -> SendStep {
     let (codec, schema) = try CraftArguments.resolve(name)
     var fieldArguments: [String] = []
@@ -118,10 +124,10 @@ enum SendPlan {
         duration = parsed
       }
     }
-    if let deviceId, schema.field(named: "deviceId") != nil,
-      !fieldArguments.contains(where: { $0 == "--device-id" || $0.hasPrefix("--device-id=") })
+    if let pathField, let field = schema.field(named: pathField.field),
+      !fieldArguments.contains(where: { $0 == "--\(field.flag)" || $0.hasPrefix("--\(field.flag)=") })
     {
-      fieldArguments += ["--device-id", deviceId]
+      fieldArguments += ["--\(field.flag)", pathField.value]
     }
     let values = try CraftArguments(schema: schema, codecName: codec.info.name)
       .values(fieldArguments, force: force, badCheck: badCheck)

@@ -14,7 +14,8 @@ final class UDPListenHandler: ChannelInboundHandler {
   }
 
   func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-    session.datagram(Self.unwrapInboundIn(data), local: context.channel.localAddress)
+    session.datagram(
+      Self.unwrapInboundIn(data), local: context.channel.localAddress, channel: context.channel)
   }
 
   func errorCaught(context: ChannelHandlerContext, error: Error) {

@@ -9,7 +9,7 @@ import NIOPosix
 
 /// `send udp://HOST:PORT`: a connected UDP socket, so the kernel reports
 /// ICMP errors (nothing listening, no route) on it, and a device's answers
-/// (LegCtrl telemetry) come back through it and are decoded.
+/// (a device's telemetry) come back through it and are decoded.
 final class UDPSendTransport: SendTransport {
   private let channel: Channel
   private let session: SendSession

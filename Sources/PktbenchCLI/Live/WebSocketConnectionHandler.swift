@@ -5,9 +5,8 @@ import PacketKit
 
 /// One upgraded WebSocket connection of `listen ws`: logs every message and
 /// control frame as `decode` shows them, answers pings, echoes the client's
-/// close, and with `--respond` plays the Aerie server: authResponse with a
-/// session id, heartbeat pongs, 1008 after the auth timeout or at session
-/// expiry.
+/// close, and under `emulate` gives the connection its own device model,
+/// which answers and closes as the real server would.
 final class WebSocketConnectionHandler: ChannelInboundHandler {
   typealias InboundIn = WebSocketFrame
   typealias OutboundOut = WebSocketFrame
@@ -20,10 +19,8 @@ final class WebSocketConnectionHandler: ChannelInboundHandler {
   private let server: String?
   private let clientPort: UInt16
   private let serverPort: UInt16
-  private let responder: FalconEyeResponder?
-  private var authenticated = false
-  private var authTimer: Scheduled<Void>?
-  private var sessionTimer: Scheduled<Void>?
+  /// `emulate`: this connection's server session.
+  private let device: DeviceEmulator?
   private var closeSent = false
   private var closeReceived = false
 
@@ -39,7 +36,7 @@ final class WebSocketConnectionHandler: ChannelInboundHandler {
     server = EndpointText.of(channel.localAddress)
     clientPort = UInt16(clamping: channel.remoteAddress?.port ?? 0)
     serverPort = UInt16(clamping: channel.localAddress?.port ?? 0)
-    responder = session.configuration.responder.map { FalconEyeResponder(configuration: $0) }
+    device = session.makeDevice()
   }
 
   func handlerAdded(context: ChannelHandlerContext) {
@@ -54,19 +51,20 @@ final class WebSocketConnectionHandler: ChannelInboundHandler {
           "the client offered \(offeredExtensions); pktbench declined (no Sec-WebSocket-Extensions in the "
             + "response), so messages travel uncompressed"))
     }
-    logEvent("ws.accept", fields, fromClient: false, diagnostics: diagnostics)
-    if let responder {
-      let timeout = TimeAmount.nanoseconds(Int64(responder.configuration.authTimeoutSeconds * 1e9))
-      authTimer = context.eventLoop.assumeIsolated().scheduleTask(in: timeout) { [weak self] in
-        guard let self, !self.authenticated else { return }
-        self.close(code: .policyViolation, reason: "authentication timeout")
-      }
+    let accept = logEvent("ws.accept", fields, fromClient: false, diagnostics: diagnostics)
+    if let device {
+      device.peer = DeviceEmulator.Peer(
+        send: { [weak self] bytes in self?.send(bytes) },
+        close: { [weak self] code, reason in
+          self?.close(code: WebSocketErrorCode(codeNumber: Int(code)), reason: reason)
+        })
+      // The 101 starts the server's session.
+      if let message = FlowMessage(accept) { device.take(message, heading: .fromDevice) }
     }
   }
 
   func channelInactive(context: ChannelHandlerContext) {
-    authTimer?.cancel()
-    sessionTimer?.cancel()
+    device?.stop()
     session.closed(self)
     context.fireChannelInactive()
   }
@@ -88,7 +86,8 @@ final class WebSocketConnectionHandler: ChannelInboundHandler {
       var data = frame.unmaskedData
       let code = data.readInteger(as: UInt16.self)
       let reason = data.readString(length: data.readableBytes) ?? ""
-      logClose(code: code, reason: reason, byClient: true)
+      let close = logClose(code: code, reason: reason, byClient: true)
+      if let device, let message = FlowMessage(close) { device.take(message, heading: .toDevice) }
       if closeSent {
         context.close(promise: nil)
       } else {
@@ -134,34 +133,12 @@ final class WebSocketConnectionHandler: ChannelInboundHandler {
       .init("direction", .string("received")),
     ]
     session.decoding.decode(bytes, carrier: .websocket(path: path), into: &record)
-    var reply: FalconEyeResponder.Reply?
-    if let responder, case .decoded(let decoded) = record.result {
-      if let note = responder.secretNote(for: decoded) { record.layerDiagnostics.append(note) }
-      if !authenticated, decoded.message != "authRequest" {
-        record.layerDiagnostics.append(
-          .warning("before-auth", "\(decoded.message) arrived before the socket was authenticated"))
-      }
-      reply = responder.reply(to: decoded)
-    }
     session.recorder.emit(record, counts: true)
-    guard let reply, !closeSent else { return }
-    switch reply {
-    case .authAccepted(_, let bytes):
-      authenticated = true
-      authTimer?.cancel()
-      send(bytes)
-      if let responder {
-        let expiry = TimeAmount.nanoseconds(Int64(responder.configuration.sessionSeconds * 1e9))
-        sessionTimer = channel.eventLoop.assumeIsolated().scheduleTask(in: expiry) { [weak self] in
-          self?.close(code: .policyViolation, reason: "session expired")
-        }
-      }
-    case .authRefused(_, let bytes), .pong(let bytes):
-      send(bytes)
-    }
+    if let device, !closeSent, let message = FlowMessage(record) { device.take(message, heading: .toDevice) }
   }
 
   private func send(_ bytes: [UInt8]) {
+    guard !closeSent, channel.isActive else { return }
     let frame = WebSocketFrame(fin: true, opcode: .text, data: channel.allocator.buffer(bytes: bytes))
     channel.writeAndFlush(frame, promise: nil)
     var record = newRecord(fromClient: false)
@@ -204,17 +181,20 @@ final class WebSocketConnectionHandler: ChannelInboundHandler {
     return record
   }
 
+  @discardableResult
   private func logEvent(
     _ name: String, _ fields: [FieldValue.Member], fromClient: Bool = true, diagnostics: [Diagnostic] = []
-  ) {
+  ) -> DecodedRecord {
     var record = newRecord(fromClient: fromClient)
     record.event = (name, fields)
     record.layerDiagnostics = diagnostics
     session.recorder.emit(record, counts: false)
+    return record
   }
 
-  private func logClose(code: UInt16?, reason: String, byClient: Bool) {
+  @discardableResult
+  private func logClose(code: UInt16?, reason: String, byClient: Bool) -> DecodedRecord {
     let close = WebSocketCloseCode.event(code: code, reason: reason, by: byClient ? "client" : "server")
-    logEvent("ws.close", close.fields, fromClient: byClient, diagnostics: close.diagnostics)
+    return logEvent("ws.close", close.fields, fromClient: byClient, diagnostics: close.diagnostics)
   }
 }

@@ -4,14 +4,12 @@ import NIOPosix
 import NIOWebSocket
 import PacketKit
 
-/// The WebSocket server of `listen ws:PORT`: HTTP/1.1 upgrade on
-/// /ws/connect/<deviceId> (the Aerie server's only endpoint), then one
+/// The WebSocket server of `listen ws:PORT`: HTTP/1.1 upgrade on the paths
+/// the codecs name (`CodecInfo.wellKnown`), then one
 /// `WebSocketConnectionHandler` per socket. permessage-deflate is declined:
 /// the response simply carries no Sec-WebSocket-Extensions, which RFC 7692
 /// §5 says leaves the connection uncompressed.
 enum WebSocketListener {
-  static let pathPrefix = "/ws/connect/"
-
   static func bind(
     group: EventLoopGroup, address: ListenAddress, session: NIOLoopBound<ListenSession>,
     maxMessageBytes: Int
@@ -59,7 +57,7 @@ enum WebSocketListener {
 }
 
 extension ListenSession {
-  /// The upgrade decision: only /ws/connect/<deviceId>. The handshake is
+  /// The upgrade decision: only the paths the codecs name. The handshake is
   /// logged as `decode` shows it (ws.handshake with the offered extensions).
   func shouldUpgrade(_ channel: Channel, _ head: HTTPRequestHead) -> HTTPHeaders? {
     guard !isStopping else { return nil }
@@ -69,28 +67,18 @@ extension ListenSession {
       source: EndpointText.of(channel.remoteAddress), destination: EndpointText.of(channel.localAddress),
       payloadLength: 0)
     var fields: [FieldValue.Member] = [.init("path", .string(path))]
-    let deviceId = Self.deviceId(inPath: path)
-    if let deviceId { fields.append(.init("deviceId", .string(deviceId))) }
+    if let named = WebSocketPathField.of(path) { fields.append(.init(named.field, .string(named.value))) }
+    let known = WebSocketPathField.isKnown(path)
     let extensions = head.headers["Sec-WebSocket-Extensions"].joined(separator: ", ")
     if !extensions.isEmpty { fields.append(.init("extensions", .string(extensions))) }
     record.event = ("ws.handshake", fields)
-    if deviceId == nil {
+    if !known {
       record.layerDiagnostics = [
-        .warning(
-          "ws-unknown-path",
-          "the Aerie server only upgrades \(WebSocketListener.pathPrefix)<deviceId>; refused")
+        .warning("ws-unknown-path", "pktbench upgrades only \(WebSocketPathField.usage); refused")
       ]
     }
     recorder.emit(record, counts: false)
-    return deviceId == nil ? nil : HTTPHeaders()
-  }
-
-  static func deviceId(inPath path: String) -> String? {
-    let bare = path.split(separator: "?", maxSplits: 1).first.map(String.init) ?? path
-    guard bare.hasPrefix(WebSocketListener.pathPrefix) else { return nil }
-    let id = bare.dropFirst(WebSocketListener.pathPrefix.count)
-    guard !id.isEmpty, !id.contains("/") else { return nil }
-    return String(id)
+    return known ? HTTPHeaders() : nil
   }
 }
 
@@ -114,12 +102,12 @@ final class HTTPRefusalHandler: ChannelInboundHandler, RemovableChannelHandler {
     case .body: break
     case .end:
       let path = head?.uri ?? "?"
-      let onEndpoint = ListenSession.deviceId(inPath: path) != nil
+      let onEndpoint = WebSocketPathField.isKnown(path)
       let status: HTTPResponseStatus = onEndpoint ? .upgradeRequired : .notFound
       let text =
         onEndpoint
         ? "pktbench: \(path) is a WebSocket endpoint; connect with a WebSocket client\n"
-        : "pktbench: no such endpoint; the WebSocket endpoint is \(WebSocketListener.pathPrefix)<deviceId>\n"
+        : "pktbench: no such endpoint; the WebSocket endpoints are \(WebSocketPathField.usage)\n"
       var headers = HTTPHeaders()
       headers.add(name: "Content-Type", value: "text/plain; charset=utf-8")
       headers.add(name: "Content-Length", value: String(text.utf8.count))

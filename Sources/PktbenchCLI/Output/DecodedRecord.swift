@@ -14,7 +14,7 @@ struct DecodedRecord {
   var payloadLength: Int
   var sourcePort: UInt16 = 0
   var destinationPort: UInt16 = 0
-  /// How the codec was chosen: "udp port 5005", "probe 95", "--decode-as".
+  /// How the codec was chosen: "udp port 9000", "probe 95", "--decode-as".
   var routing: String?
   /// Diagnostics from the layers below the codec (checksums, gaps).
   var layerDiagnostics: [Diagnostic] = []

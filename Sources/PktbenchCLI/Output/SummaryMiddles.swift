@@ -1,7 +1,7 @@
 import PacketKit
 
 /// The middle of a clean message's summary line, from its endpoints to its
-/// message name (`  10.0.0.2:50000 → 10.0.0.7:5005  udp  rider drive`),
+/// message name (`  10.0.0.2:50000 → 10.0.0.7:9000  udp  codec message`),
 /// kept for the last few flows. Between a flow's lines only the frame, the
 /// time and the key fields' values change; writing the rest from Strings
 /// again for every line was a tenth of a summary line's instructions.

@@ -1,0 +1,140 @@
+import ArgumentParser
+import CodecRegistry
+import PacketKit
+
+/// `pktbench emulate CODEC --listen udp:…|ws:…`: plays the codec's device on
+/// a real socket with the same model `analyze` predicts with, so an app can
+/// be tested without the hardware.
+struct EmulateCommand: ParsableCommand {
+  static let configuration = CommandConfiguration(
+    commandName: "emulate",
+    abstract: "Act as a protocol's device or server on a real socket, as its model says the real one does.",
+    discussion: """
+      The device's model takes every message that arrives, answers as the real \\
+      device does (replies go to the peer that wrote last; a WebSocket device \\
+      gets one model per connection), keeps its timers on the wall clock, and \\
+      prints what it did: one event a line, or with --format ndjson the lines \\
+      of 'analyze --timeline'. Ctrl-C, --count (received messages) or \\
+      --duration stop it cleanly.
+
+      """ + settingsText + "\n\n" + HelpExamples.text("emulate"))
+
+  /// Each modelled codec's settings, from its plugin.
+  static var settingsText: String {
+    var lines = ["Devices and their settings:"]
+    for codec in Codecs.all {
+      guard let behaviour = codec as? any DeviceBehaviour else { continue }
+      let device = behaviour.device
+      lines.append(
+        "  \(codec.info.name): the \(device.name), on \(device.listens.sorted().joined(separator: " or "))")
+      for setting in device.settings {
+        let value: String
+        switch setting.kind {
+        case .flag: value = ""
+        case .choice(let words): value = " " + words.joined(separator: "|")
+        case .value(let placeholder): value = " " + placeholder
+        }
+        let fallback = setting.defaultValue.map { " (default \($0))" } ?? ""
+        lines.append("    --\(setting.flag)\(value)  \(setting.help)\(fallback)")
+      }
+    }
+    return lines.joined(separator: "\n")
+  }
+
+  enum Format: String, ExpressibleByArgument, CaseIterable {
+    case text, ndjson
+  }
+
+  @Argument(help: "The codec whose device to play (\(Codecs.nameList)).")
+  var codec: String
+
+  @Option(help: "Where to listen: udp:HOST:PORT or ws:HOST:PORT (also udp:PORT, ws:PORT).")
+  var listen: String
+
+  @Option(help: "Events as text, or ndjson (the lines of analyze --timeline).")
+  var format: Format = .text
+
+  @Option(name: .customLong("max-message"), help: "ws: largest message accepted, in bytes.")
+  var maxMessage = 16 << 20
+
+  @OptionGroup var limits: LiveLimitOptions
+
+  @Argument(parsing: .allUnrecognized, help: "The device's settings (see above), as --flag or --flag VALUE.")
+  var settings: [String] = []
+
+  func run() throws {
+    guard let codec = Codecs.named(codec) else {
+      throw CommandFailure("unknown codec '\(self.codec)'; the codecs are \(Codecs.nameList)")
+    }
+    guard let behaviour = codec as? any DeviceBehaviour else {
+      let modelled = Codecs.all.filter { $0 is any DeviceBehaviour }.map(\.info.name)
+      throw CommandFailure(
+        "\(codec.info.name) has no device model to emulate; these do: \(modelled.joined(separator: ", "))")
+    }
+    let address = try ListenAddress.parse(listen)
+    guard behaviour.device.listens.contains(address.kind.rawValue) else {
+      throw CommandFailure(
+        "the \(codec.info.name) \(behaviour.device.name) listens on "
+          + behaviour.device.listens.sorted().map { "\($0):HOST:PORT" }.joined(separator: " or ")
+          + ", not \(address.kind.rawValue)")
+    }
+    var parsed = try Self.parse(settings, for: behaviour.device, codec: codec.info.name)
+    // A model that needs randomness (a session id) takes it from here, so
+    // the model itself stays deterministic.
+    parsed["seed"] = parsed["seed"] ?? String(UInt64.random(in: 1...UInt64.max))
+    do {
+      _ = try behaviour.makeModel(mode: .emulation, settings: parsed)
+    } catch {
+      throw CommandFailure(error.text)
+    }
+    var output = LiveOutputSettings()
+    output.quiet = true
+    let configuration = ListenConfiguration(
+      address: address, codec: codec.info.name, rules: [], output: output, countLimit: limits.count,
+      emulation: EmulationSettings(codec: codec.info.name, settings: parsed, ndjson: format == .ndjson))
+    try ListenRun(configuration: configuration, maxMessage: maxMessage, duration: limits.duration).run(
+      note: ", playing the \(codec.info.name) \(behaviour.device.name)")
+  }
+
+  /// `--flag`, `--flag VALUE` and `--flag=VALUE` against the device's settings.
+  static func parse(_ tokens: [String], for device: DeviceDescription, codec: String) throws(CommandFailure)
+    -> ModelSettings
+  {
+    var settings: ModelSettings = [:]
+    let known = device.settings.map { "--\($0.flag)" }.joined(separator: ", ")
+    var index = 0
+    while index < tokens.count {
+      var token = tokens[index]
+      var inline: String?
+      if let equals = token.firstIndex(of: "=") {
+        inline = String(token[token.index(after: equals)...])
+        token = String(token[..<equals])
+      }
+      let flag = token.hasPrefix("--") ? String(token.dropFirst(2)) : ""
+      guard let setting = device.settings.first(where: { $0.flag == flag }) else {
+        throw CommandFailure(
+          "'\(tokens[index])' is not a setting of the \(codec) \(device.name)"
+            + (known.isEmpty ? "; it takes none" : "; it takes \(known)"))
+      }
+      index += 1
+      switch setting.kind {
+      case .flag:
+        guard inline == nil else { throw CommandFailure("--\(flag) takes no value") }
+        settings[flag] = "true"
+      case .choice(let words):
+        guard let value = inline ?? (index < tokens.count ? tokens[index] : nil), words.contains(value) else {
+          throw CommandFailure("--\(flag) takes one of \(words.joined(separator: ", "))")
+        }
+        if inline == nil { index += 1 }
+        settings[flag] = value
+      case .value(let placeholder):
+        guard let value = inline ?? (index < tokens.count ? tokens[index] : nil) else {
+          throw CommandFailure("--\(flag) needs a value (\(placeholder))")
+        }
+        if inline == nil { index += 1 }
+        settings[flag] = value
+      }
+    }
+    return settings
+  }
+}

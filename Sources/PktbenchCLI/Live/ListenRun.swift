@@ -1,0 +1,55 @@
+import ArgumentParser
+import NIOCore
+import NIOPosix
+import PacketKit
+
+/// A listening run, for `listen` and `emulate`: binds, prints where,
+/// stops on Ctrl-C, `--count` or `--duration`, and exits with the status.
+struct ListenRun {
+  var configuration: ListenConfiguration
+  var maxMessage: Int
+  var duration: DurationArgument?
+
+  func run(note: String) throws {
+    let address = configuration.address
+    let settings = configuration
+    let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+    defer { try? group.syncShutdownGracefully() }
+    let loop = group.next()
+    let done = loop.makePromise(of: Int32.self)
+    let session = try loop.submit {
+      NIOLoopBound(ListenSession(configuration: settings, loop: loop, done: done), eventLoop: loop)
+    }.wait()
+    let signals = StopSignals { name in
+      loop.execute { session.value.stop(name) }
+    }
+
+    let channels: [Channel]
+    do {
+      switch address.kind {
+      case .udp: channels = try UDPListener.bind(group: group, address: address, session: session)
+      case .ws:
+        channels = try WebSocketListener.bind(
+          group: group, address: address, session: session, maxMessageBytes: maxMessage)
+      }
+    } catch {
+      // Nothing will stop the session now: complete its promise before it goes away.
+      done.fail(error)
+      throw error
+    }
+    let bound = channels.compactMap { EndpointText.of($0.localAddress) }.joined(separator: ", ")
+    loop.execute {
+      for channel in channels { session.value.add(channel) }
+    }
+    OutputWriter.standardError.line("pktbench: listening on \(address.kind.rawValue) \(bound)\(note)")
+
+    if let duration {
+      loop.scheduleTask(in: .nanoseconds(Int64(duration.nanoseconds))) {
+        session.value.stop("--duration \(DurationText.of(duration.seconds))")
+      }
+    }
+    let status = try done.futureResult.wait()
+    withExtendedLifetime(signals) {}
+    if status != 0 { throw ExitCode(status) }
+  }
+}
