@@ -29,9 +29,15 @@ enum DeviceTruth {
     var state: [String: Any] { json["state"] as? [String: Any] ?? [:] }
   }
 
-  /// `pktbench analyze CAPTURE --timeline` with `extra` arguments.
+  /// `pktbench analyze CAPTURE --timeline` with `extra` arguments, for a
+  /// recording under device-truth.
   static func timeline(_ capture: String, _ extra: [String] = []) throws -> [Event] {
-    let result = try Pktbench.run(["analyze", path(capture), "--timeline"] + extra)
+    try timelineOf(path(capture), extra)
+  }
+
+  /// `pktbench analyze PATH --timeline` with `extra` arguments.
+  static func timelineOf(_ capture: String, _ extra: [String] = []) throws -> [Event] {
+    let result = try Pktbench.run(["analyze", capture, "--timeline"] + extra)
     #expect(result.status == 0, "\(capture): \(result.stderr)")
     return try result.text.split(separator: "\n").map { line in
       Event(json: try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any]))

@@ -160,6 +160,72 @@ import Testing
     #expect(text.range(of: #"Number of packets:\s+3\b"#, options: .regularExpression) != nil)
   }
 
+  /// ISB for interface 0, timestamps in ns: isb_starttime (2) and
+  /// isb_endtime (3), 8 bytes each, high then low 32 bits; isb_ifrecv (4)
+  /// and isb_ifdrop (5), 8 bytes; opt_endofopt; 12 + 12 + 4·12 + 4 = 76 (spec §4.6).
+  @Test func interfaceStatisticsBytes() {
+    let end: UInt64 = 0x0000_0003_0000_0004
+    let expected: [UInt8] =
+      [0x05, 0, 0, 0, 0x4C, 0, 0, 0, 0, 0, 0, 0]  // type 5, length 76, interface 0
+      + [0x03, 0, 0, 0, 0x04, 0, 0, 0]  // timestamp: high 3, low 4
+      + [0x02, 0, 0x08, 0, 0x01, 0, 0, 0, 0x02, 0, 0, 0]  // isb_starttime 1:2
+      + [0x03, 0, 0x08, 0, 0x03, 0, 0, 0, 0x04, 0, 0, 0]  // isb_endtime 3:4
+      + [0x04, 0, 0x08, 0, 10, 0, 0, 0, 0, 0, 0, 0]  // isb_ifrecv 10
+      + [0x05, 0, 0x08, 0, 2, 0, 0, 0, 0, 0, 0, 0]  // isb_ifdrop 2
+      + [0, 0, 0, 0, 0x4C, 0, 0, 0]
+    #expect(
+      PcapngBlocks.interfaceStatistics(
+        startNanoseconds: 0x1_0000_0002, endNanoseconds: end, received: 10, dropped: 2)
+        == expected)
+  }
+
+  /// A closed capture records its end; a file without the block says nothing.
+  @Test func theEndTimeIsReadBack() throws {
+    let path = FileManager.default.temporaryDirectory
+      .appendingPathComponent("pktbench-isb-\(UUID().uuidString).pcapng").path
+    defer { try? FileManager.default.removeItem(atPath: path) }
+    let writer = try PcapngWriter(path: path, linkType: 1, snapshotLength: 65_535)
+    try Self.packets[0].data.withUnsafeBytes {
+      try writer.write(timeNanoseconds: Self.packets[0].nanoseconds, data: $0, originalLength: 61)
+    }
+    try writer.close(startNanoseconds: 1_700_000_000_000_000_000, endNanoseconds: 1_700_000_005_500_000_000)
+    let end = try #require(PcapngEndTime.read(path: path))
+    #expect(abs(end - 1_700_000_005.5) < 1e-6)
+    // libpcap still reads the packet.
+    var count = 0
+    _ = try PcapFileReader(path: path).read { _ in count += 1 }
+    #expect(count == 1)
+
+    let sample = try Self.writeSample()
+    defer { try? FileManager.default.removeItem(atPath: sample) }
+    #expect(PcapngEndTime.read(path: sample) == nil)
+    #expect(PcapngEndTime.read(path: "-") == nil)
+  }
+
+  @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/capinfos"), "needs capinfos"))
+  func capinfosReadsTheStatisticsBlock() throws {
+    let path = FileManager.default.temporaryDirectory
+      .appendingPathComponent("pktbench-isb-\(UUID().uuidString).pcapng").path
+    defer { try? FileManager.default.removeItem(atPath: path) }
+    let writer = try PcapngWriter(path: path, linkType: 1, snapshotLength: 65_535)
+    try Self.packets[0].data.withUnsafeBytes {
+      try writer.write(timeNanoseconds: Self.packets[0].nanoseconds, data: $0, originalLength: 61)
+    }
+    try writer.close(endNanoseconds: 1_700_000_005_500_000_000, received: 7, dropped: 3)
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: "/usr/bin/capinfos")
+    process.arguments = [path]
+    let out = Pipe()
+    process.standardOutput = out
+    process.standardError = Pipe()
+    try process.run()
+    let text = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+    process.waitUntilExit()
+    #expect(process.terminationStatus == 0, "\(text)")
+    #expect(text.range(of: #"Number of packets:\s+1\b"#, options: .regularExpression) != nil, "\(text)")
+    #expect(text.contains("Number of stat entries = 1"), "\(text)")
+  }
+
   @Test func anUnwritablePathIsOneLine() {
     #expect(throws: CaptureError.self) {
       _ = try PcapngWriter(path: "/nonexistent-dir/x.pcapng", linkType: 1, snapshotLength: 65_535)

@@ -1,5 +1,6 @@
-/// The three pcapng blocks a capture file needs, as bytes: a section header,
-/// one interface description, and an enhanced packet block per packet
+/// The pcapng blocks a capture file needs, as bytes: a section header, one
+/// interface description, an enhanced packet block per packet, and at the
+/// end an interface statistics block that records when the capture ended
 /// (draft-ietf-opsawg-pcapng). libpcap can read pcapng but not write it.
 ///
 /// Everything is written little-endian; the section header's byte-order
@@ -9,6 +10,7 @@ public enum PcapngBlocks {
   public static let sectionHeaderType: UInt32 = 0x0A0D_0D0A
   public static let interfaceDescriptionType: UInt32 = 0x0000_0001
   public static let enhancedPacketType: UInt32 = 0x0000_0006
+  public static let interfaceStatisticsType: UInt32 = 0x0000_0005
   public static let byteOrderMagic: UInt32 = 0x1A2B_3C4D
 
   /// Option codes used here.
@@ -17,6 +19,39 @@ public enum PcapngBlocks {
     static let shbUserApplication: UInt16 = 4
     static let ifName: UInt16 = 2
     static let ifTimestampResolution: UInt16 = 9
+    static let isbStartTime: UInt16 = 2
+    static let isbEndTime: UInt16 = 3
+    static let isbInterfaceReceived: UInt16 = 4
+    static let isbInterfaceDropped: UInt16 = 5
+  }
+
+  /// Interface statistics for interface 0 as the capture ends, timestamps
+  /// in nanoseconds (the interface's if_tsresol): `isb_starttime`,
+  /// `isb_endtime`, and the kernel's counts when known. A reader learns
+  /// from `isb_endtime` that nothing came between the last packet and then.
+  public static func interfaceStatistics(
+    startNanoseconds: UInt64?, endNanoseconds: UInt64, received: UInt64? = nil, dropped: UInt64? = nil
+  ) -> [UInt8] {
+    var body: [UInt8] = []
+    append32(0, to: &body)
+    append32(UInt32(truncatingIfNeeded: endNanoseconds >> 32), to: &body)
+    append32(UInt32(truncatingIfNeeded: endNanoseconds), to: &body)
+    func time(_ nanoseconds: UInt64) -> [UInt8] {
+      var value: [UInt8] = []
+      append32(UInt32(truncatingIfNeeded: nanoseconds >> 32), to: &value)
+      append32(UInt32(truncatingIfNeeded: nanoseconds), to: &value)
+      return value
+    }
+    func count(_ value: UInt64) -> [UInt8] {
+      (0..<8).map { UInt8(truncatingIfNeeded: value >> (8 * $0)) }
+    }
+    var options: [(UInt16, [UInt8])] = []
+    if let startNanoseconds { options.append((Option.isbStartTime, time(startNanoseconds))) }
+    options.append((Option.isbEndTime, time(endNanoseconds)))
+    if let received { options.append((Option.isbInterfaceReceived, count(received))) }
+    if let dropped { options.append((Option.isbInterfaceDropped, count(dropped))) }
+    appendOptions(options, to: &body)
+    return block(interfaceStatisticsType, body: body)
   }
 
   /// Section header, version 1.0, section length unknown (-1).

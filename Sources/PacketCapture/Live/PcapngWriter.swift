@@ -6,7 +6,8 @@
 
 /// Writes a pcapng file as packets arrive: the section header and one
 /// interface description first, then an enhanced packet block per packet,
-/// with nanosecond timestamps. Output is buffered; `flush` pushes what is
+/// with nanosecond timestamps, and on `close` an interface statistics
+/// block with the capture's end time. Output is buffered; `flush` pushes what is
 /// buffered to the file so a reader (or a crash) sees whole blocks only.
 public final class PcapngWriter {
   /// The path given, or "-" for standard output.
@@ -81,11 +82,21 @@ public final class PcapngWriter {
     }
   }
 
-  /// Flushes and closes the file; later writes fail.
-  public func close() throws(CaptureError) {
+  /// Records that the capture ran from `startNanoseconds` to
+  /// `endNanoseconds` (Unix time) with the kernel's counts, flushes and
+  /// closes the file; later writes fail. Without an end time it only closes.
+  public func close(
+    startNanoseconds: UInt64? = nil, endNanoseconds: UInt64? = nil, received: UInt64? = nil,
+    dropped: UInt64? = nil
+  ) throws(CaptureError) {
     guard !closed else { return }
     closed = true
     defer { if ownsDescriptor { _ = Glibc.close(descriptor) } }
+    if let endNanoseconds {
+      buffer += PcapngBlocks.interfaceStatistics(
+        startNanoseconds: startNanoseconds, endNanoseconds: endNanoseconds, received: received,
+        dropped: dropped)
+    }
     try flush()
   }
 }

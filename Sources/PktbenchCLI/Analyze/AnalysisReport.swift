@@ -7,6 +7,8 @@ struct AnalysisReport {
   var firstTime: Double?
   var lastTime: Double?
   var stoppedEarly: String?
+  /// When the capture ended, as the file recorded it (pcapng isb_endtime).
+  var recordedEnd: Double?
   var flows: [FlowAnalyzer]
   /// Findings about the capture itself (damage), not a flow.
   var captureFindings: FindingLog
@@ -23,6 +25,7 @@ struct AnalysisReport {
     self.firstTime = stats.firstTime
     self.lastTime = stats.lastTime
     self.stoppedEarly = stats.stoppedEarly
+    self.recordedEnd = stats.recordedEnd
     self.flows = flows
     self.captureFindings = captureFindings
     self.unclaimedPayloads = unclaimedPayloads

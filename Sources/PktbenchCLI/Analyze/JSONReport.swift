@@ -20,6 +20,7 @@ enum JSONReport {
       .init("records", int(report.records)),
       .init("first_time", number(report.firstTime)),
       .init("last_time", number(report.lastTime)),
+      .init("recorded_end", number(report.recordedEnd)),
       .init("duration_s", .number(report.duration)),
       .init("stopped_early", report.stoppedEarly.map { .string($0) } ?? .null),
       .init("verdict", .string(report.verdict)),

@@ -11,7 +11,10 @@ enum TextReport {
       "\(report.file): \(report.records) records over \(Format.duration(report.duration)), "
         + "\(flows) flow\(flows == 1 ? "" : "s")")
     if let first = report.firstTime, let last = report.lastTime {
-      out.append("  capture time \(TreeRenderer.format6(first)) … \(TreeRenderer.format6(last))")
+      out.append(
+        "  capture time \(TreeRenderer.format6(first)) … \(TreeRenderer.format6(last))"
+          + (report.recordedEnd.map { "; the file records its end at \(TreeRenderer.format6($0))" }
+            ?? "; the file does not record when the capture ended"))
     }
     for flow in report.flows {
       out.append("")

@@ -105,6 +105,7 @@ struct CaptureCommand: ParsableCommand {
     OutputWriter.standardError.line(said)
 
     let started = monotonicNanoseconds()
+    let startedWall = LiveClock.now()
     let deadline = limits.duration.map { started + $0.nanoseconds }
     var failure: String?
     while !stop.isSet {
@@ -139,7 +140,12 @@ struct CaptureCommand: ParsableCommand {
     pipeline.finish(readEnd: .endOfFile)
     if let writer {
       do {
-        try writer.close()
+        // The file records when the capture ended, so a stream that stopped
+        // before it can be told from one the capture cut off.
+        let statistics = capture.statistics
+        try writer.close(
+          startNanoseconds: UInt64(startedWall * 1e9), endNanoseconds: UInt64(LiveClock.now() * 1e9),
+          received: statistics.map { UInt64($0.received) }, dropped: statistics.map { UInt64($0.dropped) })
       } catch {
         failure = failure ?? error.text
         OutputWriter.standardError.line("pktbench: \(error.text)")

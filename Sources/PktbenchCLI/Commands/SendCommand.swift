@@ -17,6 +17,11 @@ struct SendCommand: ParsableCommand {
       clock, so the rate does not drift. Each message sent (and each reply) is \
       printed as decode prints it; at the end a report gives the count, \
       duration, mean rate and the largest lateness.
+      Two more kinds of step script a conversation: 'wait 200ms' sends nothing \
+      for that long, and 'expect MESSAGE [--field value ...] [--within 2s]' \
+      waits for the peer to send that message with those field values (a \
+      reply that came before the step counts); one not met in time ends the \
+      run with one line and exit status 1, so a device can be checked from CI.
       ws:// performs the HTTP upgrade, masks its frames, answers pings and \
       closes with 1000; on a path a codec names (see 'pktbench codecs'), a \
       message field the path's last segment stands for is filled from it.
@@ -28,7 +33,9 @@ struct SendCommand: ParsableCommand {
 
   @Argument(
     parsing: .allUnrecognized,
-    help: "MESSAGE [--field value ...] [--rate R] [--count N] [--duration D] [then MESSAGE ...]")
+    help:
+      "MESSAGE [--field value ...] [--rate R] [--count N] [--duration D] [then MESSAGE | wait T | expect MESSAGE ...]"
+  )
   var steps: [String] = []
 
   @Flag(help: "Send out-of-range values anyway, for testing devices.")

@@ -21,7 +21,9 @@ struct CaptureInput {
       let text = error.text.contains(path) ? error.text : "\(path): \(error.text)"
       throw CommandFailure(text, status: unreadableStatus)
     }
-    return reader.read { pipeline.process($0) }
+    let end = reader.read { pipeline.process($0) }
+    pipeline.stats.recordedEnd = PcapngEndTime.read(path: path)
+    return end
   }
 
   private func readBtsnoop(into pipeline: CapturePipeline) throws -> ReadEnd {

@@ -45,6 +45,23 @@ struct SendStep: Sendable {
   }
 }
 
+/// One step of `send`: messages to send, a pause, or a message to wait for.
+enum SendAction: Sendable {
+  case send(SendStep)
+  /// `wait 200ms`: nothing is sent for this long.
+  case wait(nanoseconds: UInt64)
+  /// `expect MESSAGE [--field value …] [--within 2s]`.
+  case expect(SendExpectation)
+
+  var label: String {
+    switch self {
+    case .send(let step): step.label
+    case .wait(let nanoseconds): "wait \(DurationText.of(Double(nanoseconds) / 1e9))"
+    case .expect(let expectation): expectation.label
+    }
+  }
+}
+
 enum SendPlan {
   /// The default pace when --count or --duration is given without --rate.
   static let defaultPeriodNanoseconds: UInt64 = 1_000_000_000
@@ -57,7 +74,7 @@ enum SendPlan {
   static func parse(
     _ tokens: [String], force: Bool, badCheck: Bool, pathField: (field: String, value: String)?
   )
-    throws(CommandFailure) -> [SendStep]
+    throws(CommandFailure) -> [SendAction]
   {
     var groups: [[String]] = [[]]
     for token in tokens {
@@ -73,13 +90,29 @@ enum SendPlan {
           + (Codecs.examples(for: "send").first?.split(separator: " ").dropFirst(2).joined(separator: " ")
             ?? "MESSAGE --rate 20hz"))
     }
-    var steps: [SendStep] = []
+    var steps: [SendAction] = []
     for (index, group) in groups.enumerated() {
       guard let name = group.first else {
-        throw CommandFailure("step \(index + 1) is empty: 'then' must be followed by a message")
+        throw CommandFailure(
+          "step \(index + 1) is empty: 'then' must be followed by a message, wait or expect")
       }
-      steps.append(
-        try step(name, Array(group.dropFirst()), force: force, badCheck: badCheck, pathField: pathField))
+      switch name {
+      case "wait":
+        guard group.count == 2, let duration = DurationArgument(argument: group[1]), duration.seconds > 0
+        else {
+          throw CommandFailure("wait takes one time, such as wait 200ms or wait 2s")
+        }
+        steps.append(.wait(nanoseconds: duration.nanoseconds))
+      case "expect":
+        steps.append(.expect(try SendExpectation.parse(Array(group.dropFirst()))))
+      default:
+        steps.append(
+          .send(
+            try step(name, Array(group.dropFirst()), force: force, badCheck: badCheck, pathField: pathField)))
+      }
+    }
+    guard steps.contains(where: { if case .send = $0 { true } else { false } }) else {
+      throw CommandFailure("nothing to send: the steps only wait and expect; name a message to send")
     }
     return steps
   }

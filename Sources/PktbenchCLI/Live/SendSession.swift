@@ -16,7 +16,7 @@ protocol SendTransport: AnyObject {
 /// What `send` was asked to do, as a plain value for the event loop.
 struct SendConfiguration: Sendable {
   var target: TargetURL
-  var steps: [SendStep]
+  var steps: [SendAction]
   var output: LiveOutputSettings
   /// How long to keep listening for replies after the last message.
   var lingerNanoseconds: UInt64
@@ -42,6 +42,14 @@ final class SendSession {
   private var stopReason: String?
   private var finished = false
   private var failure: String?
+  /// The report's step for each send action (waits and expectations have none).
+  private let reportIndex: [Int?]
+  /// Messages from the peer not yet looked at by an `expect` (the newest
+  /// `inboxLimit`): a reply may arrive before its expect step starts.
+  private var inbox: [DecodedFrame] = []
+  static let inboxLimit = 256
+  /// The `expect` step waiting, and when it started.
+  private var expecting: (expectation: SendExpectation, since: NIODeadline)?
 
   init(configuration: SendConfiguration, loop: EventLoop, done: EventLoopPromise<Int32>) {
     self.configuration = configuration
@@ -52,7 +60,15 @@ final class SendSession {
     recorder = LiveRecorder(inner: sink, out: out, countLimit: nil)
     decoding = LiveDecoding(
       router: PayloadRouter(rules: [], forcedCodec: nil), keepPayload: sink?.wantsPayload ?? false)
-    report = SendReport(target: configuration.target.display, steps: configuration.steps.map(\.label))
+    var index = 0
+    reportIndex = configuration.steps.map { action in
+      guard case .send = action else { return nil }
+      defer { index += 1 }
+      return index
+    }
+    report = SendReport(
+      target: configuration.target.display,
+      steps: configuration.steps.compactMap { if case .send(let step) = $0 { step.label } else { nil } })
   }
 
   /// The transport is ready: start the first step.
@@ -106,6 +122,11 @@ final class SendSession {
     decoding.decode(bytes, carrier: transport.carrier, into: &record)
     report.received += 1
     recorder.emit(record, counts: true)
+    if case .decoded(let frame) = record.result {
+      inbox.append(frame)
+      if inbox.count > Self.inboxLimit { inbox.removeFirst(inbox.count - Self.inboxLimit) }
+      checkExpectation()
+    }
   }
 
   /// A transport event worth a line (ws.close, ws.ping), as decode shows it.
@@ -122,15 +143,58 @@ final class SendSession {
   // MARK: Schedule
 
   private func startStep(at start: NIODeadline) {
+    guard stopReason == nil else { return }
     guard stepIndex < configuration.steps.count else { return allSent() }
     stepStart = start
     sentInStep = 0
-    fire()
+    switch configuration.steps[stepIndex] {
+    case .send: fire()
+    case .wait(let nanoseconds):
+      stepIndex += 1
+      let next = start + .nanoseconds(Int64(nanoseconds))
+      nextTask = loop.assumeIsolated().scheduleTask(deadline: next) { self.startStep(at: next) }
+    case .expect(let expectation):
+      expecting = (expectation, start)
+      nextTask = loop.assumeIsolated().scheduleTask(
+        deadline: start + .nanoseconds(Int64(expectation.withinNanoseconds))
+      ) { self.expectationTimedOut() }
+      checkExpectation()
+    }
+  }
+
+  /// Looks for the expected message among those received since the last
+  /// expectation was met; moves on when found.
+  private func checkExpectation() {
+    guard let (expectation, since) = expecting,
+      let found = inbox.firstIndex(where: { expectation.matches($0) })
+    else { return }
+    inbox.removeFirst(found + 1)
+    expecting = nil
+    nextTask?.cancel()
+    let waited = NIODeadline.now() - since
+    report.notes.append(
+      "\(expectation.label): met after \(DurationText.of(Double(max(0, waited.nanoseconds)) / 1e9))")
+    stepIndex += 1
+    startStep(at: NIODeadline.now())
+  }
+
+  private func expectationTimedOut() {
+    guard let (expectation, _) = expecting else { return }
+    expecting = nil
+    let seen = inbox.last { $0.codec == expectation.codec && $0.message == expectation.message }
+    let got =
+      seen.map { frame in
+        "; got \(frame.message) "
+          + frame.fields.prefix(6).map { "\($0.name)=\($0.value.display)" }.joined(separator: " ")
+      }
+      ?? (inbox.isEmpty
+        ? "; nothing was received" : "; got \(inbox.map(\.message).suffix(5).joined(separator: ", "))")
+    stop("an unmet expectation", failure: "\(expectation.label): not met\(got)")
   }
 
   private func fire() {
     guard stopReason == nil, let transport else { return }
-    let step = configuration.steps[stepIndex]
+    guard case .send(let step) = configuration.steps[stepIndex] else { return }
     let due = stepStart + .nanoseconds(Int64((step.periodNanoseconds ?? 0) * UInt64(sentInStep)))
     let bytes: [UInt8]
     do {
@@ -141,7 +205,8 @@ final class SendSession {
     let now = NIODeadline.now()
     let lateness = now > due ? now - due : .nanoseconds(0)
     transport.send(bytes)
-    report.sent(step: stepIndex, at: now.uptimeNanoseconds, latenessNanoseconds: lateness.nanoseconds)
+    report.sent(
+      step: reportIndex[stepIndex] ?? 0, at: now.uptimeNanoseconds, latenessNanoseconds: lateness.nanoseconds)
     log(bytes, step: step, transport: transport, lateness: lateness)
     sentInStep += 1
     let next = stepStart + .nanoseconds(Int64((step.periodNanoseconds ?? 0) * UInt64(sentInStep)))
