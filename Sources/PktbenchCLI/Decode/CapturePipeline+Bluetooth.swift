@@ -23,9 +23,11 @@ extension CapturePipeline {
   func handleBluetooth(_ event: BluetoothEvent) {
     switch event {
     case .attValue(let value):
-      let choice = bleCodec(value)
+      let key = BLEHandleKey(connection: value.connectionHandle, handle: value.attributeHandle)
+      let choice = bleCodec(value) ?? bleCodecs.choice(for: key)
       if !wantsRecords, let choice, let kind = value.withValueBytes({ choice.cleanKind($0) }) {
         stats.countClean(codec: choice.index, kind: kind, bytes: value.valueCount, transport: .bleATT)
+        bleCodecs.learn(key, choice, decoded: true)
         return
       }
       var record = bleRecord(value.connectionHandle, value.direction, frame: value.frame, time: value.time)
@@ -34,6 +36,7 @@ extension CapturePipeline {
       record.extra = carrier.extra
       record.carrierNote = carrier.note
       value.withValueBytes { decode($0, choice: choice, into: &record) }
+      bleCodecs.learn(key, choice, decoded: record.decodedByCodec)
       deliver(record)
     case .att(let operation):
       var record = bleRecord(

@@ -25,6 +25,10 @@ final class CapturePipeline {
   private let flatMessage = FlatMessage()
   var endpointNames = EndpointNames()
   var bleNames = BluetoothNames()
+  /// The codecs probes found on flows, for their later payloads.
+  private var udpCodecs = FlowCodecs<UDPFlowKey>()
+  private var streamCodecs = FlowCodecs<TCPConnectionID>()
+  var bleCodecs = FlowCodecs<BLEHandleKey>()
 
   init(router: PayloadRouter, rules: [DecodeAsRule], sink: MessageSink) {
     self.router = router
@@ -109,10 +113,12 @@ final class CapturePipeline {
     frame: Int, time: Double, source: Endpoint, destination: Endpoint, payload: UnsafeRawBufferPointer,
     diagnostics: [Diagnostic]
   ) {
-    let choice = router.choose(
+    var choice = router.choose(
       .udp, sourcePort: source.port, destinationPort: destination.port, payload: payload)
+    if choice == nil { choice = udpCodecs.choice(for: UDPFlowKey(source, destination)) }
     if !wantsRecords, diagnostics.isEmpty, let choice, let kind = choice.cleanKind(payload) {
       stats.countClean(codec: choice.index, kind: kind, bytes: payload.count, transport: .udp)
+      udpCodecs.learn(UDPFlowKey(source, destination), choice, decoded: true)
       return
     }
     var record = DecodedRecord(
@@ -120,6 +126,7 @@ final class CapturePipeline {
       destination: endpointNames.name(destination), payloadLength: payload.count)
     record.layerDiagnostics = diagnostics
     decode(payload, choice: choice, into: &record)
+    udpCodecs.learn(UDPFlowKey(source, destination), choice, decoded: record.decodedByCodec)
     deliver(record)
   }
 
@@ -148,8 +155,8 @@ final class CapturePipeline {
     var record = endpoints(connection, direction, frame: frame, time: time, transport: "tcp")
     record.payloadLength = bytes.count
     decodePayload(
-      bytes, carrier: .tcp, sourcePort: record.sourcePort, destinationPort: record.destinationPort,
-      into: &record)
+      bytes, carrier: .tcp, connection: connection, sourcePort: record.sourcePort,
+      destinationPort: record.destinationPort, into: &record)
     deliver(record)
   }
 
@@ -214,7 +221,7 @@ final class CapturePipeline {
       message.payload.withUnsafeBytes { payload in
         guard message.missingBytes > 0 else {
           decodePayload(
-            payload, carrier: carrier, sourcePort: record.sourcePort,
+            payload, carrier: carrier, connection: connection, sourcePort: record.sourcePort,
             destinationPort: record.destinationPort, into: &record)
           return
         }
@@ -229,6 +236,7 @@ final class CapturePipeline {
         let error = DecodeError(code: "incomplete", offset: message.holes.first?.offset) { .init(text) }
         if let choice = router.choose(
           carrier, sourcePort: record.sourcePort, destinationPort: record.destinationPort, payload: payload)
+          ?? streamCodecs.choice(for: connection)
         {
           record.routing = choice.reason
           record.result = .failed(codec: choice.codec.name, error: error)
@@ -263,12 +271,14 @@ final class CapturePipeline {
   // MARK: Helpers
 
   private func decodePayload(
-    _ payload: UnsafeRawBufferPointer, carrier: PayloadRouter.Carrier, sourcePort: UInt16,
-    destinationPort: UInt16, into record: inout DecodedRecord
+    _ payload: UnsafeRawBufferPointer, carrier: PayloadRouter.Carrier, connection: TCPConnectionID,
+    sourcePort: UInt16, destinationPort: UInt16, into record: inout DecodedRecord
   ) {
-    let choice = router.choose(
-      carrier, sourcePort: sourcePort, destinationPort: destinationPort, payload: payload)
+    let choice =
+      router.choose(carrier, sourcePort: sourcePort, destinationPort: destinationPort, payload: payload)
+      ?? streamCodecs.choice(for: connection)
     decode(payload, choice: choice, into: &record)
+    streamCodecs.learn(connection, choice, decoded: record.decodedByCodec)
   }
 
   /// The payload through the codec the router chose (none: kept as unclaimed bytes).

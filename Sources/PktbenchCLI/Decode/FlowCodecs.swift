@@ -1,0 +1,48 @@
+import PacketCapture
+
+/// The codec each flow (a UDP pair, a TCP connection, a BLE handle) was
+/// found by probing to carry. A later payload of that flow that no probe
+/// claims (a damaged frame is the one a field engineer looks for) goes to
+/// the same codec and is shown as its error at its offset, not as bytes
+/// nobody claimed. Routed flows (ports, paths, --decode-as) need no memory.
+struct FlowCodecs<Key: Hashable> {
+  /// Flows remembered at most; a scan of more starts the memory afresh.
+  static var limit: Int { 4096 }
+  private var known: [Key: Int] = [:]
+
+  func choice(for key: Key) -> PayloadRouter.Choice? {
+    known[key].map { PayloadRouter.Choice(index: $0, reason: "the flow's codec") }
+  }
+
+  /// Remembers a probe's choice once a payload of the flow decoded with it.
+  mutating func learn(_ key: Key, _ choice: PayloadRouter.Choice?, decoded: Bool) {
+    guard decoded, let choice, choice.reason.hasPrefix("probe"), known[key] != choice.index else { return }
+    if known.count >= Self.limit { known.removeAll(keepingCapacity: true) }
+    known[key] = choice.index
+  }
+}
+
+/// A UDP flow, the same in both directions.
+struct UDPFlowKey: Hashable {
+  var low: Endpoint
+  var high: Endpoint
+
+  init(_ a: Endpoint, _ b: Endpoint) {
+    (low, high) = a < b ? (a, b) : (b, a)
+  }
+}
+
+/// An ATT attribute on one BLE connection.
+struct BLEHandleKey: Hashable {
+  var connection: UInt16
+  var handle: UInt16
+}
+
+extension DecodedRecord {
+  /// Whether the codec decoded the payload (as a tree or as flat fields).
+  var decodedByCodec: Bool {
+    if flat != nil { return true }
+    if case .decoded = result { return true }
+    return false
+  }
+}
