@@ -88,6 +88,42 @@ import Testing
     }
   }
 
+  /// The page draws what the robot did under the message lanes: one lane
+  /// per motor as steps, and a line at each watchdog stop (the gaps
+  /// recording has two certain stops and two that may have happened).
+  @Test func htmlDrawsTheDevicesStateUnderTheLanes() throws {
+    guard DeviceTruth.isPresent else { return }
+    let path = FileManager.default.temporaryDirectory.appendingPathComponent(
+      "analyze-\(UUID().uuidString).html")
+    defer { try? FileManager.default.removeItem(at: path) }
+    let result = try Pktbench.run(["analyze", DeviceTruth.path("rider/gaps.pcap"), "--html", path.path])
+    #expect(result.status == 0, "\(result.stderr)")
+    let html = try String(contentsOf: path, encoding: .utf8)
+    #expect(html.components(separatedBy: "class=\"state-line\"").count - 1 == 2, "left and right")
+    #expect(html.components(separatedBy: "class=\"device-event\"").count - 1 == 2, "two certain stops")
+    // Two stops in the 1.0–1.1 s gaps and one after the capture's last record may have happened.
+    #expect(html.components(separatedBy: "class=\"device-event maybe\"").count - 1 == 3)
+    #expect(html.contains("what the robot did"))
+    // Histograms say what their bars count.
+    #expect(html.contains("per bin"))
+  }
+
+  /// The caption promises the expected-rate band only where one is drawn:
+  /// Rallie's few commands are drawn as ticks, without a band.
+  @Test func theCaptionPromisesNoBandThatIsNotDrawn() throws {
+    let path = FileManager.default.temporaryDirectory.appendingPathComponent(
+      "analyze-\(UUID().uuidString).html")
+    defer { try? FileManager.default.removeItem(at: path) }
+    _ = try Pktbench.run(["analyze", "Captures/rallie-udp.pcap", "--html", path.path])
+    let html = try String(contentsOf: path, encoding: .utf8)
+    #expect(!html.contains("class=\"band\""))
+    #expect(!html.contains("green band"))
+    let rider = try Pktbench.run(["analyze", "Captures/rider-20hz.pcap", "--html", path.path])
+    #expect(rider.status == 0)
+    let banded = try String(contentsOf: path, encoding: .utf8)
+    #expect(banded.contains("class=\"band\"") && banded.contains("green band"))
+  }
+
   @Test func unreadableInputsSayWhyAndExit2() throws {
     let missing = try Pktbench.run(["analyze", "Captures/no-such-file.pcap"])
     #expect(missing.status == 2)

@@ -37,6 +37,8 @@ final class FlowAnalyzer: FlowContext {
   private(set) var rules: [any FlowRules] = []
   /// The modelled device of the flow's codec, once the codec is known.
   private(set) var device: FlowDevice?
+  /// The device's state over time, for the HTML report.
+  private(set) var deviceTrack = DeviceTrack()
   /// Transport events before the codec was known (the WebSocket handshake
   /// and 101), given to the model when it is made.
   private var earlyEvents: [FlowMessage] = []
@@ -141,6 +143,7 @@ final class FlowAnalyzer: FlowContext {
             text: mismatch, details: [.init("event", .string(event.name))]))
       }
       for rule in rules { rule.modelled(event, flow: self) }
+      deviceTrack.add(event)
       onDeviceEvent?(event, self)
     }
   }

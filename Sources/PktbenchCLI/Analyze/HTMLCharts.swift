@@ -2,14 +2,17 @@ import Foundation
 import PacketKit
 
 /// Inline SVG for the HTML report: a timeline per flow (message rate per
-/// series, the expected band, the long gaps, the findings marked) and small
-/// histograms. No scripts, no external anything: the page works offline.
+/// series, the expected band, the long gaps, the findings marked, and under
+/// them what the modelled device did: a number as steps, a state as bands,
+/// its timer events as lines) and small histograms. No scripts, no external
+/// anything: the page works offline.
 enum HTMLCharts {
   static let width = 1100.0
   static let labelWidth = 150.0
   static let laneHeight = 64.0
   static let markerLane = 30.0
   static let axisHeight = 26.0
+  static let deviceLaneHeight = 44.0
   /// Series with at most this many messages are drawn as ticks, not a rate.
   static let tickSeriesLimit = 60
 
@@ -48,13 +51,19 @@ enum HTMLCharts {
     }
     let markerHeight = max(markerLane, 10 + Double(rows.count) * 20)
     let lanes = flow.series
-    let bottom = markerHeight + Double(lanes.count) * laneHeight
+    let track = flow.deviceTrack
+    let deviceTop = markerHeight + Double(lanes.count) * laneHeight
+    let bottom = deviceTop + Double(track.points.isEmpty ? 0 : track.keys.count) * deviceLaneHeight
     let height = bottom + axisHeight
     var svg = "<svg class=\"timeline\" viewBox=\"0 0 \(n(width)) \(n(height))\" width=\"\(n(width))\" "
     svg += "height=\"\(n(height))\" role=\"img\" aria-label=\"message rates and gaps of flow \(flow.id)\">"
     svg += "<text x=\"4\" y=\"19\" class=\"lane-label\">findings</text>"
     for (index, series) in lanes.enumerated() {
       svg += lane(series, top: markerHeight + Double(index) * laneHeight, x: x, origin: origin)
+    }
+    if !track.points.isEmpty {
+      svg += deviceLanes(
+        track, device: flow.device?.description.name ?? "device", top: deviceTop, end: end, x: x)
     }
     // Findings: a numbered marker, a shaded span for those that last, and a
     // line through the lanes for errors and warnings.
@@ -144,6 +153,101 @@ enum HTMLCharts {
     return svg
   }
 
+  // MARK: The device
+
+  /// One lane per state member: numbers as steps between their lowest and
+  /// highest value (0 included), anything else as coloured bands named by
+  /// value; the device's timer events as lines across them (dotted where
+  /// the model is not certain the device did it).
+  private static func deviceLanes(
+    _ track: DeviceTrack, device: String, top: Double, end: Double, x: (Double) -> Double
+  ) -> String {
+    var svg = ""
+    let points = track.points
+    for (row, key) in track.keys.enumerated() {
+      let laneTop = top + Double(row) * deviceLaneHeight
+      svg += "<rect class=\"lane device\" x=\"\(n(labelWidth))\" y=\"\(n(laneTop + 4))\" "
+      svg += "width=\"\(n(width - labelWidth - 16))\" height=\"\(n(deviceLaneHeight - 8))\"/>"
+      svg += "<text x=\"4\" y=\"\(n(laneTop + 20))\" class=\"lane-label\">\(HTMLReport.escape(key))</text>"
+      svg += "<text x=\"4\" y=\"\(n(laneTop + 34))\" class=\"lane-sub\">\(HTMLReport.escape(device))</text>"
+      let values = points.map { point in point.state.first { $0.key == key }?.value }
+      let numbers = values.compactMap { value -> Double? in
+        guard let value, case .enumeration = value else { return value?.numericValue }
+        return nil
+      }
+      // Each value holds from its point to the next one (or the flow's end).
+      let segments = points.indices.map { index in
+        (
+          from: points[index].time, to: index + 1 < points.count ? points[index + 1].time : end,
+          value: values[index]
+        )
+      }
+      if numbers.count == values.compactMap({ $0 }).count, !numbers.isEmpty {
+        let low = min(0, numbers.min() ?? 0)
+        let high = max(0, numbers.max() ?? 0)
+        let range = max(high - low, 1e-9)
+        let inner = deviceLaneHeight - 16
+        func y(_ value: Double) -> Double { laneTop + 8 + inner * (1 - (value - low) / range) }
+        var path = ""
+        for segment in segments {
+          guard let value = segment.value?.numericValue else { continue }
+          path +=
+            path.isEmpty ? "M\(n(x(segment.from))) \(n(y(value)))" : " L\(n(x(segment.from))) \(n(y(value)))"
+          path += " L\(n(x(segment.to))) \(n(y(value)))"
+        }
+        svg += "<line class=\"zero\" x1=\"\(n(labelWidth))\" y1=\"\(n(y(0)))\" x2=\"\(n(width - 16))\" "
+        svg += "y2=\"\(n(y(0)))\"/><path class=\"state-line\" d=\"\(path)\"/>"
+        svg += "<text x=\"\(n(width - 20))\" y=\"\(n(laneTop + 16))\" class=\"lane-sub\" text-anchor=\"end\">"
+        svg += "\(JSONWriter.formatNumber(low))…\(JSONWriter.formatNumber(high))</text>"
+      } else {
+        for segment in segments {
+          guard let value = segment.value else { continue }
+          let left = x(segment.from)
+          let right = max(x(segment.to), left + 1)
+          let text = HTMLReport.escape(value.display)
+          svg += "<rect class=\"state-band\" style=\"fill:\(color(of: value.display))\" x=\"\(n(left))\" "
+          svg +=
+            "y=\"\(n(laneTop + 8))\" width=\"\(n(right - left))\" height=\"\(n(deviceLaneHeight - 16))\">"
+          svg += "<title>\(HTMLReport.escape(key)) \(text)</title></rect>"
+          if right - left > Double(value.display.count) * 7 + 8 {
+            svg += "<text class=\"state-text\" x=\"\(n(left + 4))\" y=\"\(n(laneTop + 26))\">\(text)</text>"
+          }
+        }
+      }
+    }
+    let bottom = top + Double(track.keys.count) * deviceLaneHeight
+    for point in points {
+      guard let timed = point.timed else { continue }
+      let position = x(point.time)
+      svg += "<line class=\"device-event\(timed.certain ? "" : " maybe")\" x1=\"\(n(position))\" "
+      svg += "y1=\"\(n(top + 4))\" x2=\"\(n(position))\" y2=\"\(n(bottom - 4))\"><title>"
+      svg +=
+        "\(HTMLReport.escape(timed.name))\(timed.certain ? "" : " (may have)"): \(HTMLReport.escape(timed.text))"
+      svg += "</title></line>"
+    }
+    if track.dropped > 0 {
+      svg += "<text x=\"\(n(width - 20))\" y=\"\(n(bottom - 8))\" class=\"lane-sub\" text-anchor=\"end\">"
+      svg += "\(track.dropped) later changes not drawn</text>"
+    }
+    return svg
+  }
+
+  /// A state's colour: the protocols' usual meanings where the name says
+  /// them, else a stable colour per name.
+  static func color(of name: String) -> String {
+    switch name.uppercased() {
+    case "ARMED", "AUTHENTICATED", "READY", "START", "ACCEPTED": return "#abebc6"
+    case "DISARMED", "STOP", "CLOSED", "NONE": return "#d5d8dc"
+    case "FAULT", "REJECTED", "DEADMAN_TIMEOUT", "I2C_FAULT", "INVALID_CMD", "LOW_BATTERY", "UNKNOWN":
+      return "#f5b7b1"
+    case "UNAUTHENTICATED", "REGISTERING", "CONNECTING": return "#fad7a0"
+    default:
+      let palette = ["#aed6f1", "#d2b4de", "#a3e4d7", "#f9e79f", "#f5cba7", "#a9cce3"]
+      let hash = name.utf8.reduce(UInt32(2_166_136_261)) { ($0 ^ UInt32($1)) &* 16_777_619 }
+      return palette[Int(hash % UInt32(palette.count))]
+    }
+  }
+
   /// The timeline's buckets merged so each holds a few messages: rate
   /// steps that show stalls without drowning in quantisation noise.
   static func displayRates(_ series: MessageSeries, span: Double) -> [(
@@ -212,6 +316,10 @@ enum HTMLCharts {
     }
     svg +=
       "<line class=\"axis\" x1=\"10\" y1=\"\(n(plotBottom))\" x2=\"\(n(w - 10))\" y2=\"\(n(plotBottom))\"/>"
+    // The count axis: 0 at the base, the fullest bin's count at the top.
+    svg += "<line class=\"axis\" x1=\"10\" y1=\"\(n(plotTop))\" x2=\"10\" y2=\"\(n(plotBottom))\"/>"
+    svg += "<line class=\"axis\" x1=\"6\" y1=\"\(n(plotTop))\" x2=\"10\" y2=\"\(n(plotTop))\"/>"
+    svg += "<text class=\"axis-label\" x=\"13\" y=\"\(n(plotTop + 9))\">\(most) per bin</text>"
     svg += "<text class=\"axis-label\" x=\"10\" y=\"\(n(h - 8))\">\(show(histogram.lower, unit))</text>"
     let more = histogram.overflow > 0 ? " and \(histogram.overflow) above" : ""
     svg += "<text class=\"axis-label\" x=\"\(n(w - 10))\" y=\"\(n(h - 8))\" text-anchor=\"end\">"

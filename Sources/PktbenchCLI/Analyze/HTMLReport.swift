@@ -70,8 +70,15 @@ enum HTMLReport {
       " · \(Format.offset(flow.firstTime, from: origin)) … \(Format.offset(flow.lastTime, from: origin))"
     html += " · \(flow.messages) message\(flow.messages == 1 ? "" : "s"), \(Format.bytes(flow.bytes))</p>"
     html += "<figure>" + HTMLCharts.timeline(flow, markers: markers, origin: origin)
-    html += "<figcaption>Messages per second per series (green band: the protocol's expected rate; "
-    html += "shaded: long gaps; numbered circles: the findings below).</figcaption></figure>"
+    let banded = flow.series.contains { $0.expected?.rule != nil && $0.count > HTMLCharts.tickSeriesLimit }
+    html += "<figcaption>Messages per second per series ("
+    if banded { html += "green band: the protocol's expected rate; " }
+    html += "shaded: long gaps; numbered circles: the findings below)."
+    if let device = flow.device, !flow.deviceTrack.points.isEmpty {
+      html += " Below them, what the \(escape(device.description.name)) did as its model predicts it: "
+      html += "numbers as steps, states as bands, and a line at each event of time (dotted: it may have)."
+    }
+    html += "</figcaption></figure>"
     html += seriesTable(flow, origin: origin)
     html += valuesTable(flow)
     html += histograms(flow)
@@ -231,6 +238,9 @@ enum HTMLReport {
     svg text{font:11px system-ui,sans-serif;fill:#1c2833}
     .lane{fill:#f8f9f9;stroke:#e5e8e8}.lane-label{font-weight:600}.lane-sub{fill:#566573}
     .rate{fill:none;stroke:#2471a3;stroke-width:1.6}.band{fill:#abebc6;opacity:.55}
+    .state-line{fill:none;stroke:#1e8449;stroke-width:1.6}.zero{stroke:#bbb;stroke-width:.6}
+    .state-band{opacity:.85}.state-text{font-size:11px;fill:#333}
+    .device-event{stroke:#c0392b;stroke-width:1.4}.device-event.maybe{stroke-dasharray:2 3}
     .tick{stroke:#2471a3;stroke-width:1.2}.gap{fill:#f5b7b1;opacity:.6}.gap-label{fill:#922b21}
     .axis{stroke:#7f8c8d}.axis-label{fill:#566573}
     .marker circle{stroke:#fff;stroke-width:1}.marker text{fill:#fff;font-weight:700;font-size:10px}

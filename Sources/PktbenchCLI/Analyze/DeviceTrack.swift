@@ -1,0 +1,40 @@
+import PacketKit
+
+/// What a flow's modelled device did over time, for the HTML report's
+/// lanes: its state at each change, and the events that came of time
+/// (a watchdog stop, a deadman trip). Bounded: past `limit` points the
+/// rest is counted, not kept.
+struct DeviceTrack {
+  static let limit = 4096
+
+  struct Point {
+    var time: Double
+    var state: [FieldValue.Member]
+    /// The event, when it came of time rather than of a message.
+    var timed: (name: String, certain: Bool, text: String)?
+  }
+
+  private(set) var points: [Point] = []
+  /// State keys in the order the model first gave them.
+  private(set) var keys: [String] = []
+  private(set) var dropped = 0
+  private var last: [FieldValue.Member] = []
+
+  mutating func add(_ event: DeviceEvent) {
+    let timed = event.frame == nil
+    guard timed || !Self.same(event.state, last) else { return }
+    last = event.state
+    guard points.count < Self.limit else {
+      dropped += 1
+      return
+    }
+    for member in event.state where !keys.contains(member.key) { keys.append(member.key) }
+    points.append(
+      Point(
+        time: event.time, state: event.state, timed: timed ? (event.name, event.certain, event.text) : nil))
+  }
+
+  private static func same(_ a: [FieldValue.Member], _ b: [FieldValue.Member]) -> Bool {
+    a.count == b.count && zip(a, b).allSatisfy { $0.key == $1.key && $0.value.display == $1.value.display }
+  }
+}
