@@ -26,7 +26,32 @@ public struct RiderCodec: FrameCodec {
 
   public func decode(_ bytes: UnsafeRawBufferPointer) throws(DecodeError) -> Decoded<RiderMessage> {
     if let clean = RiderCleanCommand.scan(bytes) { return clean.decoded() }
-    return try decodeGeneral(bytes)
+    do {
+      return try decodeGeneral(bytes)
+    } catch {
+      throw Self.withRobotsView(error, bytes)
+    }
+  }
+
+  /// NaN and ±Infinity are not JSON, but the robot's parser (Python's json)
+  /// takes them and runs the motors at full speed: the error says so. Only
+  /// an error at an `N`, `I` or `-` copies the bytes (the fuzzer and the
+  /// probes refuse input far more often than a person reads the words).
+  static func withRobotsView(_ error: DecodeError, _ bytes: UnsafeRawBufferPointer) -> DecodeError {
+    guard error.code == "bad-json" || error.code == "bad-number", let offset = error.offset,
+      offset < bytes.count, [UInt8(ascii: "N"), UInt8(ascii: "I"), UInt8(ascii: "-")].contains(bytes[offset])
+    else { return error }
+    let datagram = [UInt8](bytes)
+    return DecodeError(code: error.code, offset: error.offset, keyPath: error.keyPath) {
+      var words = error.words
+      if case .applied(let left, let right, _) = RiderRobotParser.read(datagram) {
+        words.text +=
+          "; the robot's Python json accepts it and applies left \(RiderRobotParser.motor(left)), "
+          + "right \(RiderRobotParser.motor(right))"
+          + (!left.isFinite || !right.isFinite ? " (full speed)" : "")
+      }
+      return words
+    }
   }
 
   /// Indices in `info.messages`.

@@ -169,4 +169,16 @@ import Testing
     #expect(events.map(\.name) == ["watchdog_stop"])
     #expect(events.first?.certain == true)
   }
+
+  // MARK: What decode says
+
+  /// The codec refuses NaN (not JSON) and says what the robot does with it.
+  @Test func decodeSaysTheRobotRunsNaNAtFullSpeed() {
+    let error = riderDecodeError(#"{"left":NaN,"right":-Infinity}"#)
+    #expect(error?.code == "bad-json")
+    #expect(error?.offset == 8)
+    #expect(error?.text.hasSuffix("applies left 100, right -100 (full speed)") == true)
+    // Other damage is not dressed up.
+    #expect(riderDecodeError(#"{"left":x}"#)?.text.contains("robot") == false)
+  }
 }
