@@ -22,6 +22,9 @@ struct AerieExpectation: Sendable {
   /// For a camera frame while the auth race is open: the authRequest whose
   /// fate decides whether the frame is accepted or reported.
   var hinge: Int?
+  /// Sent after a message over Vapor's limit, while the 1009 is only
+  /// expected: owed a reply only if the server turns out to take it.
+  var afterLimit = false
 
   var isRacing: Bool {
     if case .racing = fate { return true }

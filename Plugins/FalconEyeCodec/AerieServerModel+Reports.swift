@@ -11,13 +11,19 @@ extension AerieServerModel {
 
   mutating func reply(_ message: FlowMessage) -> [DeviceEvent] {
     var events: [DeviceEvent] = []
-    if let limit = limitClose, closedBy?.who == "server", closedBy?.certain == false {
-      events += limitWasRaised(limit, evidence: message)
-    }
     guard let kind = AerieReply(message) else { return events }
     handlerSeenReady = true
     if kind == .accepted, let id = message.string("sessionId") { sessionId = id }
-    guard let index = answered(by: kind) else { return events + unexplained(kind, message) }
+    var found = answered(by: kind, afterLimit: false)
+    // A reply only a message sent after the too-large one explains: the
+    // server did not close for it.
+    if found == nil, let limit = limitClose, closedBy?.certain == false,
+      let later = answered(by: kind, afterLimit: true)
+    {
+      events += limitWasRaised(limit, evidence: message)
+      found = later
+    }
+    guard let index = found else { return events + unexplained(kind, message) }
     let entry = ledger[index]
     if entry.isRacing {
       events += handledAfterAll(entry, reply: message)
@@ -56,8 +62,8 @@ extension AerieServerModel {
   /// The expectation a reply of `kind` answers: the oldest that owes one,
   /// except that a raced message loses to a handled one sent well after it
   /// (had the raced one been handled, its reply would have come first).
-  private func answered(by kind: AerieReply) -> Int? {
-    let candidates = ledger.indices.filter { ledger[$0].reply == kind }
+  private func answered(by kind: AerieReply, afterLimit: Bool) -> Int? {
+    let candidates = ledger.indices.filter { ledger[$0].reply == kind && ledger[$0].afterLimit == afterLimit }
     guard let first = candidates.first else { return nil }
     guard ledger[first].isRacing else { return first }
     let later = candidates.first {
@@ -173,6 +179,7 @@ extension AerieServerModel {
     if let limit = limitClose, closedBy?.who == "server", closedBy?.certain == false {
       if code == 1009 {
         closedBy = ("server", true)
+        ledger.removeAll(where: \.afterLimit)
         return []
       }
       events += limitWasRaised(limit, evidence: message)
@@ -252,6 +259,7 @@ extension AerieServerModel {
     limitRaised = true
     closedBy = nil
     session = limit.before
+    for index in ledger.indices { ledger[index].afterLimit = false }
     return [
       event(
         evidence, "large_message_accepted",

@@ -194,6 +194,12 @@ public struct AerieServerModel: DeviceModel {
     if session == .closed {
       guard closedBy?.who != "client" else { return [] }
       let certain = closedBy?.certain ?? true
+      if let limit = limitClose, !certain, mode == .analysis {
+        // Should the server keep the socket open, it handles this one.
+        let request = AerieRequest(message)
+        let id = remember(request, message, reply: wouldReply(request, in: limit.before), fate: .handled)
+        if let index = ledger.firstIndex(where: { $0.id == id }) { ledger[index].afterLimit = true }
+      }
       return [
         event(
           message, "ignored", certain: certain,
@@ -329,8 +335,9 @@ public struct AerieServerModel: DeviceModel {
 
   /// What the server would send if it handled `request`, with the socket
   /// as the model has it.
-  func wouldReply(_ request: AerieRequest) -> AerieReply? {
-    switch request {
+  func wouldReply(_ request: AerieRequest, in session: Session? = nil) -> AerieReply? {
+    let session = session ?? self.session
+    return switch request {
     case .authRequest(let token?): FalconEyeAuthToken.isAcceptedByServer(token) ? .accepted : .refused
     case .authRequest(nil), .undecodable: .malformed
     case .heartbeat: .pong
