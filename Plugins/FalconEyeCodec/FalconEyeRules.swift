@@ -445,8 +445,8 @@ final class FalconEyeRules: FlowRules, CloseExplaining {
             .init("error", .string(first.error)),
             .init("kind", .string(kind == .notAuthenticated ? "notAuthenticated" : "undecodable")),
             .init("count", .integer(Int64(list.count))),
-            .init("request_frames", .array(requests.map { .integer(Int64($0)) })),
-            .init("report_frames", .array(replies.map { .integer(Int64($0)) })),
+            .init("requests", .array(requests.map { .integer(Int64($0)) })),
+            .init("reports", .array(replies.map { .integer(Int64($0)) })),
           ]))
     }
   }
