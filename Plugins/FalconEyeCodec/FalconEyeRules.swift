@@ -120,7 +120,9 @@ final class FalconEyeRules: FlowRules, CloseExplaining {
       race.predicted(
         frame: event.frame, time: event.time, kind: current?.kind ?? "message", accept: accept?.time)
     case "drop_confirmed":
-      race.confirmed(frame: event.frame, because: Self.confirmation(evidence), at: evidence?.stamp.frame)
+      let kind = race.kind(of: event.frame) ?? "message"
+      race.confirmed(
+        frame: event.frame, because: Self.confirmation(evidence, dropped: kind), at: evidence?.stamp.frame)
     case "authenticated", "auth_refused", "pong", "error_report", "frame_accepted", "ignored":
       let wasRaced = race.isDropped(frame: event.frame)
       let request = wasRaced ? stamp : (current.map(\.stamp) ?? stamp)
@@ -357,7 +359,7 @@ final class FalconEyeRules: FlowRules, CloseExplaining {
       text +=
         ". Dropped with it: "
         + others.map {
-          "the \($0.kind) at frame \(Self.text($0.frame)) (\(Format.duration($0.sinceAccept ?? 0)))"
+          "the \($0.kind) at frame \(Self.text($0.frame)) (\(Format.duration($0.sinceAccept ?? 0)) after the 101)"
         }
         .joined(separator: ", ")
     }
@@ -452,7 +454,7 @@ final class FalconEyeRules: FlowRules, CloseExplaining {
   }
 
   /// What the evidence record showed, in words.
-  private static func confirmation(_ evidence: Seen?) -> String {
+  private static func confirmation(_ evidence: Seen?, dropped kind: String) -> String {
     guard let evidence else { return "the server's later behaviour showed it" }
     if evidence.kind == "ws.close", evidence.fromServer {
       return
@@ -461,7 +463,7 @@ final class FalconEyeRules: FlowRules, CloseExplaining {
     }
     if let reply = evidence.reply {
       return
-        "it answered a later message (\(reply.words) at frame \(text(evidence.stamp.frame))) but never this one"
+        "it answered a later message (\(reply.words) at frame \(text(evidence.stamp.frame))) but never the \(kind)"
     }
     return "its reply at frame \(text(evidence.stamp.frame)) answers a later message"
   }
