@@ -182,8 +182,14 @@ import Testing
     #expect((close["text"] as? String ?? "").contains("authRequest at frame \(request)"))
     // README: the server closes the unauthenticated socket 10 s later.
     #expect(abs((details["after_handshake_s"] as? Double ?? 0) - 10) < 0.1)
-    let unanswered = try #require(findings.first { $0["rule"] as? String == "falconeye.auth-unanswered" })
-    #expect(unanswered["frame"] as? Int == request)
+    // The server's own close confirms the drop (README: "the message is
+    // dropped"): one auth-dropped finding at the request, confirmed by the
+    // 1008, and no longer a mere "unanswered" one.
+    let dropped = try #require(findings.first { $0["rule"] as? String == "falconeye.auth-dropped" })
+    #expect(dropped["severity"] as? String == "error")
+    #expect(dropped["frame"] as? Int == request)
+    #expect(Analyze.details(dropped)["confirmed_by_frame"] as? Int == close["frame"] as? Int)
+    #expect(!findings.contains { $0["rule"] as? String == "falconeye.auth-unanswered" })
     // tshark agrees that frame is a masked (client) text message.
     if let tshark = Pktbench.which("tshark") {
       let shark = try Pktbench.runProgram(
