@@ -19,10 +19,22 @@ extension LiveTests {
       try Self.expectOneLine(["listen", "tcp:8000"], mentions: "udp or ws")
       try Self.expectOneLine(["listen", "udp:"], mentions: "no port")
       try Self.expectOneLine(["listen", "udp:::1:5005"], mentions: "brackets")
-      try Self.expectOneLine(["listen", "udp:5005", "--respond"], mentions: "ws")
+      try Self.expectOneLine(["listen", "udp:5005", "--respond"], mentions: "pktbench emulate")
       try Self.expectOneLine(["listen", "udp:5005", "--codec", "nope"], mentions: "unknown codec")
       try Self.expectOneLine(["listen", "udp:5005", "--count", "0"], mentions: "--count")
       try Self.expectOneLine(["listen", "udp:5005", "--duration", "soon"], mentions: "--duration")
+    }
+
+    @Test func badEmulateArguments() throws {
+      try Self.expectOneLine(["emulate", "nope", "--listen", "udp:9000"], mentions: "unknown codec")
+      try Self.expectOneLine(["emulate", "rider", "--listen", "ws:9000"], mentions: "udp")
+      try Self.expectOneLine(["emulate", "rider", "--listen", "udp:9000", "--bogus"], mentions: "takes none")
+      try Self.expectOneLine(
+        ["emulate", "falconeye", "--listen", "ws:9000", "--auth-timeout", "soon"], mentions: "--auth-timeout")
+      try Self.expectOneLine(["send", "udp://127.0.0.1:9", "wait", "soon"], mentions: "wait takes one time")
+      try Self.expectOneLine(
+        ["send", "udp://127.0.0.1:9", "arm", "then", "expect", "telemetry", "--nope", "1"],
+        mentions: "no field --nope")
     }
 
     @Test func badSendURLsAndMessages() throws {

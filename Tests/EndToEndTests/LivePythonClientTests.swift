@@ -85,11 +85,11 @@ extension LiveTests {
 
     @Test(
       .enabled(if: Live.hasPythonWebsockets, "needs python3 websockets (scripts/bootstrap.sh --test-tools)"))
-    func pythonWebsocketsClientAgainstRespond() throws {
+    func pythonWebsocketsClientAgainstTheEmulatedServer() throws {
       let (listener, port) = try Live.startListener { port in
         [
-          "listen", "ws:\(port)", "--respond", "--auth-timeout", "1s", "--format", "ndjson",
-          "--duration", "30s",
+          "emulate", "falconeye", "--listen", "ws:\(port)", "--auth-timeout", "1s", "--format", "ndjson",
+          "--messages", "--duration", "30s",
         ]
       }
       let client = try Live.python(Self.websocketClient, [String(port)], timeout: 40)
@@ -126,6 +126,9 @@ extension LiveTests {
         closes.contains {
           Live.fields($0)["code"] as? Int == 1008 && Live.fields($0)["by"] as? String == "server"
         })
+      // Between the messages, what the server did.
+      let events = records.compactMap { $0["event"] as? String }
+      #expect(events.contains("authenticated") && events.contains("pong"), "\(events)")
     }
   }
 }

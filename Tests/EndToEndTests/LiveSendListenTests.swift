@@ -72,82 +72,110 @@ extension LiveTests {
       }
     }
 
+    /// `emulate falconeye` as the Aerie server; `send` as the app.
     @Test func falconEyeOverWebSocket() throws {
       let jpeg = Live.temporaryPath(".jpg")
       defer { try? FileManager.default.removeItem(atPath: jpeg) }
       // A minimal JPEG shape: SOI, padding, EOI.
       try Data([0xFF, 0xD8, 0xFF, 0xE0] + [UInt8](repeating: 0x11, count: 2000) + [0xFF, 0xD9])
         .write(to: URL(fileURLWithPath: jpeg))
-      let (listener, port) = try Live.startListener { port in
-        ["listen", "ws:\(port)", "--respond", "--secret", "S", "--format", "ndjson", "--duration", "20s"]
+      let (server, port) = try Live.startListener { port in
+        [
+          "emulate", "falconeye", "--listen", "ws:\(port)", "--secret", "S", "--format", "ndjson",
+          "--duration", "20s",
+        ]
       }
       let sender = try Pktbench.run([
         "send", "ws://127.0.0.1:\(port)/ws/connect/DEV-1", "auth", "--secret", "S", "then", "heartbeat",
         "then", "frame", "--jpeg", jpeg, "--rate", "30hz", "--count", "5", "--format", "ndjson",
       ])
       #expect(sender.status == 0, "\(sender.stderr)")
-      listener.signal(SIGINT)
-      #expect(listener.finish() == 0)
+      server.signal(SIGINT)
+      #expect(server.finish() == 0)
 
-      let heard = Live.received(listener.jsonLines)
+      // What the server did, as its timeline says.
+      let events = server.jsonLines.map { $0["event"] as? String ?? "" }
       #expect(
-        heard.map { $0["message"] as? String } == ["authRequest", "heartbeat"]
-          + Array(repeating: "cameraFrame", count: 5))
-      let auth = heard.first { $0["message"] as? String == "authRequest" }
-      let payload = auth.map(Live.fields)?["payload"] as? [String: Any]
-      #expect(payload?["deviceId"] as? String == "DEV-1")
+        events == ["opened", "authenticated", "pong"] + Array(repeating: "frame_accepted", count: 5) + [
+          "closed"
+        ],
+        "\(events)")
+      let authenticated = server.jsonLines.first { $0["event"] as? String == "authenticated" }
       // pktbench's own token is HMAC(secret, "deviceId:timestamp") for the envelope's timestamp.
-      let codes = (auth?["diagnostics"] as? [[String: Any]])?.compactMap { $0["code"] as? String } ?? []
-      #expect(codes.contains("token-matches-secret"))
-      let frames = heard.filter { $0["message"] as? String == "cameraFrame" }
-      for frame in frames {
-        #expect(frame["error"] is NSNull)
-        #expect(frame["transport"] as? String == "websocket")
-      }
-      // Without --frame-id the frames are numbered, as the app numbers them.
-      let frameIds = frames.map { (Live.fields($0)["payload"] as? [String: Any])?["frameId"] as? String }
-      #expect(frameIds == ["f-0001", "f-0002", "f-0003", "f-0004", "f-0005"])
+      #expect((authenticated?["text"] as? String)?.contains("HMAC-SHA256 of \"DEV-1:") == true)
+      let sessionId = (authenticated?["state"] as? [String: Any])?["session_id"] as? String ?? ""
+      #expect(UUID(uuidString: sessionId) != nil)
 
-      // What the sender heard back: an authResponse with a session id, and a pong.
+      // What the sender heard back: an authResponse with that session id, and a pong.
       let replies = sender.text.split(separator: "\n").compactMap {
         (try? JSONSerialization.jsonObject(with: Data($0.utf8))) as? [String: Any]
       }.filter { $0["direction"] as? String == "received" }
       let response = replies.first { $0["message"] as? String == "authResponse" }
       let inner = response.map(Live.fields)?["payload"] as? [String: Any]
       #expect(inner?["success"] as? Bool == true)
-      let sessionId = inner?["sessionId"] as? String ?? ""
-      #expect(UUID(uuidString: sessionId) != nil)
+      #expect(inner?["sessionId"] as? String == sessionId)
       let pong = replies.first { $0["message"] as? String == "heartbeat" }
       #expect((pong.map(Live.fields)?["payload"] as? [String: Any])?["pong"] as? Bool == true)
       #expect(sender.stderr.contains("sent 7 messages"))
     }
 
-    /// --session-ttl: the responder closes an authenticated session with
-    /// 1008 when it expires; the sender says so in one line and fails.
-    @Test func sessionExpiryClosesWith1008() throws {
-      let (listener, port) = try Live.startListener { port in
+    /// The emulated server's auth race (--aerie-bugs): an authRequest right
+    /// after the 101 is dropped, so `send … expect authResponse` fails with
+    /// one line and exit 1; sent after a wait, it passes.
+    @Test func sendExpectPassesAndFailsAgainstTheEmulatedServer() throws {
+      let (server, port) = try Live.startListener { port in
         [
-          "listen", "ws:127.0.0.1:\(port)", "--respond", "--session-ttl", "500ms", "--format", "ndjson",
+          "emulate", "falconeye", "--listen", "ws:\(port)", "--aerie-bugs", "--format", "ndjson",
           "--duration", "20s",
+        ]
+      }
+      let url = "ws://127.0.0.1:\(port)/ws/connect/RACE"
+      let early = try Pktbench.run([
+        "send", url, "auth", "--secret", "S", "then", "expect", "authResponse", "--success", "true",
+        "--within",
+        "1s", "-q",
+      ])
+      #expect(early.status == 1)
+      #expect(early.stderr.split(separator: "\n").count == 1, "\(early.stderr)")
+      #expect(early.stderr.contains("expect authResponse success=true within 1s: not met"))
+      let late = try Pktbench.run([
+        "send", url, "wait", "300ms", "then", "auth", "--secret", "S", "then", "expect", "authResponse",
+        "--success", "true", "--within", "2s", "-q",
+      ])
+      #expect(late.status == 0, "\(late.stderr)")
+      server.signal(SIGINT)
+      #expect(server.finish() == 0)
+      let events = server.jsonLines.map { $0["event"] as? String ?? "" }
+      #expect(events.contains("dropped") && events.contains("authenticated"), "\(events)")
+    }
+
+    /// --session-ttl: the emulated server's session expires as the real
+    /// one's does (it is dropped from its store; the socket stays open and
+    /// heartbeats are still answered), so the sender goes on.
+    @Test func sessionExpiryIsAnEventAndTheSocketStaysOpen() throws {
+      let (server, port) = try Live.startListener { port in
+        [
+          "emulate", "falconeye", "--listen", "ws:127.0.0.1:\(port)", "--session-ttl", "500ms", "--format",
+          "ndjson", "--duration", "20s",
         ]
       }
       let sender = try Pktbench.run([
         "send", "ws://127.0.0.1:\(port)/ws/connect/TTL", "auth", "--secret", "S", "then", "heartbeat",
-        "--rate", "10hz", "--duration", "5s", "-q",
+        "--rate", "10hz", "--duration", "1.5s", "-q",
       ])
-      listener.signal(SIGINT)
-      #expect(listener.finish() == 0)
-      #expect(sender.status == 1)
-      #expect(sender.stderr.split(separator: "\n").count == 1)
-      #expect(sender.stderr.contains("1008"))
-      let closes = listener.jsonLines.filter { $0["message"] as? String == "ws.close" }
-      #expect(
-        closes.contains {
-          Live.fields($0)["code"] as? Int == 1008 && Live.fields($0)["reason"] as? String == "session expired"
-        })
-      // It stopped early: far fewer than the 50 heartbeats of 5 s.
-      let heartbeats = Live.received(listener.jsonLines).filter { $0["message"] as? String == "heartbeat" }
-      #expect(heartbeats.count < 30)
+      server.signal(SIGINT)
+      #expect(server.finish() == 0)
+      #expect(sender.status == 0, "\(sender.stderr)")
+      let events = server.jsonLines
+      let authenticated = try #require(events.first { $0["event"] as? String == "authenticated" })
+      let expired = try #require(events.first { $0["event"] as? String == "expired" })
+      let after = (expired["time"] as? Double ?? 0) - (authenticated["time"] as? Double ?? 0)
+      #expect(after >= 0.5, "expired \(after) s after the auth")
+      #expect(!events.contains { ($0["event"] as? String ?? "").hasPrefix("closed_") })
+      let pongsAfter = events.filter {
+        $0["event"] as? String == "pong" && ($0["time"] as? Double ?? 0) > (expired["time"] as? Double ?? 0)
+      }
+      #expect(!pongsAfter.isEmpty, "heartbeats are still answered")
     }
   }
 }

@@ -54,6 +54,9 @@ struct EmulateCommand: ParsableCommand {
   @Option(help: "Events as text, or ndjson (the lines of analyze --timeline).")
   var format: Format = .text
 
+  @Flag(help: "Also print each message received and sent, as listen prints them, between the events.")
+  var messages = false
+
   @Option(name: .customLong("max-message"), help: "ws: largest message accepted, in bytes.")
   var maxMessage = 16 << 20
 
@@ -88,7 +91,8 @@ struct EmulateCommand: ParsableCommand {
       throw CommandFailure(error.text)
     }
     var output = LiveOutputSettings()
-    output.quiet = true
+    output.quiet = !messages
+    output.format = format == .ndjson ? .ndjson : .text
     let configuration = ListenConfiguration(
       address: address, codec: codec.info.name, rules: [], output: output, countLimit: limits.count,
       emulation: EmulationSettings(codec: codec.info.name, settings: parsed, ndjson: format == .ndjson))

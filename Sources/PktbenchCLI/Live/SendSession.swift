@@ -173,7 +173,7 @@ final class SendSession {
     nextTask?.cancel()
     let waited = NIODeadline.now() - since
     report.notes.append(
-      "\(expectation.label): met after \(DurationText.of(Double(max(0, waited.nanoseconds)) / 1e9))")
+      "\(expectation.label): met after \(Format.duration(Double(max(0, waited.nanoseconds)) / 1e9))")
     stepIndex += 1
     startStep(at: NIODeadline.now())
   }
