@@ -19,35 +19,40 @@ enum RiderRobotParser {
 
   static func read(_ datagram: [UInt8]) -> Outcome {
     let cut = datagram.count > readLimit
-    let bytes = cut ? Array(datagram.prefix(readLimit)) : datagram
     let prefix = cut ? "it reads 1024 of the \(datagram.count) bytes: " : ""
-    if let bad = firstInvalidUTF8(bytes) { return .ignored(prefix + "not UTF-8 at byte \(bad)") }
-    if bytes.starts(with: [0xEF, 0xBB, 0xBF]) {
-      return .ignored(prefix + "starts with a UTF-8 byte order mark, which Python's json refuses")
-    }
-    var parser = Parser(bytes: bytes)
-    let top: Value
-    do {
-      top = try parser.document()
-    } catch {
-      return .ignored(prefix + "not JSON to Python: \(error.text) at byte \(error.offset)")
-    }
-    guard case .object(let members) = top else {
-      return .ignored(prefix + "the JSON is \(top.typeName), not an object")
-    }
-    var left: Double?
-    var right: Double?
-    for key in ["left", "right"] {
-      // Python's dict keeps the last of duplicate keys.
-      guard let value = members.last(where: { $0.key == key })?.value else { continue }
-      switch value {
-      case .number(let number): key == "left" ? (left = number) : (right = number)
-      case .bool(let flag): key == "left" ? (left = flag ? 1 : 0) : (right = flag ? 1 : 0)
-      default: return .ignored(prefix + "\(key) is \(value.typeName)")
+    return datagram.withUnsafeBufferPointer { whole in
+      let bytes = UnsafeBufferPointer(rebasing: whole.prefix(readLimit))
+      if let bad = firstInvalidUTF8(bytes) { return .ignored(prefix + "not UTF-8 at byte \(bad)") }
+      if bytes.starts(with: [0xEF, 0xBB, 0xBF]) {
+        return .ignored(prefix + "starts with a UTF-8 byte order mark, which Python's json refuses")
       }
+      var parser = Parser(bytes: bytes)
+      let top: Parser.Top
+      switch Result(catching: { () throws(ParseError) in try parser.document() }) {
+      case .success(let parsed): top = parsed
+      case .failure(let failure):
+        return .ignored(prefix + "not JSON to Python: \(failure.text) at byte \(failure.offset)")
+      }
+      guard case .object(let left, let right) = top else {
+        guard case .other(let typeName) = top else { return .ignored(prefix + "not an object") }
+        return .ignored(prefix + "the JSON is \(typeName), not an object")
+      }
+      var speeds = (left: 0.0, right: 0.0)
+      var missing: [String] = []
+      for (key, value) in [("left", left), ("right", right)] {
+        let speed: Double
+        switch value {
+        case nil:
+          missing.append(key)
+          continue
+        case .number(let number)?: speed = number
+        case .bool(let flag)?: speed = flag ? 1 : 0
+        case .other(let typeName)?: return .ignored(prefix + "\(key) is \(typeName)")
+        }
+        if key == "left" { speeds.left = speed } else { speeds.right = speed }
+      }
+      return .applied(left: speeds.left, right: speeds.right, missing: missing)
     }
-    let missing = [left == nil ? "left" : nil, right == nil ? "right" : nil].compactMap { $0 }
-    return .applied(left: left ?? 0, right: right ?? 0, missing: missing)
   }
 
   /// What the motor board gets for a speed: Python's `max(-100, min(100, v))`
@@ -61,7 +66,7 @@ enum RiderRobotParser {
   // MARK: UTF-8
 
   /// The offset of the first byte Python's strict UTF-8 decoder refuses.
-  static func firstInvalidUTF8(_ bytes: [UInt8]) -> Int? {
+  static func firstInvalidUTF8(_ bytes: UnsafeBufferPointer<UInt8>) -> Int? {
     var index = 0
     while index < bytes.count {
       let lead = bytes[index]
@@ -95,24 +100,12 @@ enum RiderRobotParser {
 
   // MARK: JSON as Python reads it
 
-  indirect enum Value {
-    case object([(key: String, value: Value)])
-    case array
-    case string
+  /// A value of the top object as the robot reads it.
+  enum Speed {
     case number(Double)
     case bool(Bool)
-    case null
-
-    var typeName: String {
-      switch self {
-      case .object: "an object"
-      case .array: "an array"
-      case .string: "a string"
-      case .number: "a number"
-      case .bool: "a boolean"
-      case .null: "null"
-      }
-    }
+    /// Anything else, by its type's name ("a string").
+    case other(String)
   }
 
   struct ParseError: Error {
@@ -122,48 +115,90 @@ enum RiderRobotParser {
 
   /// Python's `json` decoder (the scanner in `json/decoder.py`, strict
   /// mode): its grammar, its literals, its number forms. Only the top
-  /// object's members are kept with their values; nested values are
-  /// checked and dropped, so memory stays at the datagram's size.
+  /// object's `left` and `right` are kept (the last of each, as Python's
+  /// dict keeps it); everything else is checked and dropped, without an
+  /// allocation per token: every datagram of a capture comes through here.
   struct Parser {
-    let bytes: [UInt8]
+    enum Top {
+      case object(left: Speed?, right: Speed?)
+      case other(String)
+    }
+
+    /// What a value is, as far as the robot cares.
+    private enum Kind {
+      case object, array, string, null
+      case number(Double)
+      case bool(Bool)
+
+      var speed: Speed {
+        switch self {
+        case .number(let value): .number(value)
+        case .bool(let flag): .bool(flag)
+        case .object: .other("an object")
+        case .array: .other("an array")
+        case .string: .other("a string")
+        case .null: .other("null")
+        }
+      }
+    }
+
+    private enum Key {
+      case left, right, other
+    }
+
+    let bytes: UnsafeBufferPointer<UInt8>
     var index = 0
     /// Python recurses per nesting level; a 1024-byte datagram nests at
     /// most 512 deep, well inside its recursion limit, so depth is only
     /// bounded here to keep Swift's stack small.
     static let maxDepth = 1024
 
-    init(bytes: [UInt8]) {
+    init(bytes: UnsafeBufferPointer<UInt8>) {
       self.bytes = bytes
     }
 
-    mutating func document() throws(ParseError) -> Value {
+    mutating func document() throws(ParseError) -> Top {
       skipWhitespace()
-      let value = try value(depth: 0)
+      var left: Speed?
+      var right: Speed?
+      let kind = try value(depth: 0, left: &left, right: &right)
       skipWhitespace()
       guard index == bytes.count else { throw ParseError(text: "extra data", offset: index) }
-      return value
+      if case .object = kind { return .object(left: left, right: right) }
+      switch kind.speed {
+      case .number: return .other("a number")
+      case .bool: return .other("a boolean")
+      case .other(let name): return .other(name)
+      }
     }
 
     private mutating func skipWhitespace() {
-      while index < bytes.count, [0x20, 0x09, 0x0A, 0x0D].contains(bytes[index]) { index += 1 }
+      while index < bytes.count {
+        let byte = bytes[index]
+        guard byte == 0x20 || byte == 0x09 || byte == 0x0A || byte == 0x0D else { return }
+        index += 1
+      }
     }
 
     private func peek() -> UInt8? { index < bytes.count ? bytes[index] : nil }
 
-    private mutating func literal(_ text: String) -> Bool {
-      let utf8 = Array(text.utf8)
-      guard index + utf8.count <= bytes.count, Array(bytes[index..<index + utf8.count]) == utf8 else {
-        return false
-      }
-      index += utf8.count
+    private mutating func literal(_ text: StaticString) -> Bool {
+      let count = text.utf8CodeUnitCount
+      guard index + count <= bytes.count else { return false }
+      let start = text.utf8Start
+      for offset in 0..<count where bytes[index + offset] != start[offset] { return false }
+      index += count
       return true
     }
 
-    private mutating func value(depth: Int) throws(ParseError) -> Value {
+    /// A value; at depth 0 an object's `left`/`right` go to those.
+    private mutating func value(depth: Int, left: inout Speed?, right: inout Speed?) throws(ParseError) -> Kind {
       guard depth < Self.maxDepth else { throw ParseError(text: "nested too deep", offset: index) }
       guard let byte = peek() else { throw ParseError(text: "expecting a value", offset: index) }
       switch byte {
-      case UInt8(ascii: "{"): return try object(depth: depth)
+      case UInt8(ascii: "{"):
+        try object(depth: depth, left: &left, right: &right)
+        return .object
       case UInt8(ascii: "["):
         try array(depth: depth)
         return .array
@@ -182,14 +217,15 @@ enum RiderRobotParser {
       }
     }
 
-    private mutating func object(depth: Int) throws(ParseError) -> Value {
+    private mutating func object(depth: Int, left: inout Speed?, right: inout Speed?) throws(ParseError) {
       index += 1
-      var members: [(key: String, value: Value)] = []
       skipWhitespace()
       if peek() == UInt8(ascii: "}") {
         index += 1
-        return .object(members)
+        return
       }
+      var ignoredLeft: Speed?
+      var ignoredRight: Speed?
       while true {
         skipWhitespace()
         guard peek() == UInt8(ascii: "\"") else {
@@ -200,15 +236,18 @@ enum RiderRobotParser {
         guard peek() == UInt8(ascii: ":") else { throw ParseError(text: "expecting ':'", offset: index) }
         index += 1
         skipWhitespace()
-        let value = try value(depth: depth + 1)
+        let kind = try value(depth: depth + 1, left: &ignoredLeft, right: &ignoredRight)
         // Only the top object's values are read by the robot.
-        members.append((key, depth == 0 ? value : .null))
+        if depth == 0 {
+          if key == .left { left = kind.speed }
+          if key == .right { right = kind.speed }
+        }
         skipWhitespace()
         switch peek() {
         case UInt8(ascii: ","): index += 1
         case UInt8(ascii: "}"):
           index += 1
-          return .object(members)
+          return
         default: throw ParseError(text: "expecting ',' or '}'", offset: index)
         }
       }
@@ -221,9 +260,11 @@ enum RiderRobotParser {
         index += 1
         return
       }
+      var ignoredLeft: Speed?
+      var ignoredRight: Speed?
       while true {
         skipWhitespace()
-        _ = try value(depth: depth + 1)
+        _ = try value(depth: depth + 1, left: &ignoredLeft, right: &ignoredRight)
         skipWhitespace()
         switch peek() {
         case UInt8(ascii: ","): index += 1
@@ -235,68 +276,89 @@ enum RiderRobotParser {
       }
     }
 
-    /// A string's text with its escapes resolved (lone surrogates, which
-    /// Python keeps, become U+FFFD: they can never equal a key we look for).
-    private mutating func string() throws(ParseError) -> String {
+    /// A string, checked as Python checks it, and which key it spells. A
+    /// plain string (no escape) is compared as bytes; one with escapes is
+    /// decoded first (`"\u006ceft"` is `left` to Python).
+    private mutating func string() throws(ParseError) -> Key {
       let start = index
       index += 1
-      var scalars = String.UnicodeScalarView()
-      var text: [UInt8] = []
-      func flush() {
-        scalars.append(contentsOf: String(decoding: text, as: UTF8.self).unicodeScalars)
-        text.removeAll()
-      }
+      let contentStart = index
+      var escaped = false
       while true {
         guard let byte = peek() else { throw ParseError(text: "unterminated string", offset: start) }
         index += 1
         switch byte {
         case UInt8(ascii: "\""):
-          flush()
-          return String(scalars)
+          let content = UnsafeBufferPointer(rebasing: bytes[contentStart..<index - 1])
+          return escaped ? Self.key(decoding: content) : Self.key(content)
         case UInt8(ascii: "\\"):
+          escaped = true
           guard let escape = peek() else { throw ParseError(text: "unterminated string", offset: start) }
           index += 1
-          let simple: [UInt8: UInt8] = [
-            UInt8(ascii: "\""): 0x22, UInt8(ascii: "\\"): 0x5C, UInt8(ascii: "/"): 0x2F,
-            UInt8(ascii: "b"): 0x08, UInt8(ascii: "f"): 0x0C, UInt8(ascii: "n"): 0x0A,
-            UInt8(ascii: "r"): 0x0D, UInt8(ascii: "t"): 0x09,
-          ]
-          if let plain = simple[escape] {
-            text.append(plain)
-          } else if escape == UInt8(ascii: "u") {
-            var unit = try hex4()
-            if (0xD800...0xDBFF).contains(unit), literal("\\u") {
-              let low = try hex4()
-              if (0xDC00...0xDFFF).contains(low) {
-                unit = 0x10000 + ((unit - 0xD800) << 10) + (low - 0xDC00)
-              } else {
-                index -= 6  // Python keeps the high one alone and reads the next escape anew
-              }
-            }
-            flush()
-            scalars.append(Unicode.Scalar(unit) ?? "\u{FFFD}")
-          } else {
+          switch escape {
+          case UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "/"), UInt8(ascii: "b"), UInt8(ascii: "f"),
+            UInt8(ascii: "n"), UInt8(ascii: "r"), UInt8(ascii: "t"):
+            break
+          case UInt8(ascii: "u"):
+            guard index + 4 <= bytes.count, (index..<index + 4).allSatisfy({ Hex.value(of: bytes[$0]) != nil })
+            else { throw ParseError(text: "invalid \\uXXXX escape", offset: index) }
+            index += 4
+          default:
             throw ParseError(text: "invalid \\escape", offset: index - 2)
           }
         case 0x00..<0x20:
           throw ParseError(text: "invalid control character", offset: index - 1)
         default:
-          text.append(byte)
+          break
         }
       }
     }
 
-    private mutating func hex4() throws(ParseError) -> UInt32 {
-      guard index + 4 <= bytes.count else { throw ParseError(text: "invalid \\uXXXX escape", offset: index) }
-      var value: UInt32 = 0
-      for byte in bytes[index..<index + 4] {
-        guard let digit = Hex.value(of: byte) else {
-          throw ParseError(text: "invalid \\uXXXX escape", offset: index)
-        }
-        value = value << 4 | UInt32(digit)
+    private static func key(_ text: UnsafeBufferPointer<UInt8>) -> Key {
+      if text.elementsEqual("left".utf8) { return .left }
+      if text.elementsEqual("right".utf8) { return .right }
+      return .other
+    }
+
+    /// The key an escaped string spells: its escapes resolved as Python
+    /// resolves them (a surrogate pair is one character; a lone surrogate
+    /// never equals a key the robot reads).
+    private static func key(decoding text: UnsafeBufferPointer<UInt8>) -> Key {
+      var scalars: [UInt32] = []
+      var at = 0
+      func hex4(_ from: Int) -> UInt32 {
+        (from..<from + 4).reduce(UInt32(0)) { $0 << 4 | UInt32(Hex.value(of: text[$1]) ?? 0) }
       }
-      index += 4
-      return value
+      while at < text.count, scalars.count <= 5 {
+        if text[at] != UInt8(ascii: "\\") {
+          scalars.append(UInt32(text[at]))
+          at += 1
+          continue
+        }
+        let escape = text[at + 1]
+        at += 2
+        switch escape {
+        case UInt8(ascii: "u"):
+          var unit = hex4(at)
+          at += 4
+          if (0xD800...0xDBFF).contains(unit), at + 6 <= text.count, text[at] == UInt8(ascii: "\\"),
+            text[at + 1] == UInt8(ascii: "u")
+          {
+            let low = hex4(at + 2)
+            if (0xDC00...0xDFFF).contains(low) {
+              unit = 0x10000 + ((unit - 0xD800) << 10) + (low - 0xDC00)
+              at += 6
+            }
+          }
+          scalars.append(unit)
+        default:
+          scalars.append(UInt32(escape))
+        }
+      }
+      guard at >= text.count else { return .other }
+      if scalars.elementsEqual("left".unicodeScalars.map(\.value)) { return .left }
+      if scalars.elementsEqual("right".unicodeScalars.map(\.value)) { return .right }
+      return .other
     }
 
     /// `-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][-+]?[0-9]+)?`, as Python's NUMBER_RE
@@ -304,30 +366,39 @@ enum RiderRobotParser {
     private mutating func number() -> Double? {
       let start = index
       var end = index
+      func isDigit(_ at: Int) -> Bool { at < bytes.count && bytes[at] >= 0x30 && bytes[at] <= 0x39 }
       func digits(from position: Int) -> Int {
         var at = position
-        while at < bytes.count, (0x30...0x39).contains(bytes[at]) { at += 1 }
+        while isDigit(at) { at += 1 }
         return at
       }
-      if end < bytes.count, bytes[end] == UInt8(ascii: "-") { end += 1 }
-      guard end < bytes.count, (0x30...0x39).contains(bytes[end]) else { return nil }
+      let negative = end < bytes.count && bytes[end] == UInt8(ascii: "-")
+      if negative { end += 1 }
+      guard isDigit(end) else { return nil }
       end = bytes[end] == UInt8(ascii: "0") ? end + 1 : digits(from: end)
-      if end + 1 < bytes.count, bytes[end] == UInt8(ascii: "."), (0x30...0x39).contains(bytes[end + 1]) {
+      let integerEnd = end
+      if end < bytes.count, bytes[end] == UInt8(ascii: "."), isDigit(end + 1) {
         end = digits(from: end + 1)
       }
       if end < bytes.count, bytes[end] == UInt8(ascii: "e") || bytes[end] == UInt8(ascii: "E") {
         var exponent = end + 1
-        if exponent < bytes.count,
-          bytes[exponent] == UInt8(ascii: "+") || bytes[exponent] == UInt8(ascii: "-")
+        if exponent < bytes.count, bytes[exponent] == UInt8(ascii: "+") || bytes[exponent] == UInt8(ascii: "-")
         {
           exponent += 1
         }
-        if exponent < bytes.count, (0x30...0x39).contains(bytes[exponent]) { end = digits(from: exponent) }
+        if isDigit(exponent) { end = digits(from: exponent) }
       }
       index = end
-      // Python's int() and float() of the text; beyond a Double's range an
-      // int still compares as huge, as the infinity does here.
-      return Double(String(decoding: bytes[start..<end], as: UTF8.self)) ?? .nan
+      // A short integer is exact as a Double; anything else goes through
+      // the C library as Python's float() does. Beyond a Double's range an
+      // integer still compares as huge, as the infinity does here.
+      let first = start + (negative ? 1 : 0)
+      if end == integerEnd, integerEnd - first <= 15 {
+        var value = 0.0
+        for at in first..<integerEnd { value = value * 10 + Double(bytes[at] - 0x30) }
+        return negative ? -value : value
+      }
+      return Double(String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<end]), as: UTF8.self)) ?? .nan
     }
   }
 }

@@ -62,7 +62,7 @@ final class RiderRules: FlowRules {
   func modelled(_ event: DeviceEvent, flow: any FlowContext) {
     let stamp = Stamp(frame: event.frame, time: event.time)
     let moving = motors.left != 0 || motors.right != 0
-    let motorText = "left \(motors.left), right \(motors.right)"
+    var motorText: String { "left \(motors.left), right \(motors.right)" }
     switch event.name {
     case "applied", "ignored":
       if let pending = pendingStop { reportStop(pending, resume: stamp, flow: flow) }

@@ -36,7 +36,6 @@ final class AnalysisSink: MessageSink {
     guard let time = record.time, time.isFinite else { return }
     if origin == nil { origin = time }
     passTime(to: time)
-    defer { noteDeadline(of: record) }
     guard let key = FlowKey(record) else {
       if let error = record.layerError {
         captureFindings.add(
@@ -49,6 +48,7 @@ final class AnalysisSink: MessageSink {
     }
     if let flow = flows[key] {
       flow.observe(record)
+      noteDeadline(of: flow)
       return
     }
     // A flow starts with a payload a codec claimed or a WebSocket event;
@@ -71,6 +71,7 @@ final class AnalysisSink: MessageSink {
     flows[key] = flow
     order.append(flow)
     flow.observe(record)
+    noteDeadline(of: flow)
   }
 
   func streamClosed(client: String, server: String, frame: Int, time: Double, reason: String) {
@@ -110,8 +111,8 @@ final class AnalysisSink: MessageSink {
     timeline?.passed(time)
   }
 
-  private func noteDeadline(of record: DecodedRecord) {
-    guard let key = FlowKey(record), let flow = flows[key], flow.device != nil else { return }
+  private func noteDeadline(of flow: FlowAnalyzer) {
+    guard flow.device != nil else { return }
     if !flow.isTrackedForTime {
       flow.isTrackedForTime = true
       modelled.append(flow)

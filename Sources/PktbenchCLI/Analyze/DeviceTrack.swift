@@ -35,6 +35,6 @@ struct DeviceTrack {
   }
 
   private static func same(_ a: [FieldValue.Member], _ b: [FieldValue.Member]) -> Bool {
-    a.count == b.count && zip(a, b).allSatisfy { $0.key == $1.key && $0.value.display == $1.value.display }
+    a == b
   }
 }

@@ -10,22 +10,26 @@ final class TimelineWriter {
   static let limit = 65_536
 
   private let out: OutputWriter
-  private var pending: [(event: DeviceEvent, flow: Int, codec: String, order: Int)] = []
-  private var order = 0
+  /// Events not yet written, in time order from `head` on (the written
+  /// ones before it are dropped in batches, not one by one).
+  private var pending: [(event: DeviceEvent, flow: Int, codec: String)] = []
+  private var head = 0
 
   init(out: OutputWriter) {
     self.out = out
   }
 
   func add(_ event: DeviceEvent, flow: FlowAnalyzer) {
-    pending.append((event, flow.id, flow.device?.codec ?? flow.codec ?? "", order))
-    order += 1
-    if pending.count > Self.limit { flush(before: .infinity, keep: Self.limit / 2) }
+    // Events come nearly in order: an insertion from the back is a step or two.
+    var at = pending.count
+    while at > head, pending[at - 1].event.time > event.time { at -= 1 }
+    pending.insert((event, flow.id, flow.device?.codec ?? flow.codec ?? ""), at: at)
+    if pending.count - head > Self.limit { flush(before: .infinity, keep: Self.limit / 2) }
   }
 
   /// The capture's clock reached `time`.
   func passed(_ time: Double) {
-    guard let first = pending.first, first.event.time < time - Self.horizon else { return }
+    guard head < pending.count, pending[head].event.time < time - Self.horizon else { return }
     flush(before: time - Self.horizon)
   }
 
@@ -36,15 +40,16 @@ final class TimelineWriter {
   /// Writes the events before `time` in time order (ties in the order the
   /// models gave them), keeping at least `keep` of the latest.
   private func flush(before time: Double, keep: Int = 0) {
-    pending.sort { ($0.event.time, $0.order) < ($1.event.time, $1.order) }
-    var written = 0
-    while written < pending.count - keep, pending[written].event.time < time {
-      let item = pending[written]
+    while head < pending.count - keep, pending[head].event.time < time {
+      let item = pending[head]
       out.bytes(Self.line(item.event, flow: item.flow, codec: item.codec))
       out.line()
-      written += 1
+      head += 1
     }
-    pending.removeFirst(written)
+    if head > 4096 || head == pending.count {
+      pending.removeFirst(head)
+      head = 0
+    }
   }
 
   /// `{"time":…,"frame":…,"flow":…,"codec":…,"event":…,"certain":…,"state":{…},"text":…}`
