@@ -266,7 +266,7 @@ def rallie_faults():
     command(0.0)
     response(0.03, 1)
     lost = command(3.0)
-    cap.expect("rallie.no-response", "error", lost)
+    cap.expect("rallie.no-response", "warning", lost)
     late = command(6.0)
     late_response = response(8.5, 1)
     cap.expect("rallie.late-response", "warning", late, frames=[late, late_response])
