@@ -72,7 +72,8 @@ public struct RiderRobotModel: DeviceModel {
         notes.append("\(name) \(JSONWriter.formatNumber(speed)) → \(motor)")
       }
       // The state says the speeds; the text is for what it cannot say.
-      events.append(event("applied", at: message.time, frame: message.frame, text: notes.joined(separator: "; ")))
+      events.append(
+        event("applied", at: message.time, frame: message.frame, text: notes.joined(separator: "; ")))
     case .ignored(let parserReason):
       let reason = message.message == "legacy" ? "the legacy text form, not JSON" : parserReason
       events.append(

@@ -192,7 +192,9 @@ enum RiderRobotParser {
     }
 
     /// A value; at depth 0 an object's `left`/`right` go to those.
-    private mutating func value(depth: Int, left: inout Speed?, right: inout Speed?) throws(ParseError) -> Kind {
+    private mutating func value(depth: Int, left: inout Speed?, right: inout Speed?) throws(ParseError)
+      -> Kind
+    {
       guard depth < Self.maxDepth else { throw ParseError(text: "nested too deep", offset: index) }
       guard let byte = peek() else { throw ParseError(text: "expecting a value", offset: index) }
       switch byte {
@@ -296,11 +298,13 @@ enum RiderRobotParser {
           guard let escape = peek() else { throw ParseError(text: "unterminated string", offset: start) }
           index += 1
           switch escape {
-          case UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "/"), UInt8(ascii: "b"), UInt8(ascii: "f"),
+          case UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "/"), UInt8(ascii: "b"),
+            UInt8(ascii: "f"),
             UInt8(ascii: "n"), UInt8(ascii: "r"), UInt8(ascii: "t"):
             break
           case UInt8(ascii: "u"):
-            guard index + 4 <= bytes.count, (index..<index + 4).allSatisfy({ Hex.value(of: bytes[$0]) != nil })
+            guard index + 4 <= bytes.count,
+              (index..<index + 4).allSatisfy({ Hex.value(of: bytes[$0]) != nil })
             else { throw ParseError(text: "invalid \\uXXXX escape", offset: index) }
             index += 4
           default:
@@ -382,7 +386,8 @@ enum RiderRobotParser {
       }
       if end < bytes.count, bytes[end] == UInt8(ascii: "e") || bytes[end] == UInt8(ascii: "E") {
         var exponent = end + 1
-        if exponent < bytes.count, bytes[exponent] == UInt8(ascii: "+") || bytes[exponent] == UInt8(ascii: "-")
+        if exponent < bytes.count,
+          bytes[exponent] == UInt8(ascii: "+") || bytes[exponent] == UInt8(ascii: "-")
         {
           exponent += 1
         }
@@ -398,7 +403,8 @@ enum RiderRobotParser {
         for at in first..<integerEnd { value = value * 10 + Double(bytes[at] - 0x30) }
         return negative ? -value : value
       }
-      return Double(String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<end]), as: UTF8.self)) ?? .nan
+      return Double(String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<end]), as: UTF8.self))
+        ?? .nan
     }
   }
 }

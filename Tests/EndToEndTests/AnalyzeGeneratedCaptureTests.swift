@@ -124,6 +124,20 @@ import Testing
     #expect(banded.contains("class=\"band\"") && banded.contains("green band"))
   }
 
+  /// --model gives analyze's device models the settings emulate takes:
+  /// told the machine speaks MODBUS-low, the XOR commands of rallie-udp
+  /// are ones it refuses, and its answers to them contradict that.
+  @Test func modelSettingsReachTheModels() throws {
+    let plain = try Analyze.run("Captures/rallie-udp.pcap")
+    #expect(plain.findings("rallie.command-refused").isEmpty)
+    let told = try Analyze.run("Captures/rallie-udp.pcap", ["--model", "rallie.checksum=modbus16lo"])
+    #expect(!told.findings("rallie.command-refused").isEmpty)
+    #expect(!told.findings("rallie.model-mismatch").isEmpty)
+    let wrong = try Pktbench.run(["analyze", "Captures/rallie-udp.pcap", "--model", "rallie.checksum=crc32"])
+    #expect(wrong.status == 2)
+    #expect(wrong.stderr.contains("--checksum takes one of xor, modbus16lo"))
+  }
+
   @Test func unreadableInputsSayWhyAndExit2() throws {
     let missing = try Pktbench.run(["analyze", "Captures/no-such-file.pcap"])
     #expect(missing.status == 2)

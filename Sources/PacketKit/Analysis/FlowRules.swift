@@ -106,9 +106,12 @@ public protocol CloseExplaining: AnyObject {
 public struct AnalysisOptions: Sendable {
   /// `--secret`: a shared secret the protocol's tokens are checked against.
   public var secret: String?
+  /// `--model CODEC.SETTING=VALUE`: settings for each codec's device model.
+  public var modelSettings: [String: ModelSettings]
 
-  public init(secret: String? = nil) {
+  public init(secret: String? = nil, modelSettings: [String: ModelSettings] = [:]) {
     self.secret = secret
+    self.modelSettings = modelSettings
   }
 }
 

@@ -95,7 +95,7 @@ final class FlowAnalyzer: FlowContext {
     if let name = record.codecName, !rulesFor.contains(name) {
       rulesFor.insert(name)
       rules += RuleCatalog.rules(forCodec: name, options: options)
-      if device == nil, let made = FlowDevice(codec: name) {
+      if device == nil, let made = FlowDevice(codec: name, settings: options.modelSettings[name] ?? [:]) {
         device = made
         for early in earlyEvents { feedDevice(early) }
       }

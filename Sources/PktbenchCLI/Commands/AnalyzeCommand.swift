@@ -82,6 +82,14 @@ struct AnalyzeCommand: ParsableCommand {
     help: "A shared secret to check the protocols' auth tokens against (HMAC of \"deviceId:timestamp\").")
   var secret: String?
 
+  @Option(
+    name: .customLong("model"),
+    help: """
+      A setting of a codec's device model, as emulate takes it: CODEC.SETTING=VALUE, or CODEC.SETTING \
+      for a switch (repeatable; 'pktbench emulate --help' lists them).
+      """)
+  var modelSettings: [String] = []
+
   @Flag(
     help: """
       Write what each modelled device did instead of the report: NDJSON, one event a line, \
@@ -123,7 +131,9 @@ struct AnalyzeCommand: ParsableCommand {
   func analyze(timeline: TimelineWriter? = nil) throws -> AnalysisReport {
     let rules = try routing.rules()
     let router = try routing.router()
-    let sink = AnalysisSink(options: AnalysisOptions(secret: secret), timeline: timeline)
+    let settings = try ModelSettingArguments.parse(modelSettings)
+    let sink = AnalysisSink(
+      options: AnalysisOptions(secret: secret, modelSettings: settings), timeline: timeline)
     let pipeline = CapturePipeline(router: router, rules: rules, sink: sink)
     pipeline.bleMap = try bleMap.map { try BLEMapRule.parse($0) }
     let end = try CaptureInput(path: input, filter: filter, unreadableStatus: 2).read(into: pipeline)
