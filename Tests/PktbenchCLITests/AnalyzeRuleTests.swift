@@ -13,6 +13,8 @@ import Testing
     var record = DecodedRecord(
       frame: frame, time: time, transport: "udp", source: source, destination: destination,
       payloadLength: bytes.count)
+    // The payload as it travelled, as the capture pipeline keeps it for analyze's device models.
+    record.payload = bytes
     record.result = try #require(Codecs.named(codec)).decodeFrame(bytes)
     return record
   }
