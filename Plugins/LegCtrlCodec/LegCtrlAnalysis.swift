@@ -289,8 +289,10 @@ struct LegCtrlAnalysis {
           "the firmware reports FAULT/I2C_FAULT: a PWM (I²C) write failed that no servo command here explains"
       )
     } else if assumed {
+      // What the batch said rested on a state the firmware now contradicts.
       note = " (taken as the firmware's state: what came before was not known)"
       replay.firmware = Self.adopt(report, into: replay.firmware, at: time)
+      replay.doubtAll()
     } else {
       let said = Self.reason(report, predicted: predicted, prediction: prediction)
       let key = "\(report.state)/\(report.errorCode)|\(predicted.summary)"

@@ -75,6 +75,11 @@ struct LegCtrlReplay {
     append(time: time, frame: frame, name: "reconnect", certain: certain, text: text)
   }
 
+  /// Everything so far was a guess after all.
+  mutating func doubtAll() {
+    for index in events.indices { events[index].certain = false }
+  }
+
   /// An event of the firmware's own (telemetry), with its state now.
   mutating func append(
     time: Double, frame: Int?, name: String, certain: Bool, text: String, replies: [DeviceReply] = [],

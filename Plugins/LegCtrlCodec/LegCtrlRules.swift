@@ -160,7 +160,10 @@ final class LegCtrlRules: FlowRules {
         closeRejected(flow: flow)
         rejected = (code, write?.rejectionText ?? "malformed", Episode(first: stamp, last: stamp))
       }
-    case ("ignored", .servo?):
+    case ("ignored", .servo?) where event.certain:
+      // Only what the firmware surely ignored: a guess at the state (a
+      // capture that starts mid-session, a deadman that may have tripped)
+      // is no finding.
       if stateBefore == "FAULT" {
         extend(&inFault, "set_servo_ch0", stamp)
       } else {
@@ -173,7 +176,7 @@ final class LegCtrlRules: FlowRules {
           text: "SET_SERVO_CH0 with payload_len \(length): the firmware ignores it (it needs exactly 2), "
             + "so it does not refresh the deadman",
           details: [.init("payload_len", .integer(Int64(length)))]))
-    case ("ignored", .arm?):
+    case ("ignored", .arm?) where event.certain:
       let cause = faultCause.map { " (\($0.text)\($0.frame.map { ", frame \($0)" } ?? ""))" } ?? ""
       flow.report(
         Finding(
@@ -299,10 +302,14 @@ final class LegCtrlRules: FlowRules {
 
   // MARK: Episodes
 
-  private func closeTrip(next: Stamp? = nil, flow: any FlowContext) {
+  private func closeTrip(next: Stamp? = nil, captureEnd: Double? = nil, flow: any FlowContext) {
     guard let open = trip else { return }
     trip = nil
     let event = open.event
+    if let captureEnd, event.time > captureEnd, !event.certain {
+      endedArmed(event, last: open.last, flow: flow)
+      return
+    }
     let last = open.last
     let reportTime = open.report?.time ?? event.time
     let after = last.map { reportTime - $0.time }
@@ -341,6 +348,18 @@ final class LegCtrlRules: FlowRules {
         "legctrl.deadman-gap", event.certain ? .error : .warning, time: last?.time ?? event.time,
         frame: last?.frame, related: [open.report?.frame, next?.frame],
         duration: last.map { (next?.time ?? event.time) - $0.time }, text: text, details: details))
+  }
+
+  /// The capture ends while the firmware is ARMED: what follows is not in
+  /// it, so this is a note, not a trip.
+  private func endedArmed(_ event: DeviceEvent, last: Stamp?, flow: any FlowContext) {
+    flow.report(
+      Finding(
+        "legctrl.ended-armed", .note, time: last?.time ?? event.time, frame: last?.frame,
+        text:
+          "the capture ends while the firmware is ARMED (last valid command at frame \(Self.frame(last?.frame))): "
+          + "unless a command followed unseen, its deadman tripped 200–300 ms after it",
+        details: [.init("last_command_frame", last?.frame.map { .integer(Int64($0)) } ?? .null)]))
   }
 
   private func closeI2CFault(flow: any FlowContext) {
@@ -422,7 +441,7 @@ final class LegCtrlRules: FlowRules {
   // MARK: The end
 
   func finish(flow: any FlowContext, captureEnd: Double) {
-    closeTrip(flow: flow)
+    closeTrip(captureEnd: captureEnd, flow: flow)
     closeI2CFault(flow: flow)
     closeFault(flow: flow)
     closeDisarmed(flow: flow)
