@@ -288,7 +288,7 @@ final class LegCtrlRules: FlowRules {
     let dropped = disconnected?.event.time ?? event.time
     flow.report(
       Finding(
-        "legctrl.reconnect", .warning, time: dropped, frame: gap?.fromFrame,
+        "legctrl.reconnect", .warning, time: dropped, frame: gap?.fromFrame ?? lastTelemetry?.frame,
         related: [gap?.toFrame], duration: event.time - dropped,
         text: "the BLE link dropped and came back unseen\(silence): telemetry resumed DISARMED/NONE with "
           + "last_cmd_age_ms 0, which only a reconnect gives; the firmware switched the servo output off"
@@ -346,7 +346,7 @@ final class LegCtrlRules: FlowRules {
     flow.report(
       Finding(
         "legctrl.deadman-gap", event.certain ? .error : .warning, time: last?.time ?? event.time,
-        frame: last?.frame, related: [open.report?.frame, next?.frame],
+        frame: last?.frame ?? open.report?.frame ?? next?.frame, related: [open.report?.frame, next?.frame],
         duration: last.map { (next?.time ?? event.time) - $0.time }, text: text, details: details))
   }
 
@@ -355,7 +355,8 @@ final class LegCtrlRules: FlowRules {
   private func endedArmed(_ event: DeviceEvent, last: Stamp?, flow: any FlowContext) {
     flow.report(
       Finding(
-        "legctrl.ended-armed", .note, time: last?.time ?? event.time, frame: last?.frame,
+        "legctrl.ended-armed", .note, time: last?.time ?? event.time,
+        frame: last?.frame ?? lastTelemetry?.frame,
         text:
           "the capture ends while the firmware is ARMED (last valid command at frame \(Self.frame(last?.frame))): "
           + "unless a command followed unseen, its deadman tripped 200–300 ms after it",
@@ -370,7 +371,8 @@ final class LegCtrlRules: FlowRules {
     let at = event.frame.map { " at frame \($0)" } ?? ""
     flow.report(
       Finding(
-        "legctrl.fault", .error, time: event.time, frame: event.frame, related: [open.report?.frame],
+        "legctrl.fault", .error, time: event.time, frame: event.frame ?? open.report?.frame,
+        related: [open.report?.frame],
         text: "the firmware went to FAULT/I2C_FAULT\(at)\(shown): "
           + (event.frame != nil
             ? "the servo command's PWM (I²C) write failed"
