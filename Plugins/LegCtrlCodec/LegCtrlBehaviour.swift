@@ -12,14 +12,14 @@ extension LegCtrlCodec: DeviceBehaviour {
       messagesFromDevice: ["telemetry"],
       listens: ["udp"],
       settings: [
+        // Help lines are shown whole in 80 columns: `--flag VALUE  help (default …)`.
+        // The firmware's ADC stub reports 7400 mV, as the recordings show.
         ModelSettingSchema(
-          flag: "battery-mv",
-          help: "battery_mv the telemetry reports (the firmware's ADC stub reports 7400)",
-          kind: .value("MILLIVOLTS"), defaultValue: "7400"),
+          flag: "battery-mv", help: "battery_mv the telemetry reports", kind: .value("MILLIVOLTS"),
+          defaultValue: "7400"),
+        // As the recordings' injected PCA9685 failure: FAULT/I2C_FAULT.
         ModelSettingSchema(
-          flag: "i2c-fail-us",
-          help: "a servo pulse (µs, 500–2500, after clamping) whose PWM write fails: FAULT/I2C_FAULT, "
-            + "as the firmware does when the PCA9685's I²C write fails",
+          flag: "i2c-fail-us", help: "a servo pulse whose I²C write fails: I2C_FAULT",
           kind: .value("MICROSECONDS")),
       ],
       example: "legctrl --listen udp:127.0.0.1:29000")
