@@ -1,301 +1,479 @@
 import PacketKit
 
-/// LegCtrl (PROTOCOLS.md §2). While ARMED the app must send a valid command
-/// at least every 200 ms: the firmware's 100 ms timer trips the deadman at
-/// 200–300 ms (FAULT, DEADMAN_TIMEOUT). ARM is refused in FAULT; only
-/// DISARM leaves it. Servo pulses are clamped to 500–2500 µs. Telemetry
-/// runs at 10 Hz ± 10 % and reports the firmware's own last_cmd_age_ms.
+/// LegCtrl's findings, built from what the firmware model says the firmware
+/// did (its events, which come once the telemetry that confirms them has
+/// been seen) and from the traffic itself (rates, telemetry gaps).
+/// PROTOCOLS.md §5: the deadman trips on the 100 ms tick once no valid
+/// command came for 200 ms while ARMED; FAULT ignores servo commands and
+/// refuses ARM until DISARM; the write handler rejects malformed writes.
 final class LegCtrlRules: FlowRules {
   static let servoRate = ExpectedRate.hertz(50, text: "50 Hz keep-alive", rule: "legctrl.servo-rate")
   static let telemetryRate = ExpectedRate.hertz(10, text: "10 Hz ± 10 %", rule: "legctrl.telemetry-rate")
-  static let deadmanAfter = 0.200
-  static let deadmanBy = 0.300
-  /// Telemetry reports a trip in the tick that made it; allow one more
-  /// telemetry period for the transport before calling it late.
-  static let reportSlack = 0.100
-  /// How far the firmware's last_cmd_age_ms may stray from the capture's
-  /// view (transport latency both ways, BLE connection events).
-  static let ageTolerance = 0.075
   /// Telemetry silent this long missed at least one notification.
   static let telemetryGap = 0.250
-  static let commands: Set<String> = ["arm", "disarm", "set_servo_ch0", "ping"]
-
-  enum State: String {
-    case unknown, DISARMED, ARMED, FAULT
-  }
+  /// A deadman trip reported later than this after the last valid command
+  /// is late: the tick trips it by 300 ms, the report goes out on that tick
+  /// and may take up to a period more to arrive.
+  static let lateAfter = 0.400
 
   private struct Stamp {
     var frame: Int?
     var time: Double
   }
 
-  private var state = State.unknown
-  /// Where the state came from: telemetry, or inferred from commands.
-  private var stateFromTelemetry = false
-  private var lastCommand: Stamp?
-  private var armedAtLastCommand = false
-  /// The FAULT/DEADMAN_TIMEOUT report inside the current command gap.
-  private var trip: (stamp: Stamp, age: Double?)?
-  private var notTrippedReported = false
-  private var faultSince: (stamp: Stamp, error: String)?
-  private var inFault: (first: Stamp, last: Stamp, count: Int, kinds: Set<String>)?
-  private var telemetrySeen = false
+  /// A run of like events reported once: commands ignored in one FAULT.
+  private struct Episode {
+    var first: Stamp
+    var last: Stamp
+    var count = 1
+    var kinds: Set<String> = []
+  }
+
+  /// The writes the model has not classified yet, by frame.
+  private var writes: [Int: LegCtrlWrite] = [:]
+  /// The state (`ARMED`, …) after the model's last event.
+  private var state = "DISARMED"
+  private var error = "NONE"
+  /// The last write that refreshed the deadman, while ARMED.
+  private var lastRefresh: Stamp?
+  private var trip: (event: DeviceEvent, last: Stamp?, report: Stamp?)?
+  private var i2cFault: (event: DeviceEvent, report: Stamp?)?
+  /// Why the firmware is in FAULT, for the findings about commands sent into it.
+  private var faultCause: (text: String, frame: Int?)?
+  private var inFault: Episode?
+  private var inDisarmed: Episode?
+  private var invalid: Episode?
+  private var rejected: (code: String, text: String, episode: Episode)?
+  private var disconnected: (event: DeviceEvent, wasArmed: Bool)?
+  /// The firmware's endpoint, once a message's kind has shown it.
+  private var device: String?
+  private var telemetryGap: Gap?
   private var lastTelemetry: Stamp?
-  private var deadmanGaps = 0
-  private var states: [String: Int] = [:]
+
+  private var trips = 0
+  private var reconnects = 0
+  private var rejectedWrites = 0
+  private var reports: [String: Int] = [:]
+
+  // MARK: Traffic
 
   func observe(_ message: FlowMessage, flow: any FlowContext) {
-    guard message.codec == "legctrl", let kind = message.message else { return }
-    if kind == "telemetry" {
+    guard message.codec == "legctrl", message.event == nil else { return }
+    // Which end the firmware is: it sends TELEMETRY and nothing else.
+    if device == nil, let kind = message.message {
+      device = kind == "telemetry" ? message.source : message.destination
       flow.setRoles(
-        client: message.destination, server: message.source, clientRole: "app", serverRole: "device")
-      telemetry(message, flow: flow)
-    } else if Self.commands.contains(kind) {
-      flow.setRoles(
-        client: message.source, server: message.destination, clientRole: "app", serverRole: "device")
-      command(kind, message, flow: flow)
+        client: kind == "telemetry" ? message.destination : message.source, server: device, clientRole: "app",
+        serverRole: "device")
     }
-  }
-
-  func finish(flow: any FlowContext, captureEnd: Double) {
-    if let lastCommand, armedAtLastCommand, captureEnd - lastCommand.time > Self.deadmanAfter {
-      deadmanGap(from: lastCommand, to: nil, end: captureEnd, flow: flow)
+    guard let device else { return }
+    if message.source == device {
+      if let report = LegCtrlReport(message.payload) { telemetry(message, report, flow: flow) }
+      return
     }
-    closeFaultEpisode(flow: flow)
-  }
-
-  func facts() -> [FieldValue.Member] {
-    [
-      .init("final_state", .string(state.rawValue)),
-      .init("state_from", .string(stateFromTelemetry ? "telemetry" : "commands")),
-      .init("deadman_gaps", .integer(Int64(deadmanGaps))),
-      .init(
-        "telemetry_states",
-        .object(states.sorted { $0.key < $1.key }.map { .init($0.key, .integer(Int64($0.value))) })),
-    ]
-  }
-
-  // MARK: Commands
-
-  private func command(_ kind: String, _ message: FlowMessage, flow: any FlowContext) {
-    let now = Stamp(frame: message.frame, time: message.time)
-    if kind == "set_servo_ch0" {
+    guard message.destination == device else { return }
+    if let frame = message.frame {
+      if writes.count > 4096 { writes.removeAll() }
+      writes[frame] = LegCtrlWrite(message.payload)
+    }
+    // The app's servo stream: every write whose msg_type is SET_SERVO_CH0.
+    if message.payload.count >= 2, message.payload[1] == LegCtrlMsgType.setServoCh0 {
       flow.count(
         "set_servo_ch0", direction: "app → device", expected: Self.servoRate, frame: message.frame,
         time: message.time)
-      checkPulse(message, flow: flow)
     }
-    if let lastCommand, armedAtLastCommand, message.time - lastCommand.time > Self.deadmanAfter {
-      deadmanGap(from: lastCommand, to: now, end: message.time, flow: flow)
-    }
-    switch kind {
-    case "arm":
-      if state == .FAULT {
-        let since =
-          faultSince.map { " since frame \($0.stamp.frame.map(String.init) ?? "?") (\($0.error))" } ?? ""
+  }
+
+  private func telemetry(_ message: FlowMessage, _ report: LegCtrlReport, flow: any FlowContext) {
+    reports[report.stateName, default: 0] += 1
+    let gap = flow.count(
+      "telemetry", direction: "device → app", expected: Self.telemetryRate, frame: message.frame,
+      time: message.time)
+    // Said once the model has had this telemetry: a reconnect may explain it.
+    if let gap, gap.seconds > Self.telemetryGap { telemetryGap = gap }
+    lastTelemetry = Stamp(frame: message.frame, time: message.time)
+  }
+
+  func claims(_ error: DecodeError, in message: FlowMessage) -> Bool {
+    // A write the firmware rejects or treats as unknown is reported by what
+    // the firmware did with it (legctrl.rejected-write, legctrl.invalid-cmd).
+    message.codec == "legctrl" && device != nil && message.destination == device
+  }
+
+  // MARK: What the firmware did
+
+  func modelled(_ event: DeviceEvent, flow: any FlowContext) {
+    let stamp = Stamp(frame: event.frame, time: event.time)
+    let before = state
+    state = event.state("state")?.stringValue ?? state
+    error = event.state("error_code")?.stringValue ?? error
+    switch event.name {
+    case "executed", "ignored", "rejected":
+      let write = event.frame.flatMap { writes.removeValue(forKey: $0) }
+      command(event, write: write, stateBefore: before, at: stamp, flow: flow)
+    case "deadman_timeout":
+      closeTrip(flow: flow)
+      trip = (event, lastRefresh, nil)
+      faultCause = ("FAULT/DEADMAN_TIMEOUT", nil)
+      trips += 1
+    case "i2c_fault":
+      closeI2CFault(flow: flow)
+      i2cFault = (event, nil)
+      faultCause = ("FAULT/I2C_FAULT", event.frame)
+    case "disconnect":
+      disconnected = (event, before == "ARMED")
+      if event.frame != nil, before == "ARMED" {
         flow.report(
           Finding(
-            "legctrl.arm-refused", .warning, time: message.time, frame: message.frame,
-            related: [faultSince?.stamp.frame],
-            text: "ARM sent while the firmware is in FAULT\(since): the firmware refuses it; "
-              + "the app must DISARM first"))
-      } else {
-        setState(.ARMED, fromTelemetry: false, flow: flow)
+            "legctrl.disconnect", .warning, time: event.time, frame: event.frame,
+            text:
+              "the BLE link dropped while ARMED: the firmware went to FAULT and switched the servo output off"
+          ))
       }
-    case "disarm":
-      closeFaultEpisode(flow: flow)
-      setState(.DISARMED, fromTelemetry: false, flow: flow)
+    case "reconnect":
+      reconnects += 1
+      reconnected(event, flow: flow)
+    case "telemetry":
+      reported(event, flow: flow)
     default:
-      if state == .FAULT { noteCommandInFault(kind, now) }
+      break
     }
-    lastCommand = now
-    armedAtLastCommand = state == .ARMED
+    if state != "FAULT" { closeFault(flow: flow) }
+    if state != "DISARMED" { closeDisarmed(flow: flow) }
+    if error != "INVALID_CMD" { closeInvalid(flow: flow) }
+  }
+
+  private func command(
+    _ event: DeviceEvent, write: LegCtrlWrite?, stateBefore: String, at stamp: Stamp, flow: any FlowContext
+  ) {
+    closeTrip(next: stamp, flow: flow)
+    if event.name != "rejected" { closeRejected(flow: flow) }
+    switch (event.name, write) {
+    case ("rejected", let write):
+      rejectedWrites += 1
+      let code = write?.rejectionCode ?? "malformed"
+      if var run = rejected, run.code == code {
+        run.episode.last = stamp
+        run.episode.count += 1
+        rejected = run
+      } else {
+        closeRejected(flow: flow)
+        rejected = (code, write?.rejectionText ?? "malformed", Episode(first: stamp, last: stamp))
+      }
+    case ("ignored", .servo?) where event.certain:
+      // Only what the firmware surely ignored: a guess at the state (a
+      // capture that starts mid-session, a deadman that may have tripped)
+      // is no finding.
+      if stateBefore == "FAULT" {
+        extend(&inFault, "set_servo_ch0", stamp)
+      } else {
+        extend(&inDisarmed, "set_servo_ch0", stamp)
+      }
+    case ("ignored", .servoBadLength(let length)?):
+      flow.report(
+        Finding(
+          "legctrl.command-ignored", .warning, time: stamp.time, frame: stamp.frame,
+          text: "SET_SERVO_CH0 with payload_len \(length): the firmware ignores it (it needs exactly 2), "
+            + "so it does not refresh the deadman",
+          details: [.init("payload_len", .integer(Int64(length)))]))
+    case ("ignored", .arm?) where event.certain:
+      let cause = faultCause.map { " (\($0.text)\($0.frame.map { ", frame \($0)" } ?? ""))" } ?? ""
+      flow.report(
+        Finding(
+          "legctrl.arm-refused", .warning, time: stamp.time, frame: stamp.frame, related: [faultCause?.frame],
+          text:
+            "ARM sent while the firmware is in FAULT\(cause): the firmware refuses it; the app must DISARM first"
+        ))
+    case ("ignored", .unknown(let type)?):
+      extend(&invalid, LegCtrlWrite.unknown(msgType: type).name, stamp)
+    case ("executed", let write):
+      if case .servo(let requested)? = write, let applied = event.state("pulse_us")?.numericValue,
+        Int(applied) != requested, stateBefore == "ARMED"
+      {
+        flow.report(
+          Finding(
+            "legctrl.pulse-out-of-range", .warning, time: stamp.time, frame: stamp.frame,
+            text: "set_servo_ch0 pulse_us \(requested) µs is outside 500–2500 µs: the firmware clamped it to "
+              + "\(Int(applied)) µs",
+            details: [.init("pulse_us", .integer(Int64(requested))), .init("applied_us", .number(applied))]))
+      }
+      refreshed(write, stateBefore: stateBefore, event: event, at: stamp, flow: flow)
+    default:
+      break
+    }
+  }
+
+  /// Whether an executed command refreshed the deadman, and how long the
+  /// firmware went without one while ARMED.
+  private func refreshed(
+    _ write: LegCtrlWrite?, stateBefore: String, event: DeviceEvent, at stamp: Stamp, flow: any FlowContext
+  ) {
+    let refreshes: Bool
+    switch write {
+    case .arm?: refreshes = stateBefore == "DISARMED"
+    case .servo?, .ping?: refreshes = stateBefore == "ARMED"
+    case .disarm?:
+      lastRefresh = nil
+      return
+    default: refreshes = false
+    }
+    guard refreshes else { return }
+    if let last = lastRefresh, stateBefore == "ARMED", stamp.time - last.time > 0.2 {
+      let gap = stamp.time - last.time
+      // Up to 300 ms the firmware's tick phase decides; beyond, it must trip.
+      let survivable = gap <= 0.3 + 0.065
+      flow.report(
+        Finding(
+          "legctrl.keepalive-gap", survivable ? .note : .warning, time: last.time, frame: last.frame,
+          related: [stamp.frame], duration: gap,
+          text: "no valid command for \(Format.duration(gap)) while ARMED (frames "
+            + "\(Self.frame(last.frame))→\(Self.frame(stamp.frame))): over the 200 ms deadman; "
+            + (survivable
+              ? "no tick fell late enough in it to trip, but the app's keep-alive is too slow"
+              : "the firmware should have tripped and did not (its telemetry stayed ARMED)"),
+          details: [.init("gap_s", .number(gap))]))
+    }
+    lastRefresh = stamp
+  }
+
+  private func extend(_ episode: inout Episode?, _ kind: String, _ stamp: Stamp) {
+    if var open = episode {
+      open.last = stamp
+      open.count += 1
+      open.kinds.insert(kind)
+      episode = open
+    } else {
+      episode = Episode(first: stamp, last: stamp, kinds: [kind])
+    }
+  }
+
+  // MARK: Telemetry, the link
+
+  private func reported(_ event: DeviceEvent, flow: any FlowContext) {
+    let stamp = Stamp(frame: event.frame, time: event.time)
+    if var open = trip, open.report == nil, event.state("state")?.stringValue == "FAULT" {
+      open.report = stamp
+      trip = open
+    }
+    if var open = i2cFault, open.report == nil {
+      open.report = stamp
+      i2cFault = open
+      closeI2CFault(flow: flow)
+    }
+    if let gap = telemetryGap, gap.toFrame == event.frame {
+      telemetryGap = nil
+      if disconnected == nil {
+        flow.report(
+          Finding(
+            "legctrl.telemetry-gap", .warning, time: gap.fromTime, frame: gap.fromFrame,
+            related: [gap.toFrame],
+            duration: gap.seconds,
+            text: "no telemetry for \(Format.duration(gap.seconds)) (frames \(Self.frame(gap.fromFrame))→"
+              + "\(Self.frame(gap.toFrame))): notifications at 10 Hz were lost, and the firmware's state went unseen",
+            details: [.init("gap_s", .number(gap.seconds))]))
+      }
+    }
+    disconnected = nil
+  }
+
+  private func reconnected(_ event: DeviceEvent, flow: any FlowContext) {
+    defer { disconnected = nil }
+    guard event.frame == nil else { return }
+    let gap = telemetryGap
+    let silence =
+      gap.map {
+        " (no telemetry for \(Format.duration($0.seconds)), frames \(Self.frame($0.fromFrame))→\(Self.frame($0.toFrame)))"
+      } ?? ""
+    let wasArmed = disconnected?.wasArmed ?? false
+    let dropped = disconnected?.event.time ?? event.time
+    flow.report(
+      Finding(
+        "legctrl.reconnect", .warning, time: dropped, frame: gap?.fromFrame ?? lastTelemetry?.frame,
+        related: [gap?.toFrame], duration: event.time - dropped,
+        text: "the BLE link dropped and came back unseen\(silence): telemetry resumed DISARMED/NONE with "
+          + "last_cmd_age_ms 0, which only a reconnect gives; the firmware switched the servo output off"
+          + (wasArmed ? " and the app has to ARM again" : ""),
+        details: [
+          .init("last_telemetry_frame", gap?.fromFrame.map { .integer(Int64($0)) } ?? .null),
+          .init("resumed_frame", gap?.toFrame.map { .integer(Int64($0)) } ?? .null),
+        ]))
+    telemetryGap = nil
+  }
+
+  // MARK: Episodes
+
+  private func closeTrip(next: Stamp? = nil, captureEnd: Double? = nil, flow: any FlowContext) {
+    guard let open = trip else { return }
     trip = nil
-    notTrippedReported = false
-  }
-
-  private func checkPulse(_ message: FlowMessage, flow: any FlowContext) {
-    guard let pulse = message.number("pulse_us"), !(500...2500).contains(pulse) else { return }
-    let clamp = pulse < 500 ? 500 : 2500
-    flow.report(
-      Finding(
-        "legctrl.pulse-out-of-range", .warning, time: message.time, frame: message.frame,
-        text: "set_servo_ch0 pulse_us \(JSONWriter.formatNumber(pulse)) µs is outside 500–2500 µs: "
-          + "the firmware clamps it to \(clamp) µs",
-        details: [.init("pulse_us", .number(pulse))]))
-  }
-
-  private func deadmanGap(from last: Stamp, to next: Stamp?, end: Double, flow: any FlowContext) {
-    deadmanGaps += 1
-    let gap = end - last.time
-    let lastText = "frame \(last.frame.map(String.init) ?? "?")"
+    let event = open.event
+    if let captureEnd, event.time > captureEnd, !event.certain {
+      endedArmed(event, last: open.last, flow: flow)
+      return
+    }
+    let last = open.last
+    let reportTime = open.report?.time ?? event.time
+    let after = last.map { reportTime - $0.time }
     var text =
-      next == nil
-      ? "no command after \(lastText) while ARMED for the remaining \(Format.duration(gap)) of the capture"
-      : "no command for \(Format.duration(gap)) while ARMED (after \(lastText))"
-    var details: [FieldValue.Member] = [
-      .init("gap_s", .number(gap)),
-      .init("next_command_frame", next?.frame.map { .integer(Int64($0)) } ?? .null),
-    ]
-    var severity = Finding.Severity.error
-    if let trip {
-      let after = trip.stamp.time - last.time
-      text +=
-        "; FAULT/DEADMAN_TIMEOUT reported at frame \(trip.stamp.frame.map(String.init) ?? "?"), "
-        + "\(Format.duration(after)) after the last command"
-      if let age = trip.age { text += " (last_cmd_age_ms \(Int(age * 1000)))" }
-      let late = after > Self.deadmanBy + Self.reportSlack
-      text += late ? ": later than the 200–300 ms the firmware trips at" : ", as expected (200–300 ms)"
-      details += [
-        .init("fault_frame", trip.stamp.frame.map { .integer(Int64($0)) } ?? .null),
-        .init("fault_after_s", .number(after)), .init("fault_late", .bool(late)),
-      ]
-    } else if gap <= Self.deadmanBy {
-      severity = .warning
-      text += "; the deadman may trip from 200 ms (it must by 300 ms); no FAULT was reported"
-    } else if notTrippedReported {
-      text += "; telemetry stayed ARMED: the deadman did not trip"
-    } else if telemetrySeen {
-      text += "; a deadman FAULT was due within 200–300 ms but no telemetry in the gap reported it"
-    } else {
-      text += "; a deadman FAULT was due within 200–300 ms (no telemetry in this capture to confirm it)"
-      // Without telemetry the firmware's state can only be inferred.
-      setState(.FAULT, fromTelemetry: false, flow: flow)
-      faultSince = (Stamp(frame: last.frame, time: last.time + Self.deadmanBy), "DEADMAN_TIMEOUT, inferred")
+      event.certain
+      ? "the firmware tripped its deadman" : "the firmware may have tripped its deadman"
+    if let report = open.report {
+      text += " (telemetry frame \(Self.frame(report.frame)) reports FAULT/DEADMAN_TIMEOUT)"
     }
+    if let last {
+      text +=
+        ": no valid command for \(Format.duration(event.time - last.time)) while ARMED, last at frame "
+        + "\(Self.frame(last.frame))"
+    }
+    if lastTelemetry == nil {
+      text += " (no telemetry in this capture to confirm it: inferred from the commands)"
+    }
+    if let next {
+      text += "; the next command came at frame \(Self.frame(next.frame))"
+    } else {
+      text += "; no command followed in the capture"
+    }
+    let late = (after ?? 0) > Self.lateAfter
+    if late { text += "; reported later than the 200–300 ms the firmware trips at" }
+    text += ". The servo output is off until DISARM and ARM"
+    var details: [FieldValue.Member] = [
+      .init("certain", .bool(event.certain)),
+      .init("last_command_frame", last?.frame.map { .integer(Int64($0)) } ?? .null),
+      .init("next_command_frame", next?.frame.map { .integer(Int64($0)) } ?? .null),
+      .init("fault_frame", open.report?.frame.map { .integer(Int64($0)) } ?? .null),
+    ]
+    if let last { details.append(.init("gap_s", .number((next?.time ?? event.time) - last.time))) }
+    if let after { details += [.init("fault_after_s", .number(after)), .init("fault_late", .bool(late))] }
     flow.report(
       Finding(
-        "legctrl.deadman-gap", severity, time: last.time, frame: last.frame,
-        related: [trip?.stamp.frame, next?.frame], duration: gap, text: text, details: details))
+        "legctrl.deadman-gap", event.certain ? .error : .warning, time: last?.time ?? event.time,
+        frame: last?.frame ?? open.report?.frame ?? next?.frame, related: [open.report?.frame, next?.frame],
+        duration: last.map { (next?.time ?? event.time) - $0.time }, text: text, details: details))
   }
 
-  private func noteCommandInFault(_ kind: String, _ stamp: Stamp) {
-    if var episode = inFault {
-      episode.last = stamp
-      episode.count += 1
-      episode.kinds.insert(kind)
-      inFault = episode
-    } else {
-      inFault = (stamp, stamp, 1, [kind])
-    }
+  /// The capture ends while the firmware is ARMED: what follows is not in
+  /// it, so this is a note, not a trip.
+  private func endedArmed(_ event: DeviceEvent, last: Stamp?, flow: any FlowContext) {
+    flow.report(
+      Finding(
+        "legctrl.ended-armed", .note, time: last?.time ?? event.time,
+        frame: last?.frame ?? lastTelemetry?.frame,
+        text:
+          "the capture ends while the firmware is ARMED (last valid command at frame \(Self.frame(last?.frame))): "
+          + "unless a command followed unseen, its deadman tripped 200–300 ms after it",
+        details: [.init("last_command_frame", last?.frame.map { .integer(Int64($0)) } ?? .null)]))
   }
 
-  /// One finding per FAULT episode, however many commands the app sent into it.
-  private func closeFaultEpisode(flow: any FlowContext) {
+  private func closeI2CFault(flow: any FlowContext) {
+    guard let open = i2cFault else { return }
+    i2cFault = nil
+    let event = open.event
+    let shown = open.report.map { " (telemetry frame \(Self.frame($0.frame)) reports it)" } ?? ""
+    let at = event.frame.map { " at frame \($0)" } ?? ""
+    flow.report(
+      Finding(
+        "legctrl.fault", .error, time: event.time, frame: event.frame ?? open.report?.frame,
+        related: [open.report?.frame],
+        text: "the firmware went to FAULT/I2C_FAULT\(at)\(shown): "
+          + (event.frame != nil
+            ? "the servo command's PWM (I²C) write failed"
+            : "a PWM (I²C) write failed that the capture cannot show")
+          + "; it ignores servo commands until DISARM",
+        details: [
+          .init("error_code", .string("I2C_FAULT")), .init("certain", .bool(event.certain)),
+          .init("fault_frame", open.report?.frame.map { .integer(Int64($0)) } ?? .null),
+        ]))
+  }
+
+  /// One finding per FAULT episode, however many servo commands the app sent into it.
+  private func closeFault(flow: any FlowContext) {
     guard let episode = inFault else { return }
     inFault = nil
-    let frames =
-      "frame \(episode.first.frame.map(String.init) ?? "?")"
-      + (episode.count > 1 ? "…\(episode.last.frame.map(String.init) ?? "?")" : "")
+    let cause = faultCause.map { " (\($0.text))" } ?? ""
     flow.report(
       Finding(
         "legctrl.command-in-fault", .warning, time: episode.first.time, frame: episode.first.frame,
-        related: [episode.last.frame, faultSince?.stamp.frame],
-        text: "\(episode.count) command\(episode.count == 1 ? "" : "s") "
-          + "(\(episode.kinds.sorted().joined(separator: ", "))) sent in FAULT, \(frames): "
-          + "the firmware ignores them until DISARM; the app did not notice the fault",
+        related: [episode.last.frame, faultCause?.frame],
+        text: "\(Self.count(episode.count, "servo command")) sent in FAULT\(cause), \(Self.frames(episode)): "
+          + "the firmware ignored \(episode.count == 1 ? "it" : "them"); the app did not notice the fault",
         details: [
           .init("commands", .integer(Int64(episode.count))),
           .init("last_frame", episode.last.frame.map { .integer(Int64($0)) } ?? .null),
         ]))
   }
 
-  // MARK: Telemetry
-
-  private func telemetry(_ message: FlowMessage, flow: any FlowContext) {
-    telemetrySeen = true
-    let now = Stamp(frame: message.frame, time: message.time)
-    let gap = flow.count(
-      "telemetry", direction: "device → app", expected: Self.telemetryRate, frame: message.frame,
-      time: message.time)
-    if let gap, gap.seconds > Self.telemetryGap {
-      flow.report(
-        Finding(
-          "legctrl.telemetry-gap", .warning, time: gap.fromTime, frame: gap.fromFrame, related: [gap.toFrame],
-          duration: gap.seconds,
-          text: "no telemetry for \(Format.duration(gap.seconds)): notifications at 10 Hz were missed",
-          details: [.init("gap_s", .number(gap.seconds))]))
-    }
-    lastTelemetry = now
-    let reported = State(rawValue: message.string("state") ?? "") ?? .FAULT
-    let error = message.string("error_code") ?? "?"
-    let age = message.number("last_cmd_age_ms").map { $0 / 1000 }
-    states[reported.rawValue, default: 0] += 1
-    checkAge(age, message: message, flow: flow)
-
-    if reported == .FAULT, state != .FAULT {
-      faultSince = (now, error)
-      if error == "DEADMAN_TIMEOUT" {
-        deadmanReport(now, age: age, flow: flow)
-      } else {
-        flow.report(
-          Finding(
-            "legctrl.fault", .error, time: message.time, frame: message.frame,
-            text: "the firmware reports FAULT with error \(error)"
-              + (error == "NONE" ? " (what a BLE disconnect leaves)" : ""),
-            details: [.init("error_code", .string(error))]))
-      }
-    }
-    if reported == .ARMED, armedAtLastCommand, trip == nil, !notTrippedReported,
-      let lastCommand, let age, age > Self.deadmanBy
-    {
-      notTrippedReported = true
-      flow.report(
-        Finding(
-          "legctrl.deadman-not-tripped", .error, time: message.time, frame: message.frame,
-          related: [lastCommand.frame],
-          text: "telemetry still says ARMED with last_cmd_age_ms \(Int(age * 1000)): the deadman "
-            + "must trip by 300 ms without a command; the firmware did not",
-          details: [.init("last_cmd_age_ms", .number(age * 1000))]))
-    }
-    if reported != .FAULT, state == .FAULT { closeFaultEpisode(flow: flow) }
-    // Disarmed by the firmware itself: there is no deadman left to time out.
-    if reported == .DISARMED { armedAtLastCommand = false }
-    setState(reported, fromTelemetry: true, flow: flow)
-  }
-
-  private func deadmanReport(_ now: Stamp, age: Double?, flow: any FlowContext) {
-    guard let lastCommand else { return }
-    let after = now.time - lastCommand.time
-    if armedAtLastCommand { trip = (now, age) }
-    // Earlier than 200 ms after a command the capture shows: the firmware
-    // did not get that command (lost on the way) or counted from an older one.
-    if after < Self.deadmanAfter - Self.ageTolerance {
-      flow.report(
-        Finding(
-          "legctrl.deadman-unexplained", .warning, time: now.time, frame: now.frame,
-          related: [lastCommand.frame],
-          text: "FAULT/DEADMAN_TIMEOUT only \(Format.duration(after)) after the command at frame "
-            + "\(lastCommand.frame.map(String.init) ?? "?"): the firmware did not receive the "
-            + "commands the capture shows",
-          details: [.init("after_s", .number(after))]))
-    }
-  }
-
-  /// The firmware's last_cmd_age_ms against the capture's view of the last command.
-  private func checkAge(_ age: Double?, message: FlowMessage, flow: any FlowContext) {
-    guard let age, let lastCommand, age < 65.535 else { return }
-    let observed = message.time - lastCommand.time
-    guard abs(age - observed) > Self.ageTolerance else { return }
-    let meaning =
-      age > observed
-      ? "the firmware did not receive the last command the capture shows (lost on the way?)"
-      : "the firmware received a command this capture does not show"
+  private func closeDisarmed(flow: any FlowContext) {
+    guard let episode = inDisarmed else { return }
+    inDisarmed = nil
     flow.report(
       Finding(
-        "legctrl.age-mismatch", .warning, time: message.time, frame: message.frame,
-        related: [lastCommand.frame],
-        text: "last_cmd_age_ms \(Int((age * 1000).rounded())) but the last command in the capture "
-          + "(frame \(lastCommand.frame.map(String.init) ?? "?")) was \(Format.duration(observed)) earlier: \(meaning)",
-        details: [
-          .init("last_cmd_age_ms", .number(age * 1000)), .init("observed_ms", .number(observed * 1000)),
-        ]))
+        "legctrl.command-ignored", .warning, time: episode.first.time, frame: episode.first.frame,
+        related: [episode.last.frame],
+        text: "\(Self.count(episode.count, "servo command")) sent while DISARMED, \(Self.frames(episode)): "
+          + "the firmware ignored \(episode.count == 1 ? "it" : "them"); it takes servo commands only when ARMED",
+        details: [.init("commands", .integer(Int64(episode.count)))]))
   }
 
-  private func setState(_ new: State, fromTelemetry: Bool, flow: any FlowContext) {
-    state = new
-    stateFromTelemetry = fromTelemetry || stateFromTelemetry
-    if new != .FAULT { faultSince = nil }
+  private func closeInvalid(flow: any FlowContext) {
+    guard let episode = invalid else { return }
+    invalid = nil
+    flow.report(
+      Finding(
+        "legctrl.invalid-cmd", .warning, time: episode.first.time, frame: episode.first.frame,
+        related: [episode.last.frame],
+        text:
+          "\(Self.count(episode.count, "unknown command")) (\(episode.kinds.sorted().joined(separator: ", "))), "
+          + "\(Self.frames(episode)): the firmware set error_code INVALID_CMD, which stays until DISARM",
+        details: [.init("commands", .integer(Int64(episode.count)))]))
+  }
+
+  private func closeRejected(flow: any FlowContext) {
+    guard let run = rejected else { return }
+    rejected = nil
+    let episode = run.episode
+    flow.report(
+      Finding(
+        "legctrl.rejected-write", .warning, time: episode.first.time, frame: episode.first.frame,
+        related: [episode.last.frame],
+        text:
+          "the firmware rejected \(Self.count(episode.count, "write")), \(Self.frames(episode)): \(run.text); "
+          + "nothing changed and the deadman was not refreshed",
+        details: [.init("reason", .string(run.code)), .init("writes", .integer(Int64(episode.count)))]))
+  }
+
+  // MARK: The end
+
+  func finish(flow: any FlowContext, captureEnd: Double) {
+    closeTrip(captureEnd: captureEnd, flow: flow)
+    closeI2CFault(flow: flow)
+    closeFault(flow: flow)
+    closeDisarmed(flow: flow)
+    closeInvalid(flow: flow)
+    closeRejected(flow: flow)
+  }
+
+  func facts() -> [FieldValue.Member] {
+    [
+      .init("final_state", .string(state)),
+      .init("final_error", .string(error)),
+      .init("deadman_trips", .integer(Int64(trips))),
+      .init("reconnects", .integer(Int64(reconnects))),
+      .init("rejected_writes", .integer(Int64(rejectedWrites))),
+      .init(
+        "telemetry_states",
+        .object(reports.sorted { $0.key < $1.key }.map { .init($0.key, .integer(Int64($0.value))) })),
+    ]
+  }
+
+  private static func frame(_ frame: Int?) -> String { frame.map(String.init) ?? "?" }
+
+  private static func frames(_ episode: Episode) -> String {
+    episode.count == 1
+      ? "frame \(frame(episode.first.frame))"
+      : "frames \(frame(episode.first.frame))…\(frame(episode.last.frame))"
+  }
+
+  private static func count(_ count: Int, _ noun: String) -> String {
+    "\(count) \(noun)\(count == 1 ? "" : "s")"
   }
 }
 

@@ -13,6 +13,8 @@ import Testing
     var record = DecodedRecord(
       frame: frame, time: time, transport: "udp", source: source, destination: destination,
       payloadLength: bytes.count)
+    // The payload as it travelled, as the capture pipeline keeps it for analyze's device models.
+    record.payload = bytes
     record.result = try #require(Codecs.named(codec)).decodeFrame(bytes)
     record.payload = bytes  // the analysis sink asks the pipeline for payloads: device models read them
     return record
@@ -73,6 +75,60 @@ import Testing
     let inFault = try #require(report.findings.first { $0.rule == "legctrl.command-in-fault" })
     #expect(inFault.frame == 8)
     #expect(inFault.details.first { $0.key == "commands" }?.value == .integer(5))
+  }
+
+  /// PROTOCOLS.md §2 TELEMETRY: state, error_code, last_cmd_age_ms, 7400 mV.
+  static func legctrlTelemetry(_ state: UInt8, _ error: UInt8, age: Int) -> [UInt8] {
+    [0x01, 0x10, 0x08, 0x00, state, error, UInt8(age & 0xFF), UInt8(age >> 8), 0xE8, 0x1C, 0x00, 0x00]
+  }
+
+  @Test func legctrlCaptureEndingWhileArmedIsANoteNotATrip() throws {
+    let arm: [UInt8] = [0x01, 0x01, 0x00, 0x00]
+    let servo: [UInt8] = [0x01, 0x03, 0x02, 0x00, 0xDC, 0x05]
+    var records = [try Self.record("legctrl", arm, frame: 1, time: 10, from: "app:1", to: "dev:9000")]
+    var refreshed = 10.0
+    var tick = 10.005
+    for index in 1...40 {
+      let time = 10 + Double(index) * 0.02
+      if tick < time {
+        records.append(
+          try Self.record(
+            "legctrl", Self.legctrlTelemetry(1, 0, age: Int(((tick - refreshed) * 1000).rounded(.down))),
+            frame: records.count + 1, time: tick, from: "dev:9000", to: "app:1"))
+        tick += 0.1
+      }
+      records.append(
+        try Self.record("legctrl", servo, frame: records.count + 1, time: time, from: "app:1", to: "dev:9000")
+      )
+      refreshed = time
+    }
+    let report = try Self.analyse(records)
+    let ended = try #require(report.findings.first { $0.rule == "legctrl.ended-armed" })
+    #expect(ended.severity == .note)
+    #expect(ended.frame == records.count)
+    #expect(report.findings.filter { $0.severity >= .warning }.isEmpty, "\(report.findings.map(\.text))")
+  }
+
+  @Test func legctrlCaptureStartingMidSessionBlamesNoCommand() throws {
+    // The servo stream was running before the capture: the first telemetry
+    // says ARMED, so the commands before it were not ignored.
+    let servo: [UInt8] = [0x01, 0x03, 0x02, 0x00, 0xDC, 0x05]
+    var records: [DecodedRecord] = []
+    for index in 0..<5 {
+      records.append(
+        try Self.record(
+          "legctrl", servo, frame: index + 1, time: 10 + Double(index) * 0.02, from: "app:1", to: "dev:9000"))
+    }
+    records.append(
+      try Self.record(
+        "legctrl", Self.legctrlTelemetry(1, 0, age: 15), frame: 6, time: 10.095, from: "dev:9000", to: "app:1"
+      ))
+    records.append(try Self.record("legctrl", servo, frame: 7, time: 10.1, from: "app:1", to: "dev:9000"))
+    let report = try Self.analyse(records)
+    #expect(
+      !report.findings.contains {
+        $0.rule == "legctrl.command-ignored" || $0.rule == "legctrl.model-mismatch"
+      })
   }
 
   @Test func rallieCommandWithoutResponseTimesOutAtTheEnd() throws {
