@@ -79,11 +79,16 @@ public struct LegCtrlCodec: FrameCodec {
     switch msgType {
     case LegCtrlMsgType.arm, LegCtrlMsgType.disarm, LegCtrlMsgType.ping:
       if payloadLength != 0 {
+        // The firmware runs these whatever follows them (PROTOCOLS.md §5):
+        // the message is what it executes, the payload a warning beside it.
         diagnostics.append(
           .warning(
-            "unexpected-payload", "\(typeName) carries no payload but payload_len is \(payloadLength)",
+            "unexpected-payload",
+            "\(typeName) carries no payload but payload_len is \(payloadLength); the firmware executes it "
+              + "all the same",
             range: 4..<(4 + payloadLength)))
-        return try unknown(msgType, &reader, payloadLength, version, reserved, fields, diagnostics)
+        let payload = try reader.readBytes(payloadLength, "payload")
+        fields.append(DissectionNode("payload", .bytes(payload), range: 4..<(4 + payloadLength)))
       }
       body = msgType == LegCtrlMsgType.arm ? .arm : msgType == LegCtrlMsgType.disarm ? .disarm : .ping
     case LegCtrlMsgType.setServoCh0:

@@ -9,7 +9,7 @@ public struct Pktbench: ParsableCommand {
     discussion: """
       Typical use:
         pktbench decode capture.pcap     decode a capture (pcap, pcapng, btsnoop)
-        pktbench analyze capture.pcap    health report: rates, gaps, what each device did
+        pktbench analyze capture.pcap    health report: what each device did
         pktbench codecs                  list codecs, messages and fields
         pktbench capture -i lo           capture with libpcap and decode
         pktbench listen udp:PORT         decode live traffic (also ws:PORT)
@@ -19,7 +19,7 @@ public struct Pktbench: ParsableCommand {
           ["craft", "send", "emulate"].compactMap { codec.info.examples[$0]?.first }.first.map {
             "  pktbench " + $0
           }
-        }.joined(separator: "\n"),
+        }.flatMap { HelpExamples.wrapped($0, continuation: "      ") }.joined(separator: "\n"),
     version: "0.1.0",
     subcommands: [
       AnalyzeCommand.self, CaptureCommand.self, CodecsCommand.self, CraftCommand.self, DecodeCommand.self,

@@ -148,3 +148,22 @@ import Testing
     #expect(forced == [0x01, 0x03, 0x02, 0x00, 0xB8, 0x0B])
   }
 }
+
+/// PROTOCOLS.md §5: "ARM, DISARM and PING execute whatever payload follows
+/// them" — so decode names the message the firmware runs, and warns.
+@Suite struct LegCtrlPayloadAfterCommandTests {
+  @Test(arguments: [
+    ("01 01 02 00 AA BB", "arm"), ("01 02 03 00 01 02 03", "disarm"), ("01 04 01 00 01", "ping"),
+  ])
+  func theMessageIsTheOneTheFirmwareExecutes(hex: String, kind: String) throws {
+    let bytes = try Hex.parse(hex)
+    let decoded = try LegCtrlCodec().decode(bytes)
+    #expect(decoded.messageName == kind)
+    #expect(decoded.diagnostics.map(\.code) == ["unexpected-payload"])
+    #expect(decoded.fields.first(named: "payload")?.range == 4..<bytes.count)
+    // Canonical bytes drop the payload; the message is the same.
+    let again = try LegCtrlCodec().decode(try LegCtrlCodec().encode(decoded.message))
+    #expect(again.message == decoded.message)
+    #expect(again.diagnostics.isEmpty)
+  }
+}

@@ -14,9 +14,8 @@ import Testing
       frame: frame, time: time, transport: "udp", source: source, destination: destination,
       payloadLength: bytes.count)
     // The payload as it travelled, as the capture pipeline keeps it for analyze's device models.
-    record.payload = bytes
     record.result = try #require(Codecs.named(codec)).decodeFrame(bytes)
-    record.payload = bytes  // the analysis sink asks the pipeline for payloads: device models read them
+    record.payload = bytes
     return record
   }
 

@@ -26,7 +26,7 @@ struct AnalyzeCommand: ParsableCommand {
             "pktbench analyze capture.pcap --html report.html",
             "pktbench analyze capture.pcap --fail-on warning     # for CI",
             "pktbench analyze capture.pcap --format json | jq '.findings[] | select(.severity==\"error\")'",
-            "pktbench analyze capture.pcap --timeline            # NDJSON, one device event a line",
+            "pktbench analyze capture.pcap --timeline     # one device event a line",
           ])
           + """
 

@@ -13,9 +13,9 @@ struct DecodeCommand: ParsableCommand {
       generic: [
         "pktbench decode Captures/field-session.pcapng",
         "pktbench decode capture.pcap --stats",
-        "tcpdump -i eth0 -U -w - | pktbench decode - -l   # live, each message as it arrives",
+        "tcpdump -i eth0 -U -w - | pktbench decode - -l   # live",
         "pktbench decode a.pcap b.pcap --jobs 2",
-        "pktbench decode --hex 'BYTES'                    # no --codec: the best probe wins",
+        "pktbench decode --hex 'BYTES'   # no --codec: the best probe wins",
       ]))
 
   enum Format: String, ExpressibleByArgument, CaseIterable {

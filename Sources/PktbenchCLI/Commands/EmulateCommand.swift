@@ -35,7 +35,9 @@ struct EmulateCommand: ParsableCommand {
         case .value(let placeholder): value = " " + placeholder
         }
         let fallback = setting.defaultValue.map { " (default \($0))" } ?? ""
-        lines.append("    --\(setting.flag)\(value)  \(setting.help)\(fallback)")
+        lines.append("    --\(setting.flag)\(value)")
+        lines += HelpExamples.wrapped(
+          "        " + setting.help + fallback, continuation: "        ", marker: "")
       }
     }
     return lines.joined(separator: "\n")

@@ -1,12 +1,37 @@
 import CodecRegistry
+import Foundation
 
 /// The examples in help texts: a command's own, then those its codecs'
 /// plugins give (`CodecInfo.examples`), so the CLI names no codec.
 enum HelpExamples {
-  /// "Examples:" then one line each, indented as ArgumentParser shows them.
+  /// Help is read at 80 columns.
+  static let columns = 80
+
+  /// "Examples:" then one line each, indented as ArgumentParser shows them;
+  /// a long one is continued with a backslash, as a shell takes it.
   static func text(_ command: String, generic: [String] = []) -> String {
     let lines = generic + Codecs.examples(for: command).map { "pktbench " + $0 }
-    return (["Examples:"] + lines.map { "  " + $0 }).joined(separator: "\n")
+    return (["Examples:"] + lines.flatMap { wrapped("  " + $0, continuation: "      ") }).joined(
+      separator: "\n")
+  }
+
+  /// `line` cut at spaces into lines of at most `columns`, each but the
+  /// last ending in " \\" (a shell line continuation), the rest indented.
+  static func wrapped(_ line: String, continuation: String, marker: String = " \\") -> [String] {
+    guard line.count > columns else { return [line] }
+    var out: [String] = []
+    var current = ""
+    for word in line.split(separator: " ", omittingEmptySubsequences: false) {
+      let candidate = current.isEmpty ? String(word) : current + " " + word
+      if candidate.count + marker.count > columns, !current.trimmingCharacters(in: .whitespaces).isEmpty {
+        out.append(current + marker)
+        current = continuation + word
+      } else {
+        current = candidate
+      }
+    }
+    out.append(current)
+    return out
   }
 
   /// A codec that lives on BLE, for `--ble-map` examples.
