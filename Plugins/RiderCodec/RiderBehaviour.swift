@@ -9,7 +9,7 @@ extension RiderCodec: DeviceBehaviour {
 
   public func makeModel(mode: ModelMode, settings: ModelSettings) throws(ModelSettingError) -> any DeviceModel
   {
-    if let unknown = settings.keys.sorted().first(where: { $0 != "seed" }) {
+    if let unknown = settings.keys.sorted().first {
       throw ModelSettingError("the rider robot takes no settings, but --\(unknown) was given")
     }
     return RiderRobotModel(mode: mode)

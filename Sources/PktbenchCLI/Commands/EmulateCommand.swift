@@ -84,9 +84,11 @@ struct EmulateCommand: ParsableCommand {
           + ", not \(address.kind.rawValue)")
     }
     var parsed = try Self.parse(settings, for: behaviour.device, codec: codec.info.name)
-    // A model that needs randomness (a session id) takes it from here, so
-    // the model itself stays deterministic.
-    parsed["seed"] = parsed["seed"] ?? String(UInt64.random(in: 1...UInt64.max))
+    // A model that needs randomness (a session id) declares a seed and
+    // takes it from here, so the model itself stays deterministic.
+    if behaviour.device.settings.contains(where: { $0.flag == "seed" }), parsed["seed"] == nil {
+      parsed["seed"] = String(UInt64.random(in: 1...UInt64.max))
+    }
     do {
       _ = try behaviour.makeModel(mode: .emulation, settings: parsed)
     } catch {
