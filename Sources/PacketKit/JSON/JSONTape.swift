@@ -256,9 +256,9 @@ extension JSONTape {
       let key = try parseString(as: .key)
       skipWhitespace()
       guard peek() == UInt8(ascii: ":") else {
-        let text = JSONNode(tape: tape, index: key).text
+        let text = Excerpt.quoted(JSONNode(tape: tape, index: key).text)
         throw error("bad-json", expected: ":") { [index] found in
-          "expected ':' after key \"\(text)\" at offset \(index), found \(found)"
+          "expected ':' after key \(text) at offset \(index), found \(found)"
         }
       }
       index += 1
@@ -316,7 +316,7 @@ extension JSONTape {
       if first == UInt8(ascii: "0") {
         index += 1
         if let next = peek(), isDigit(next) {
-          throw error("bad-number") { _ in "numbers may not have leading zeros (offset \(start))" }
+          throw error("bad-number", at: start) { _ in "numbers may not have leading zeros (offset \(start))" }
         }
       } else {
         while let c = peek(), isDigit(c) { index += 1 }
@@ -342,9 +342,12 @@ extension JSONTape {
         }
         while let c = peek(), isDigit(c) { index += 1 }
       }
-      let text = String(decoding: UnsafeRawBufferPointer(rebasing: bytes[start..<index]), as: UTF8.self)
-      guard let value = Double(text), value.isFinite else {
-        throw error("bad-number") { _ in "number \(text) at offset \(start) is not a finite double" }
+      let digits = UnsafeRawBufferPointer(rebasing: bytes[start..<index])
+      guard let value = Double(String(decoding: digits, as: UTF8.self)), value.isFinite else {
+        // Quoted cut: the number may be millions of digits long.
+        let text = Excerpt.quoted(digits)
+        throw error("bad-number", at: start) { _ in "number \(text) at offset \(start) is not a finite double"
+        }
       }
       _ = tape.append(.number, start: start, end: index, flag: isInteger, number: value)
     }
@@ -374,7 +377,9 @@ extension JSONTape {
           index = scan
         }
         guard index < bytes.count else {
-          throw error("truncated", expected: "\"") { _ in "string starting at offset \(open) is not closed" }
+          throw error("truncated", expected: "\"", at: open) { [index] _ in
+            "string starting at offset \(open) is not closed before the input ends at offset \(index)"
+          }
         }
         let c = bytes[index]
         switch c {
@@ -408,7 +413,7 @@ extension JSONTape {
       let escapeStart = index
       index += 1
       guard let c = peek() else {
-        throw error("truncated") { _ in "escape at offset \(escapeStart) is cut off" }
+        throw error("truncated", at: escapeStart) { _ in "escape at offset \(escapeStart) is cut off" }
       }
       index += 1
       switch c {
@@ -426,26 +431,32 @@ extension JSONTape {
           guard peek() == UInt8(ascii: "\\"), index + 1 < bytes.count,
             bytes[index + 1] == UInt8(ascii: "u")
           else {
-            throw error("bad-string") { [scalar] _ in
-              "lone high surrogate \\u\(scalar) at offset \(escapeStart)"
+            // Written as it was escaped (\ud800), not as a decimal number.
+            let written = String(scalar, radix: 16)
+            throw error("bad-string", at: escapeStart) { _ in
+              "lone high surrogate \\u\(written) at offset \(escapeStart)"
             }
           }
           index += 2
           let low = try readHex4()
           guard (0xDC00...0xDFFF).contains(low) else {
-            throw error("bad-string") { _ in
+            throw error("bad-string", at: escapeStart) { _ in
               "high surrogate not followed by a low one at offset \(escapeStart)"
             }
           }
           scalar = 0x10000 + ((scalar - 0xD800) << 10) + (low - 0xDC00)
         } else if (0xDC00...0xDFFF).contains(scalar) {
-          throw error("bad-string") { _ in "lone low surrogate at offset \(escapeStart)" }
+          let written = String(scalar, radix: 16)
+          throw error("bad-string", at: escapeStart) { _ in
+            "lone low surrogate \\u\(written) at offset \(escapeStart)"
+          }
         }
         if let unicode = Unicode.Scalar(scalar) {
           utf8.append(contentsOf: Array(String(Character(unicode)).utf8))
         }
       default:
-        throw error("bad-string", expected: "one of \\\" \\\\ \\/ \\b \\f \\n \\r \\t \\u") { _ in
+        throw error("bad-string", expected: "one of \\\" \\\\ \\/ \\b \\f \\n \\r \\t \\u", at: escapeStart) {
+          _ in
           "unknown escape \\\(Scanner.describe(c)) at offset \(escapeStart)"
         }
       }
@@ -505,7 +516,7 @@ extension JSONTape {
       for i in 1..<count {
         let c = bytes[index + i]
         guard c & 0xC0 == 0x80 else {
-          throw error("bad-utf8") { [at = index + i] _ in
+          throw error("bad-utf8", at: index + i) { [at = index + i] _ in
             "invalid UTF-8 continuation byte 0x\(Hex.compact([c])) at offset \(at)"
           }
         }
@@ -541,14 +552,17 @@ extension JSONTape {
       return "byte 0x\(Hex.compact([c]))"
     }
 
-    /// The error `code` at the current offset. Its text is made only when
+    /// The error `code` at the current offset, or at `offset` when the text
+    /// names another (the start of an escape or a number): the error's
+    /// offset is always the one its text gives. Its text is made only when
     /// read (most errors are only counted: the fuzzer's, a summary line's
     /// code), from values the closure captures and what the next byte is.
     func error(
-      _ code: String, expected: String? = nil, _ text: @escaping @Sendable (_ found: String) -> String
+      _ code: String, expected: String? = nil, at offset: Int? = nil,
+      _ text: @escaping @Sendable (_ found: String) -> String
     ) -> DecodeError {
       let next = peek()
-      return DecodeError(code: code, offset: min(index, bytes.count)) {
+      return DecodeError(code: code, offset: min(offset ?? index, bytes.count)) {
         let found = Scanner.describe(next)
         return .init(text(found), expected: expected, found: found)
       }
