@@ -52,13 +52,17 @@ let package = Package(
       swiftSettings: releaseSettings
     ),
 
+    // A C stream over bytes already read from a descriptor, then the rest
+    // (fopencookie needs _GNU_SOURCE, which Swift's Glibc module leaves out).
+    .target(name: "CStream"),
+
     // System libraries.
     .systemLibrary(name: "CPcap", pkgConfig: "libpcap", providers: [.apt(["libpcap-dev"])]),
     .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
 
     // Captures and sockets down to application payloads.
     .target(
-      name: "PacketCapture", dependencies: ["PacketKit", "CPcap", "CZlib", "CSIMD"],
+      name: "PacketCapture", dependencies: ["PacketKit", "CPcap", "CZlib", "CSIMD", "CStream"],
       swiftSettings: releaseSettings),
 
     // Generators, mutators, shrinking and the fuzz runner.

@@ -48,6 +48,9 @@ public struct CodecInfo: Sendable {
   public var encoding: PayloadEncoding
   /// Whether a frame carries a check byte (`craft --bad-check` spoils it).
   public var hasCheckByte: Bool
+  /// The longest payload `decode` can accept: `decode --codec X -` reads
+  /// no more of stdin than this (and one byte to know it is longer).
+  public var maxPayloadLength: Int
   /// Ports and WebSocket paths that are this protocol's.
   public var wellKnown: [WellKnownEndpoint]
   /// Example command lines for the help texts, by command (`decode`,
@@ -58,7 +61,8 @@ public struct CodecInfo: Sendable {
   public init(
     name: String, title: String, transport: String, messages: [MessageSchema],
     notes: [String] = [], gattCharacteristics: [String] = [], encoding: PayloadEncoding = .binary,
-    hasCheckByte: Bool = false, wellKnown: [WellKnownEndpoint] = [], examples: [String: [String]] = [:]
+    hasCheckByte: Bool = false, maxPayloadLength: Int = 16 << 20, wellKnown: [WellKnownEndpoint] = [],
+    examples: [String: [String]] = [:]
   ) {
     self.name = name
     self.title = title
@@ -68,6 +72,7 @@ public struct CodecInfo: Sendable {
     self.gattCharacteristics = gattCharacteristics
     self.encoding = encoding
     self.hasCheckByte = hasCheckByte
+    self.maxPayloadLength = maxPayloadLength
     self.wellKnown = wellKnown
     self.examples = examples
   }
