@@ -296,7 +296,8 @@ public struct LegCtrlCodec: FrameCodec {
   {
     if !values.force { try schema.validate(.integer(value)) }
     guard (0...65535).contains(value) else {
-      throw .outOfRange(schema.name, String(value), allowed: "0…65535 (u16 on the wire)", unit: schema.unit)
+      throw .tooWide(
+        schema.name, String(value), wire: "a u16 (2 bytes)", allowed: "0…65535", unit: schema.unit)
     }
   }
 
