@@ -47,11 +47,17 @@ public struct LegCtrlCodec: FrameCodec {
     }
     guard bytes.count == Self.headerLength + payloadLength else {
       let count = bytes.count
-      throw DecodeError(code: "bad-length", offset: min(count, Self.headerLength + payloadLength)) {
+      let expected = Self.headerLength + payloadLength
+      // The error is where the frame leaves what payload_len promised, and
+      // the text names that offset too.
+      let offset = min(count, expected)
+      throw DecodeError(code: "bad-length", offset: offset) {
         .init(
           "frame is \(count) bytes but payload_len at offset 2 says \(payloadLength), "
-            + "so \(Self.headerLength + payloadLength) were expected",
-          expected: "\(Self.headerLength + payloadLength) bytes", found: "\(count) bytes")
+            + "so \(expected) were expected: "
+            + (count > expected
+              ? "\(count - expected) more from offset \(offset)" : "it ends at offset \(offset)"),
+          expected: "\(expected) bytes", found: "\(count) bytes")
       }
     }
     if reserved != 0 {
