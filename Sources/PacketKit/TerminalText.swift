@@ -8,8 +8,8 @@
 public enum TerminalText {
   /// `text` with every character a terminal acts on escaped: C0 controls,
   /// DEL, C1 controls (U+0080–U+009F: 8-bit CSI and OSC) and the
-  /// bidirectional formatting characters. Printable ASCII, the common
-  /// case, is returned as it is without a copy.
+  /// bidirectional formatting characters. Text with none of them, the
+  /// common case, is returned as it is without a copy.
   public static func escaped(_ text: String) -> String {
     guard !isPlain(text) else { return text }
     var out = ""
@@ -24,8 +24,8 @@ public enum TerminalText {
     return out
   }
 
-  /// Appends `text`, escaped as `escaped` does, to `out` (printable ASCII
-  /// is copied whole).
+  /// Appends `text`, escaped as `escaped` does, to `out` (text with
+  /// nothing to escape is copied whole).
   public static func append(_ text: String, to out: inout JSONWriter) {
     if isPlain(text) {
       out.append(utf8: text)
@@ -34,15 +34,43 @@ public enum TerminalText {
     }
   }
 
-  /// Whether every byte is printable ASCII (nothing to escape).
-  @inlinable
+  /// Whether nothing in `text` needs escaping, found from its UTF-8
+  /// bytes without decoding characters: most text from the wire is ASCII,
+  /// and what is not (an arrow, a µ) is copied as it is too.
   public static func isPlain(_ text: String) -> Bool {
-    let plain: Bool? = text.utf8.withContiguousStorageIfAvailable { bytes in
-      for byte in bytes where byte < 0x20 || byte >= 0x7F { return false }
-      return true
+    if let plain = text.utf8.withContiguousStorageIfAvailable({ isPlain(UnsafeRawBufferPointer($0)) }) {
+      return plain
     }
-    if let plain { return plain }
-    return text.utf8.allSatisfy { $0 >= 0x20 && $0 < 0x7F }
+    var copy = text  // a small string (its bytes are in the value) or a bridged one
+    return copy.withUTF8 { isPlain(UnsafeRawBufferPointer($0)) }
+  }
+
+  /// `isPlain` over valid UTF-8: the escaped characters are the bytes
+  /// 00–1F and 7F, C2 80–C2 9F (C1), D8 9C (U+061C), E2 80 8E/8F and
+  /// E2 80 AA–AE (U+200E/F, U+202A–E) and E2 81 A6–A9 (U+2066–9).
+  static func isPlain(_ bytes: UnsafeRawBufferPointer) -> Bool {
+    var index = 0
+    let count = bytes.count
+    while index < count {
+      let byte = bytes[index]
+      if byte >= 0x20 && byte < 0x7F {
+        index += 1
+        continue
+      }
+      if byte < 0x20 || byte == 0x7F { return false }
+      let next = index + 1 < count ? bytes[index + 1] : 0
+      switch byte {
+      case 0xC2 where next <= 0x9F: return false
+      case 0xD8 where next == 0x9C: return false
+      case 0xE2:
+        let third = index + 2 < count ? bytes[index + 2] : 0
+        if next == 0x80 && (third == 0x8E || third == 0x8F || (0xAA...0xAE).contains(third)) { return false }
+        if next == 0x81 && (0xA6...0xA9).contains(third) { return false }
+      default: break
+      }
+      index += 1
+    }
+    return true
   }
 
   /// Whether a terminal would act on `scalar` rather than show it.

@@ -26,6 +26,17 @@ import Testing
     #expect(writer.text == shown)
   }
 
+  /// The byte scan that passes clean text through agrees with the
+  /// character rule, for every scalar of the first planes and more.
+  @Test func theByteScanAgreesWithTheCharacterRule() {
+    for value in Array(0..<0x3000) + [0xFEFF, 0x1F600, 0x10FFFF] {
+      guard let scalar = Unicode.Scalar(value) else { continue }
+      let text = "a" + String(Character(scalar)) + "b"
+      #expect(
+        TerminalText.isPlain(text) == !TerminalText.needsEscape(scalar), "U+\(String(value, radix: 16))")
+    }
+  }
+
   @Test func printableTextIsLeftAlone() {
     for text in ["left", "deviceId", "héllo wörld", "中文", "😀 ok", "a\\u001b literal backslash", ""] {
       #expect(TerminalText.escaped(text) == text)

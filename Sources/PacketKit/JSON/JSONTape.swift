@@ -342,11 +342,12 @@ extension JSONTape {
         }
         while let c = peek(), isDigit(c) { index += 1 }
       }
-      let digits = UnsafeRawBufferPointer(rebasing: bytes[start..<index])
-      guard let value = Double(String(decoding: digits, as: UTF8.self)), value.isFinite else {
-        // Quoted cut: the number may be millions of digits long.
-        let text = Excerpt.quoted(digits)
-        throw error("bad-number", at: start) { _ in "number \(text) at offset \(start) is not a finite double"
+      let text = String(decoding: UnsafeRawBufferPointer(rebasing: bytes[start..<index]), as: UTF8.self)
+      guard let value = Double(text), value.isFinite else {
+        // Cut: the number may be millions of digits long.
+        let quoted = Excerpt.quoted(text)
+        throw error("bad-number", at: start) { _ in
+          "number \(quoted) at offset \(start) is not a finite double"
         }
       }
       _ = tape.append(.number, start: start, end: index, flag: isInteger, number: value)
@@ -552,17 +553,30 @@ extension JSONTape {
       return "byte 0x\(Hex.compact([c]))"
     }
 
-    /// The error `code` at the current offset, or at `offset` when the text
-    /// names another (the start of an escape or a number): the error's
-    /// offset is always the one its text gives. Its text is made only when
+    /// The error `code` at the current offset. Its text is made only when
     /// read (most errors are only counted: the fuzzer's, a summary line's
     /// code), from values the closure captures and what the next byte is.
     func error(
-      _ code: String, expected: String? = nil, at offset: Int? = nil,
+      _ code: String, expected: String? = nil, _ text: @escaping @Sendable (_ found: String) -> String
+    ) -> DecodeError {
+      let next = peek()
+      return DecodeError(code: code, offset: min(index, bytes.count)) {
+        let found = Scanner.describe(next)
+        return .init(text(found), expected: expected, found: found)
+      }
+    }
+
+    /// The error `code` at `offset`, where its text names another offset
+    /// than the current one (an escape's or a number's start): an error's
+    /// offset is always one its words give. Apart from `error(_:expected:_:)`,
+    /// which the parser's hot paths call, so that their code stays as it was.
+    @inline(never)
+    func error(
+      _ code: String, expected: String? = nil, at offset: Int,
       _ text: @escaping @Sendable (_ found: String) -> String
     ) -> DecodeError {
       let next = peek()
-      return DecodeError(code: code, offset: min(offset ?? index, bytes.count)) {
+      return DecodeError(code: code, offset: min(offset, bytes.count)) {
         let found = Scanner.describe(next)
         return .init(text(found), expected: expected, found: found)
       }
