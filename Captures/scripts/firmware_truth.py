@@ -11,7 +11,9 @@ The models leave out the link (disconnect, reconnect) and I2C failures, which
 the sample captures never show: a recording is followed up to the first
 such event. Skipped, with a note, when the recordings are not there.
 
-Run: python3 firmware_truth.py [DEVICE_TRUTH_DIR]"""
+Run: python3 firmware_truth.py [DEVICE_TRUTH_DIR]. Other generators check
+their own model with check() (Tests/Fixtures/analyze/make_analyze_captures.py
+does)."""
 
 import glob
 import json
@@ -34,7 +36,8 @@ def udp_model():
 def ble_model():
     try:
         import ble_make
-    except SystemExit:  # scapy is missing: ble_make.py says so itself
+    except SystemExit:  # scapy is missing
+        print("firmware_truth: scapy is missing: ble_make.LegCtrlFirmware not checked")
         return None
     firmware = ble_make.LegCtrlFirmware(None, 0, None, None)
     return "ble_make.LegCtrlFirmware", firmware, lambda ms: ms * 1000, lambda data, at: firmware.write(at, data)
@@ -74,30 +77,37 @@ def replay(path, name, model, clock, write):
     return checks, [f"{name} on {os.path.basename(path)}: {p}" for p in problems]
 
 
-def main():
-    folder = sys.argv[1] if len(sys.argv) > 1 else DEFAULT
+def check(models, folder=DEFAULT):
+    """Replay every recording through fresh models: models is a list of
+    functions each giving (name, model, clock, write) or None when it cannot
+    be built. Prints what it found; returns 0 when all agree."""
     recordings = sorted(glob.glob(os.path.join(folder, "*.firmware.jsonl")))
     if not recordings:
         print(f"firmware_truth: no recordings in {os.path.normpath(folder)}: skipped")
         return 0
-    sys.path.insert(0, HERE)
-    problems, counted = [], []
-    for make in (udp_model, ble_model):
+    problems, checks, names = [], 0, []
+    for make in models:
         for path in recordings:
             built = make()
             if built is None:
-                print("firmware_truth: scapy is missing: ble_make.LegCtrlFirmware not checked")
                 break
-            checks, found = replay(path, *built)
+            made, found = replay(path, *built)
             problems += found
-            counted.append(checks)
+            checks += made
+        if built is not None:
+            names.append(built[0])
     for problem in problems[:20]:
         print("firmware_truth:", problem, file=sys.stderr)
     if problems:
         print(f"firmware_truth: {len(problems)} disagreements with the real firmware", file=sys.stderr)
         return 1
-    print(f"firmware_truth: both models agree with {len(recordings)} recordings ({sum(counted)} checks)")
+    print(f"firmware_truth: {', '.join(names)} agree with {len(recordings)} recordings ({checks} checks)")
     return 0
+
+
+def main():
+    sys.path.insert(0, HERE)
+    return check([udp_model, ble_model], sys.argv[1] if len(sys.argv) > 1 else DEFAULT)
 
 
 if __name__ == "__main__":
