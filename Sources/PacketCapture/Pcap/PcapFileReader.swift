@@ -23,6 +23,16 @@ public final class PcapFileReader {
   /// expression does not compile for that link type (nothing matches).
   private var fallbackFilters: [Int32: UnsafeMutablePointer<bpf_program>?] = [:]
   private let nanosecondStamps: Bool
+  /// For a pcap file read from a path: where the next record's header
+  /// starts, summed from the records' lengths (no system call per record);
+  /// -1 when not known (pcapng, standard input).
+  private var nextRecordOffset = -1
+  /// 16, or 24 in Kuznetzov's modified pcap.
+  private var recordHeaderLength = 16
+  /// The file's snapshot length, for spotting records libpcap cut to it.
+  private let fileSnapLength: Int
+  /// Where records longer than the snapshot length are read again in full.
+  private var longRecord: [UInt8] = []
   /// The bytes behind an in-memory capture, or a file's read buffer; freed
   /// after libpcap closes the FILE.
   private var memory: UnsafeMutableRawPointer?
@@ -62,6 +72,18 @@ public final class PcapFileReader {
     memory = buffer
     handle = opened
     nanosecondStamps = pcap_get_tstamp_precision(opened) == Int32(PCAP_TSTAMP_PRECISION_NANO)
+    fileSnapLength = Int(pcap_snapshot(opened))
+    if path != "-", pcap_major_version(opened) == 2 { trackOffsets(file) }
+  }
+
+  /// Starts summing record offsets in a pcap file: after its 24-byte file
+  /// header, records of 16-byte headers, or 24 in the modified format
+  /// (magic A1B2CD34), which only the magic tells apart.
+  private func trackOffsets(_ file: UnsafeMutablePointer<FILE>) {
+    var magic: UInt32 = 0
+    guard pread(fileno(file), &magic, 4, 0) == 4 else { return }
+    recordHeaderLength = magic == 0xA1B2_CD34 || magic == 0x34CD_B2A1 ? 24 : 16
+    nextRecordOffset = 24
   }
 
   /// Reads a capture held in memory (the fuzzer's inputs), through the same
@@ -83,6 +105,8 @@ public final class PcapFileReader {
     handle = opened
     memory = buffer
     nanosecondStamps = pcap_get_tstamp_precision(opened) == Int32(PCAP_TSTAMP_PRECISION_NANO)
+    fileSnapLength = Int(pcap_snapshot(opened))
+    if pcap_major_version(opened) == 2 { trackOffsets(file) }
   }
 
   /// Bytes the C library reads from the file at a time. Its default is the
@@ -163,9 +187,28 @@ public final class PcapFileReader {
       case 1:
         recordsRead += 1
         guard let header, let bytes else { continue }
-        if let filter, pcap_offline_filter(filter, header, bytes) == 0 { continue }
         let stamp = header.pointee.ts
         let captured = Int(header.pointee.caplen)
+        let recordStart = nextRecordOffset
+        if recordStart >= 0 { nextRecordOffset += recordHeaderLength + captured }
+        // libpcap cuts a record longer than the file's snapshot length to
+        // it, silently; tshark reads the bytes the file holds.
+        if captured == fileSnapLength, recordStart >= 0, Int(header.pointee.len) > captured,
+          let long = readLongRecord(dataAt: recordStart + recordHeaderLength, captured: captured)
+        {
+          nextRecordOffset = recordStart + recordHeaderLength + long
+          if let filter, pcap_offline_filter(filter, header, bytes) == 0 { continue }
+          longRecord.withUnsafeBytes { data in
+            var record = CaptureRecord(
+              frame: recordsRead, time: Double(stamp.tv_sec) + Double(stamp.tv_usec) / divisor,
+              linkType: link, capturedLength: long, originalLength: max(Int(header.pointee.len), long),
+              data: UnsafeRawBufferPointer(rebasing: data[0..<long]))
+            record.overSnapLength = Int32(fileSnapLength)
+            body(record)
+          }
+          continue
+        }
+        if let filter, pcap_offline_filter(filter, header, bytes) == 0 { continue }
         body(
           CaptureRecord(
             frame: recordsRead, time: Double(stamp.tv_sec) + Double(stamp.tv_usec) / divisor,
@@ -179,13 +222,16 @@ public final class PcapFileReader {
       default:
         let message = String(cString: pcap_geterr(handle))
         let mixedLinkTypes = Self.isMixedLinkTypes(message)
-        if mixedLinkTypes, path != "-", let reader = PcapngFallbackReader(path: path) {
+        // (A pcap record past the maximum gets the same words; only pcapng
+        // records are refused for passing their interface's snap length.)
+        let overSnapLength = Self.isOverSnapLength(message) && pcap_major_version(handle) == 1
+        if mixedLinkTypes || overSnapLength, path != "-", let reader = PcapngFallbackReader(path: path) {
           fallback = reader
-          // libpcap has delivered the records before the second interface; skip those.
+          // libpcap has delivered the records before the one it refused; skip those.
           return readFallback(reader, skipping: recordsRead, body)
         }
         return .damaged(
-          afterFrame: recordsRead, byteOffset: fileOffset(),
+          afterFrame: recordsRead, byteOffset: damageOffset(),
           reason: mixedLinkTypes ? Self.explainMixedLinkTypes(message) : message)
       }
     }
@@ -203,7 +249,7 @@ public final class PcapFileReader {
         return .endOfFile
       case .damaged(let offset, let reason):
         return .damaged(afterFrame: recordsRead, byteOffset: offset, reason: reason)
-      case .record(let link, let time, let captured, let original, let range):
+      case .record(let link, let time, let captured, let original, let snapLength, let range):
         if skip > 0 {
           skip -= 1
           continue
@@ -221,10 +267,11 @@ public final class PcapFileReader {
             let start = base.assumingMemoryBound(to: UInt8.self)
             guard pcap_offline_filter(program, &header, start) != 0 else { return }
           }
-          body(
-            CaptureRecord(
-              frame: frame, time: time, linkType: link, capturedLength: captured, originalLength: original,
-              data: data))
+          var record = CaptureRecord(
+            frame: frame, time: time, linkType: link, capturedLength: captured, originalLength: original,
+            data: data)
+          if snapLength > 0, captured > snapLength { record.overSnapLength = Int32(clamping: snapLength) }
+          body(record)
         }
       }
     }
@@ -257,6 +304,28 @@ public final class PcapFileReader {
     return offset >= 0 ? Int(offset) : nil
   }
 
+  /// Reads again, in full, a record libpcap cut to the snapshot length,
+  /// when the file holds more of it: where libpcap's reading stopped says
+  /// how much. Returns its length, its bytes in `longRecord`; nil when
+  /// the record was not longer.
+  private func readLongRecord(dataAt start: Int, captured: Int) -> Int? {
+    guard let file = pcap_file(handle), let end = fileOffset(), end - start > captured else { return nil }
+    let length = end - start
+    if longRecord.count < length { longRecord = [UInt8](repeating: 0, count: length) }
+    let read = longRecord.withUnsafeMutableBytes { pread(fileno(file), $0.baseAddress, length, off_t(start)) }
+    return read == length ? length : nil
+  }
+
+  /// Where the record or block libpcap could not read starts: libpcap stops
+  /// after reading some of it (8 to 16 bytes of a header, or all of a
+  /// block), so its own position is past it.
+  private func damageOffset() -> Int? {
+    if nextRecordOffset >= 0 { return nextRecordOffset }
+    guard let reached = fileOffset() else { return nil }
+    guard path != "-", pcap_major_version(handle) == 1 else { return reached }
+    return PcapngDamage.blockStart(in: path, packetsRead: recordsRead, reached: reached) ?? reached
+  }
+
   /// libpcap reads a pcapng file only while every interface has the first
   /// one's link type; say so plainly, since the file itself is not damaged.
   static func isMixedLinkTypes(_ message: String) -> Bool {
@@ -264,6 +333,12 @@ public final class PcapFileReader {
     // Characters on every call, two thirds of the pcap fuzz target's time
     // (every damaged input asks, once).
     message.withCString { strstr($0, "different from the type of the first interface") != nil }
+  }
+
+  /// libpcap refuses a pcapng record longer than its interface's snapshot
+  /// length, which tshark reads; so does the fallback reader.
+  static func isOverSnapLength(_ message: String) -> Bool {
+    message.withCString { strstr($0, "bigger than snaplen of") != nil }
   }
 
   static func explainMixedLinkTypes(_ message: String) -> String {
