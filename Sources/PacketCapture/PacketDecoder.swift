@@ -52,7 +52,6 @@ public final class PacketDecoder {
   ) {
     if record.time.isFinite, record.time > now { now = record.time }
     expire(emit)
-    if record.overSnapLength != 0 { reportOverSnapLength(record, emit) }
     if let datagram = PlainUDP.read(record) {
       plainDatagram(datagram.source, datagram.destination, datagram.payload)
       return
@@ -115,21 +114,6 @@ public final class PacketDecoder {
           details: [
             ("identification", Int(key.identification)), ("fragments", dropped.fragments),
             ("bytes", dropped.bytes), ("deciding_frame", dropped.decidingFrame),
-          ])))
-  }
-
-  /// A record with more bytes than the file's snapshot length: read in full,
-  /// as tshark does, and said once per record.
-  private func reportOverSnapLength(_ record: CaptureRecord, _ emit: (TransportEvent) -> Void) {
-    emit(
-      .notice(
-        CaptureNotice(
-          .beyondSnapLength, .warning, frame: record.frame, time: record.time,
-          text:
-            "record \(record.frame) holds \(record.capturedLength) bytes, more than the file's snapshot "
-            + "length \(record.overSnapLength); all of them were read, as tshark reads them",
-          details: [
-            ("captured", record.capturedLength), ("snapshot_length", Int(record.overSnapLength)),
           ])))
   }
 

@@ -25,6 +25,8 @@ public final class PcapFuzzTarget: FuzzTarget {
       return nil
     }
     let decoder = PacketDecoder()
+    var notices: [String] = []
+    reader.onNotice = { notices.append($0.kind.rawValue) }
     var lastFrame = 0
     var failure: FuzzFailure?
     let end = reader.read { record in
@@ -36,6 +38,7 @@ public final class PcapFuzzTarget: FuzzTarget {
       decoder.decode(record) { event in Self.count(event, &stats) }
     }
     decoder.finish { event in Self.count(event, &stats) }
+    for notice in notices { stats.messageKinds.add(notice) }
     if case .damaged = end { stats.errorCodes.add("damaged-file") } else { stats.decoded += 1 }
     return failure
       ?? .bounds(

@@ -13,9 +13,6 @@ public struct CaptureRecord {
   /// Length on the wire; larger than `capturedLength` when the snap length cut it.
   public var originalLength: Int
   public var data: UnsafeRawBufferPointer
-  /// The file's snapshot length, when this record holds more bytes than it
-  /// (read in full, as tshark does); 0 otherwise.
-  public var overSnapLength: Int32 = 0
 
   public init(
     frame: Int, time: Double, linkType: Int32, capturedLength: Int, originalLength: Int,

@@ -30,6 +30,12 @@ final class TCPConnection {
     }
     clientToServer = stream(resuming?.clientNext)
     serverToClient = stream(resuming?.serverNext)
+    // Allocated with the connection, before the buffers its payloads
+    // grow: allocated at the first delivery, among them, the history kept
+    // `realloc` from growing a JSON buffer in place (measured: 1 % of a
+    // WebSocket session's ndjson instructions went to copying).
+    clientToServer.reserveHistory()
+    serverToClient.reserveHistory()
     lastFrame = frame
     lastTime = time
   }
@@ -318,15 +324,23 @@ final class TCPConnectionTable {
               details: [("bytes", bytes), ("sequence", Int(sequence)), ("expected", Int(expected))])))
       }
     }
-    var stream =
-      direction == .clientToServer ? connection.clientToServer : connection.serverToClient
-    // Leave an empty stream behind while working so the buffers are not copied.
-    if direction == .clientToServer {
-      connection.clientToServer = TCPStreamReassembler(maxBufferedBytes: 0)
-    } else {
-      connection.serverToClient = TCPStreamReassembler(maxBufferedBytes: 0)
-    }
-    var progressed = true
+    // Changed in place, through the stored property: taken out as a copy,
+    // its buffers would be copied on write, and swapping an empty stream in
+    // and out cost a WebSocket session's `--stats` 0.4 % of its instructions.
+    let progressed =
+      switch direction {
+      case .clientToServer: Self.apply(operation, to: &connection.clientToServer, output)
+      case .serverToClient: Self.apply(operation, to: &connection.serverToClient, output)
+      }
+    bufferedBytes += connection.bufferedBytes - before
+    return progressed
+  }
+
+  /// Runs `operation` on one direction; false for a `skipGap` that found nothing.
+  private static func apply(
+    _ operation: Operation, to stream: inout TCPStreamReassembler,
+    _ output: (TCPStreamReassembler.Output) -> Void
+  ) -> Bool {
     switch operation {
     case .segment(let segment, let frame, let time):
       stream.segment(
@@ -335,17 +349,11 @@ final class TCPConnectionTable {
     case .acknowledge(let sequence, let frame, let time):
       stream.acknowledge(sequence, frame: frame, time: time, output)
     case .skipGap:
-      progressed = stream.skipGap(output)
+      return stream.skipGap(output)
     case .flush:
       stream.flush(output)
     }
-    if direction == .clientToServer {
-      connection.clientToServer = stream
-    } else {
-      connection.serverToClient = stream
-    }
-    bufferedBytes += connection.bufferedBytes - before
-    return progressed
+    return true
   }
 
   private static func conflict(

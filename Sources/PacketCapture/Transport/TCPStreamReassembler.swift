@@ -142,6 +142,13 @@ public struct TCPStreamReassembler: Sendable {
     expectedSequence = sequence
   }
 
+  /// Allocates the history now rather than at the first delivery.
+  public mutating func reserveHistory() {
+    guard historyBytes > 0, history.isEmpty else { return }
+    history = [UInt8](repeating: 0, count: historyBytes)
+    historyStart = position
+  }
+
   /// Stops keeping delivered bytes, and frees them.
   public mutating func releaseHistory() {
     historyBytes = 0
@@ -271,7 +278,10 @@ public struct TCPStreamReassembler: Sendable {
     }
     let limit = finPosition ?? Int64.max  // nothing follows a FIN
     let end = min(keptEnd, limit)
-    if start < position, end > start, !history.isEmpty {
+    // A keep-alive (one byte just before the next, RFC 9293 §3.8.4) may
+    // carry any byte: it is not a copy of the one it overlaps.
+    let keepAlive = payload.count == 1 && start == position - 1
+    if start < position, end > start, !history.isEmpty, !keepAlive {
       compareWithHistory(start: start, payload: payload, frame: frame, time: time, output)
     }
     let cut = original > payload.count ? (kept: payload.count, original: original) : nil

@@ -64,6 +64,15 @@ final class CapturePipeline {
 
   func finish(readEnd: ReadEnd) {
     decoder.finish { self.handle($0) }
+    // Connections evicted and never heard from again were open at the end,
+    // as far as anyone can tell: closed as those are.
+    for connection in parkedOrder {
+      guard let stream = parkedWebSockets.removeValue(forKey: connection) else { continue }
+      websockets[connection] = stream
+      handle(
+        .streamClosed(connection, frame: stats.records, time: stats.lastTime ?? 0, reason: "end of capture"))
+    }
+    parkedOrder.removeAll()
     finishBluetooth()
     if case .damaged(let afterFrame, let byteOffset, let reason) = readEnd {
       let at = byteOffset.map { " at byte offset \($0)" } ?? ""
@@ -158,7 +167,7 @@ final class CapturePipeline {
 
   /// A notice of the capture layer as a record of its own, with the words
   /// as its diagnostic; a resumed connection gets its WebSocket stream back.
-  private func captureNotice(_ notice: CaptureNotice) {
+  func captureNotice(_ notice: CaptureNotice) {
     var record: DecodedRecord
     switch notice.ends {
     case .tcp(let connection, let direction):
@@ -198,7 +207,7 @@ final class CapturePipeline {
       frame: frame, time: time, transport: "udp", source: endpointNames.name(source),
       destination: endpointNames.name(destination), payloadLength: payload.count)
     record.layerDiagnostics = diagnostics
-    if let cut = diagnostics.first(where: { $0.code == "capture-cut" }) {
+    if !diagnostics.isEmpty, let cut = diagnostics.first(where: { $0.code == "capture-cut" }) {
       // A codec given the kept part would report only where the capture
       // cut it (JSON ends early, a frame is short): say the cut instead,
       // as for WebSocket messages that lost bytes, naming the codec.
