@@ -109,7 +109,7 @@ public final class PacketDecoder {
           ends: .ip(source: key.source, destination: key.destination),
           text:
             "\(key.family) datagram \(key.identificationText) (\(fragments), \(dropped.bytes) bytes) "
-            + dropped.text,
+            + dropped.text(),
           reason: dropped.reason.rawValue,
           details: [
             ("identification", Int(key.identification)), ("fragments", dropped.fragments),

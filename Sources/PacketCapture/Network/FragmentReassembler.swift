@@ -56,8 +56,8 @@ struct AbandonedDatagram {
   var decidingFrame: Int
   var fragments: Int
   var bytes: Int
-  /// Why, in words, after "… of datagram X (A → B) ".
-  var text: String
+  /// Why, in words, after "… of datagram X (A → B) "; written when read.
+  var text: () -> String
 }
 
 /// Collects IPv4 and IPv6 fragments until a datagram is whole. Memory is
@@ -247,7 +247,7 @@ struct FragmentReassembler {
     guard let entry = pending[key] else {
       return AbandonedDatagram(
         key: key, reason: .cut, frame: frame, time: time, decidingFrame: frame, fragments: 1, bytes: kept,
-        text: words)
+        text: { words })
     }
     discard(key, entry)
     var dropped = abandon(key, entry, .cut, decidingFrame: frame, text: words)
@@ -278,7 +278,8 @@ struct FragmentReassembler {
   }
 
   private func abandon(
-    _ key: FragmentKey, _ entry: Pending, _ reason: AbandonedDatagram.Reason, decidingFrame: Int, text: String
+    _ key: FragmentKey, _ entry: Pending, _ reason: AbandonedDatagram.Reason, decidingFrame: Int,
+    text: @autoclosure @escaping () -> String
   ) -> AbandonedDatagram {
     AbandonedDatagram(
       key: key, reason: reason, frame: entry.frame, time: entry.time, decidingFrame: decidingFrame,

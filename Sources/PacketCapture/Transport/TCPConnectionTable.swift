@@ -63,8 +63,9 @@ final class TCPConnectionTable {
   }
 
   /// Connections whose streams keep delivered bytes for comparison at once:
-  /// 2 KiB each, 8 MiB in all.
-  static let maxConnectionsWithHistory = 4096
+  /// 2 KiB each, 2 MiB in all. Allocated when a connection opens, so a SYN
+  /// flood holds them (until evicted, first of all) too.
+  static let maxConnectionsWithHistory = 1024
 
   private struct Key: Hashable {
     var low: Endpoint

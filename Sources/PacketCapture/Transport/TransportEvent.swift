@@ -107,7 +107,7 @@ public enum TransportEvent {
 /// it dropped to stay within its bounds, bytes that disagreed where two
 /// copies overlapped, connections it stopped or resumed tracking. Each is
 /// about one record, so the outputs can show it where it happened.
-public struct CaptureNotice: Sendable {
+public struct CaptureNotice {
   public enum Kind: String, Sendable, CaseIterable {
     /// An incomplete IP datagram was given up on: its fragments are lost.
     case fragmentsDropped = "ip.fragments-dropped"
@@ -135,8 +135,10 @@ public struct CaptureNotice: Sendable {
   public var frame: Int
   public var time: Double
   public var ends: Ends
-  /// One sentence for a person, naming frames and byte ranges.
-  public var text: String
+  /// One sentence for a person, naming frames and byte ranges. Written
+  /// when read: a flood of notices counted by `--stats` never needs it.
+  public var text: String { makeText() }
+  private let makeText: () -> String
   /// A word for the cause, where there are several (fragments: `limit`,
   /// `expired`, `end`, `overlap`, `cut`).
   public var reason: String?
@@ -145,14 +147,15 @@ public struct CaptureNotice: Sendable {
 
   public init(
     _ kind: Kind, _ severity: Diagnostic.Severity, frame: Int, time: Double, ends: Ends = .none,
-    text: String, reason: String? = nil, details: [(name: String, value: Int)] = []
+    text: @autoclosure @escaping () -> String, reason: String? = nil,
+    details: [(name: String, value: Int)] = []
   ) {
     self.kind = kind
     self.severity = severity
     self.frame = frame
     self.time = time
     self.ends = ends
-    self.text = text
+    self.makeText = text
     self.reason = reason
     self.details = details
   }

@@ -17,6 +17,9 @@ final class CapturePipeline {
   private var parkedWebSockets: [TCPConnectionID: WebSocketStream] = [:]
   private var parkedOrder: [TCPConnectionID] = []
   static let parkedLimit = 256
+  /// The addresses of the last IP-level notice, and their text.
+  private var noticeAddresses:
+    (source: IPAddress, destination: IPAddress, sourceText: String, destinationText: String)?
   /// TCP connections that are not WebSocket (their data is probed per chunk).
   private var plainStreams: Set<TCPConnectionID> = []
   private let rules: [DecodeAsRule]
@@ -168,20 +171,35 @@ final class CapturePipeline {
   /// A notice of the capture layer as a record of its own, with the words
   /// as its diagnostic; a resumed connection gets its WebSocket stream back.
   func captureNotice(_ notice: CaptureNotice) {
+    if notice.kind == .resumed, case .tcp(let connection, _) = notice.ends,
+      let stream = parkedWebSockets.removeValue(forKey: connection)
+    {
+      websockets[connection] = stream
+      parkedOrder.removeAll { $0 == connection }
+    }
+    // Counted, not shown: a flood of them must not cost a record each.
+    guard wantsRecords else {
+      if wantsCounts {
+        stats.events[notice.kind.rawValue, default: 0] += 1
+        stats.transports[Self.transport(of: notice), default: 0] += 1
+      }
+      return
+    }
     var record: DecodedRecord
     switch notice.ends {
     case .tcp(let connection, let direction):
-      if notice.kind == .resumed, let stream = parkedWebSockets.removeValue(forKey: connection) {
-        websockets[connection] = stream
-        parkedOrder.removeAll { $0 == connection }
-      }
       record = endpoints(connection, direction, frame: notice.frame, time: notice.time, transport: "tcp")
     case .ip(let source, let destination):
+      // A flood comes from few addresses: their text is kept for the next.
+      if noticeAddresses?.source != source || noticeAddresses?.destination != destination {
+        noticeAddresses = (source, destination, source.description, destination.description)
+      }
       record = DecodedRecord(
-        frame: notice.frame, time: notice.time, transport: source.isV6 ? "ipv6" : "ipv4",
-        source: source.description, destination: destination.description, payloadLength: 0)
+        frame: notice.frame, time: notice.time, transport: Self.transport(of: notice),
+        source: noticeAddresses?.sourceText, destination: noticeAddresses?.destinationText, payloadLength: 0)
     case .none:
-      record = DecodedRecord(frame: notice.frame, time: notice.time, transport: "capture", payloadLength: 0)
+      record = DecodedRecord(
+        frame: notice.frame, time: notice.time, transport: Self.transport(of: notice), payloadLength: 0)
     }
     var fields: [FieldValue.Member] = []
     if let reason = notice.reason { fields.append(.init("reason", .string(reason))) }
@@ -189,6 +207,15 @@ final class CapturePipeline {
     record.event = (notice.kind.rawValue, fields)
     record.layerDiagnostics = [Diagnostic(notice.severity, notice.kind.code, notice.text)]
     deliver(record)
+  }
+
+  /// The transport a notice's record is shown under.
+  static func transport(of notice: CaptureNotice) -> String {
+    switch notice.ends {
+    case .tcp: "tcp"
+    case .ip(let source, _): source.isV6 ? "ipv6" : "ipv4"
+    case .none: "capture"
+    }
   }
 
   private func datagram(
