@@ -27,6 +27,9 @@ public final class PcapFileReader {
   /// for the two cases where libpcap does not say enough (nil for pcapng
   /// and standard input).
   private var walker: PcapRecordWalker?
+  /// Read from a path, so it can be read again on its own (not standard
+  /// input, not bytes in memory: those keep libpcap's offsets).
+  private let isFile: Bool
   /// The file's snapshot length, for spotting records libpcap cut to it.
   private let fileSnapLength: Int
   /// Where records longer than the snapshot length are read again in full.
@@ -74,7 +77,8 @@ public final class PcapFileReader {
     handle = opened
     nanosecondStamps = pcap_get_tstamp_precision(opened) == Int32(PCAP_TSTAMP_PRECISION_NANO)
     fileSnapLength = Int(pcap_snapshot(opened))
-    if path != "-", pcap_major_version(opened) == 2 { walker = PcapRecordWalker(fileno(file)) }
+    isFile = path != "-"
+    if isFile, pcap_major_version(opened) == 2 { walker = PcapRecordWalker(fileno(file)) }
   }
 
   /// Reads a capture held in memory (the fuzzer's inputs), through the same
@@ -97,7 +101,7 @@ public final class PcapFileReader {
     memory = buffer
     nanosecondStamps = pcap_get_tstamp_precision(opened) == Int32(PCAP_TSTAMP_PRECISION_NANO)
     fileSnapLength = Int(pcap_snapshot(opened))
-    if pcap_major_version(opened) == 2 { walker = PcapRecordWalker(fileno(file)) }
+    isFile = false
   }
 
   /// Bytes the C library reads from the file at a time. Its default is the
@@ -332,7 +336,7 @@ public final class PcapFileReader {
       return walker.offset(ofRecord: recordsRead + 1)
     }
     guard let reached = fileOffset() else { return nil }
-    guard path != "-", pcap_major_version(handle) == 1 else { return reached }
+    guard isFile, pcap_major_version(handle) == 1 else { return reached }
     return PcapngDamage.blockStart(in: path, packetsRead: recordsRead, reached: reached) ?? reached
   }
 
