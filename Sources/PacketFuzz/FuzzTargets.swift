@@ -11,10 +11,11 @@ public enum FuzzTargets {
     CodecFuzzTarget(codec)
   }
 
-  /// The capture parsers: whole pcap/pcapng files down through TCP, the
-  /// WebSocket decoder, HCI/L2CAP/ATT, and btsnoop files.
+  /// The capture parsers: whole pcap/pcapng files down through TCP, TCP
+  /// reassembly on its own, the WebSocket decoder, HCI/L2CAP/ATT, and
+  /// btsnoop files.
   public static func parserTargets() -> [FuzzTarget] {
-    [PcapFuzzTarget(), WebSocketFuzzTarget(), HCIFuzzTarget(), BtsnoopFuzzTarget()]
+    [PcapFuzzTarget(), TCPFuzzTarget(), WebSocketFuzzTarget(), HCIFuzzTarget(), BtsnoopFuzzTarget()]
   }
 
   public static func all() -> [FuzzTarget] {

@@ -21,6 +21,7 @@ struct CaptureInput {
       let text = error.text.contains(path) ? error.text : "\(path): \(error.text)"
       throw CommandFailure(text, status: unreadableStatus)
     }
+    reader.onNotice = { pipeline.captureNotice($0) }
     let end = reader.read { pipeline.process($0) }
     pipeline.stats.recordedEnd = PcapngEndTime.read(path: path)
     return end
