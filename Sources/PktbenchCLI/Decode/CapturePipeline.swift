@@ -43,7 +43,9 @@ final class CapturePipeline {
     wantsRecords = sink.wantsRecords || displayFilter != nil
     wantsCounts = sink.wantsCounts
     wantsPayload = sink.wantsPayload
-    flatRecords = sink.acceptsFlatRecords && !sink.wantsCounts && !sink.wantsPayload
+    // Counters take flat records too: `--stats -Y` reads each message's
+    // fields without a tree, as summary lines do.
+    flatRecords = (sink.acceptsFlatRecords || !sink.wantsRecords) && !sink.wantsPayload
   }
 
   func process(_ record: CaptureRecord) {
