@@ -30,6 +30,8 @@ final class CapturePipeline {
   let wantsPayload: Bool
   /// Clean messages go to the sink as flat fields, without a tree.
   private let flatRecords: Bool
+  /// `-Y`: only the records it keeps reach the sink and the counters.
+  private let displayFilter: RecordFilter?
   private let flatMessage = FlatMessage()
   var endpointNames = EndpointNames()
   var bleNames = BluetoothNames()
@@ -38,15 +40,20 @@ final class CapturePipeline {
   private var streamCodecs = FlowCodecs<TCPConnectionID>()
   var bleCodecs = FlowCodecs<BLEHandleKey>()
 
-  init(router: PayloadRouter, rules: [DecodeAsRule], sink: MessageSink) {
+  init(router: PayloadRouter, rules: [DecodeAsRule], sink: MessageSink, displayFilter: RecordFilter? = nil) {
     self.router = router
     self.rules = rules
     self.sink = sink
     self.decoder = PacketDecoder()
-    wantsRecords = sink.wantsRecords
+    self.displayFilter = displayFilter
+    // A filter reads records, so `--stats` with one counts what it keeps
+    // rather than classifying clean payloads without a record.
+    wantsRecords = sink.wantsRecords || displayFilter != nil
     wantsCounts = sink.wantsCounts
     wantsPayload = sink.wantsPayload
-    flatRecords = sink.acceptsFlatRecords && !sink.wantsCounts && !sink.wantsPayload
+    // Counters take flat records too: `--stats -Y` reads each message's
+    // fields without a tree, as summary lines do.
+    flatRecords = (sink.acceptsFlatRecords || !sink.wantsRecords) && !sink.wantsPayload
   }
 
   func process(_ record: CaptureRecord) {
@@ -420,6 +427,7 @@ final class CapturePipeline {
   }
 
   func deliver(_ record: DecodedRecord) {
+    if let displayFilter, !displayFilter.matches(record) { return sink.skipped(record) }
     if wantsCounts { stats.add(record) }
     if wantsRecords { sink.emit(record) }
   }

@@ -20,6 +20,9 @@ protocol MessageSink: AnyObject {
   /// A TCP connection ended ("fin", "rst", "end of capture"...), after its
   /// last records; only the analysis cares, to tell closes from drops.
   func streamClosed(client: String, server: String, frame: Int, time: Double, reason: String)
+  /// A record the display filter (`-Y`) kept out: not written, but text
+  /// times stay relative to the first record read, as tshark's do.
+  func skipped(_ record: DecodedRecord)
 }
 
 extension MessageSink {
@@ -27,6 +30,7 @@ extension MessageSink {
   var wantsCounts: Bool { false }
   var acceptsFlatRecords: Bool { false }
   func streamClosed(client: String, server: String, frame: Int, time: Double, reason: String) {}
+  func skipped(_ record: DecodedRecord) {}
 }
 
 /// Summary lines, `-V` trees, `-x` hex dumps.
@@ -81,6 +85,10 @@ final class TextSink: MessageSink {
   }
 
   func finish(name: String, stats: CaptureStats) {}
+
+  func skipped(_ record: DecodedRecord) {
+    if firstTime == nil { firstTime = record.time }
+  }
 }
 
 /// `--format ndjson`: one object per line; `--format json`: one array.
