@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Installs what pktbench needs on a fresh Debian machine with the Swift
-# toolchain: libpcap and zlib headers (build), and tcpdump/tshark (tests
+# toolchain: libpcap and zlib headers (build), and tcpdump/tshark/jq (tests
 # compare against them), and with --test-tools Python's websockets (live
 # tests). Quiet and quick when everything is present.
 set -euo pipefail
@@ -12,6 +12,8 @@ if [ "${1:-}" = "--test-tools" ]; then
   command -v tcpdump >/dev/null 2>&1 || need+=(tcpdump)
   command -v tshark >/dev/null 2>&1 || need+=(tshark)
   command -v nc >/dev/null 2>&1 || need+=(netcat-openbsd)
+  # The display filter's tests check -Y against the same selection made by jq.
+  command -v jq >/dev/null 2>&1 || need+=(jq)
 fi
 
 if [ ${#need[@]} -gt 0 ]; then

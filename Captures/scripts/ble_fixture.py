@@ -13,7 +13,8 @@ ROLE = {"central→peripheral": ("central", "peripheral"), "peripheral→central
 
 LEGCTRL_NOTES = [
     "Not a radio capture: the phone's HCI trace of one LE connection, built packet by packet with Scapy's "
-    "Bluetooth layers (scripts/ble_make.py). The peripheral is a Python model of the §2 firmware state machine "
+    "Bluetooth layers (scripts/ble_make.py). The peripheral is a Python model of the LegCtrl firmware as its own "
+    "code behaves (PROTOCOLS.md §5, checked against the device-truth recordings by scripts/firmware_truth.py) "
     "behind a GATT server; timing follows connection events (45 ms, then 15 ms after the LE Connection Update).",
     "The phone is central; the connection handle is 0x0040. Android-style: LE Set Scan Enable (off), LE Create "
     "Connection, LE Read Remote Features, ATT Exchange MTU (phone 517, peripheral 247 → ATT_MTU 247), full "
@@ -28,7 +29,8 @@ LEGCTRL_NOTES = [
     "The app writes without response (ATT Write Command 0x52); telemetry is ATT Handle Value Notification 0x1b.",
     "The firmware timer's phase was chosen (tick_phase_us) so that the deadman trip telemetry is exactly the §2 "
     "golden vector 01 10 08 00 02 01 C8 00 E8 1C 00 00 (age 200). The first telemetry is the other §2 vector "
-    "(DISARMED, age 0). Battery stays at 7400 mV.",
+    "(DISARMED, age 0). As in the real firmware (§5), DISARM resets the age: the DISARMED telemetry after it "
+    "reports age 0 again. Battery stays at 7400 mV.",
     "`frame` is the first record carrying any byte of the ATT PDU; `time` is that record's time.",
 ]
 

@@ -38,9 +38,15 @@ TELEMETRY_DESCRIPTION = b"Telemetry: state, error, age ms, battery mV"
 
 
 class LegCtrlFirmware:
-    """The §2 state machine behind the GATT server: every 100 ms the timer
-    checks the deadman (ARMED and no valid command for 200 ms → FAULT,
-    DEADMAN_TIMEOUT), then notifies telemetry if the CCCD is on."""
+    """The LegCtrl firmware behind the GATT server, as its own code behaves
+    (PROTOCOLS.md §5, checked against ../shared/device-truth/legctrl; the
+    same rules as the UDP model in scenarios.py): every 100 ms the timer
+    checks the deadman (ARMED and age >= 200 ms -> FAULT / DEADMAN_TIMEOUT,
+    servo output off), then notifies telemetry if the CCCD is on.
+
+    last_cmd is when a command last refreshed the deadman: ARM from
+    DISARMED, or a servo command or PING while ARMED. It is None (age 0)
+    before any such command and after DISARM."""
 
     TICK_US = 100_000
 
@@ -48,17 +54,24 @@ class LegCtrlFirmware:
         self.central, self.next_tick = central, first_tick_us
         self.telemetry_handle, self.cccd_handle = telemetry_handle, cccd_handle
         self.state, self.error, self.last_cmd, self.battery_mv = 0, 0, None, 7400
+        self.pulse_us = 1500  # the servo output: centred at start-up, 0 = off
         self.notified = []
 
     def age_ms(self, now):
+        """last_cmd_age_ms: whole milliseconds, 0 without a command, saturating."""
         return 0 if self.last_cmd is None else min((now - self.last_cmd) // 1000, 0xFFFF)
+
+    def tick(self, now):
+        """The 100 ms timer: the deadman check, then what telemetry reports."""
+        age = self.age_ms(now)
+        if self.state == 1 and age >= 200:
+            self.state, self.error, self.pulse_us = 2, 1, 0
+        return self.state, self.error, age
 
     def advance(self, until_us):
         while self.next_tick <= until_us:
             now, self.next_tick = self.next_tick, self.next_tick + self.TICK_US
-            age = self.age_ms(now)
-            if self.state == 1 and age >= 200:
-                self.state, self.error = 2, 1
+            _, _, age = self.tick(now)
             if self.central.server.values[self.cccd_handle] != b"\x01\x00":
                 continue
             payload = wire.legctrl_telemetry(self.state, self.error, age, self.battery_mv)
@@ -67,21 +80,31 @@ class LegCtrlFirmware:
             self.notified.append(ble_central.annotate(self.central.conn.peripheral(queued, att)))
 
     def receive(self, at_us, data):
-        """A written command value, as the firmware's write handler sees it
-        (same rules as the UDP model in scenarios.py)."""
+        """A written command value, as the firmware's write handler sees it."""
         self.advance(at_us)
+        self.write(at_us, data)
+
+    def write(self, at_us, data):
+        """One write to the command characteristic."""
         if len(data) < 4 or data[0] != 1 or len(data) != 4 + data[2]:
-            return
-        if data[1] == 0x03 and data[2] != 2:
-            return
-        if data[1] not in (1, 2, 3, 4):
+            return  # rejected (ATT error): no state change, no age reset; reserved != 0 is fine
+        kind = data[1]
+        if kind == 0x01:  # ARM, whatever payload follows
+            if self.state == 0:
+                self.state, self.error, self.last_cmd = 1, 0, at_us
+            # in ARMED nothing changes; in FAULT it is refused (DISARM first), age not reset
+        elif kind == 0x02:  # DISARM, whatever payload follows, from any state
+            self.state, self.error, self.last_cmd, self.pulse_us = 0, 0, None, 0
+        elif kind == 0x03:  # SET_SERVO_CH0: only one with exactly 2 payload bytes counts
+            if data[2] == 2 and self.state == 1:
+                self.last_cmd = at_us
+                self.pulse_us = min(max(int.from_bytes(data[4:6], "little"), 500), 2500)
+            # a bad payload_len, or DISARMED / FAULT: ignored, age not reset
+        elif kind == 0x04:  # PING, whatever payload follows: refreshes only while ARMED
+            if self.state == 1:
+                self.last_cmd = at_us
+        else:  # unknown msg_type (TELEMETRY too): INVALID_CMD, kept until DISARM or ARM
             self.error = 4
-            return
-        self.last_cmd = at_us
-        if data[1] == 1 and self.state == 0:
-            self.state, self.error = 1, 0
-        elif data[1] == 2:
-            self.state, self.error = 0, 0
 
 
 def legctrl_database():
@@ -228,6 +251,9 @@ def main():
     trace.write_pcapng(os.path.join(BLE, "legctrl-session.pcapng"))
     apps = {info["command"]: ("legctrl", wire.LEGCTRL_COMMAND), info["telemetry"]: ("legctrl", wire.LEGCTRL_TELEMETRY)}
     fx = ble_fixture.build(trace, central, discovery, apps, info, {})
+    disarmed = [m["fields"] for m in fx["messages"]
+                if m["message"] == "telemetry" and m["fields"]["state"] == "DISARMED"]
+    assert disarmed and all(f["last_cmd_age_ms"] == 0 for f in disarmed), "§5: age 0 before ARM and after DISARM"
     for name, capture, fmt, link in [
             ("legctrl-session.json", "legctrl-session.btsnoop", "btsnoop v1",
              "datalink 1002 (HCI UART, H4); flags bit 0 = direction, bit 1 = command/event"),

@@ -104,33 +104,54 @@ def rider_traffic(app_port, drive_count=60, moves=2, legacies=2, robot_port=5005
 
 
 class LegCtrlDevice(threading.Thread):
-    """The firmware's state machine (PROTOCOLS.md §2) on a UDP socket:
-    telemetry every 100 ms; the same 100 ms tick trips the deadman when
-    ARMED and no valid command came for 200 ms."""
+    """The LegCtrl firmware on a UDP socket, as its own code behaves
+    (PROTOCOLS.md §5, checked against ../shared/device-truth/legctrl): every
+    100 ms the timer checks the deadman (ARMED and age >= 200 ms -> FAULT /
+    DEADMAN_TIMEOUT, servo output off), then sends telemetry.
+
+    last_cmd is when a command last refreshed the deadman: ARM from
+    DISARMED, or a servo command or PING while ARMED. It is None (age 0)
+    before any such command and after DISARM."""
 
     def __init__(self, sock, app_addr):
         super().__init__(daemon=True)
         self.sock, self.app_addr, self.stop = sock, app_addr, threading.Event()
         self.state, self.error, self.last_cmd, self.battery_mv = 0, 0, None, 7400
+        self.pulse_us = 1500  # the servo output: centred at start-up, 0 = off
         self.sent = []
 
     def age_ms(self, now):
+        """last_cmd_age_ms: whole milliseconds, 0 without a command, saturating."""
         return 0 if self.last_cmd is None else min(int((now - self.last_cmd) * 1000), 0xFFFF)
 
     def handle(self, data, now):
+        """One write to the command characteristic."""
         if len(data) < 4 or data[0] != 1 or len(data) != 4 + data[2]:
-            return
+            return  # rejected (ATT error): no state change, no age reset; reserved != 0 is fine
         kind = data[1]
-        if kind == 0x03 and data[2] != 2:
-            return  # a servo command whose payload_len ≠ 2 is ignored
-        if kind not in (1, 2, 3, 4):
-            self.error = 4  # INVALID_CMD, no state change
-            return
-        self.last_cmd = now
-        if kind == 1 and self.state == 0:
-            self.state, self.error = 1, 0
-        elif kind == 2:
-            self.state, self.error = 0, 0
+        if kind == 0x01:  # ARM, whatever payload follows
+            if self.state == 0:
+                self.state, self.error, self.last_cmd = 1, 0, now
+            # in ARMED nothing changes; in FAULT it is refused (DISARM first), age not reset
+        elif kind == 0x02:  # DISARM, whatever payload follows, from any state
+            self.state, self.error, self.last_cmd, self.pulse_us = 0, 0, None, 0
+        elif kind == 0x03:  # SET_SERVO_CH0: only one with exactly 2 payload bytes counts
+            if data[2] == 2 and self.state == 1:
+                self.last_cmd = now
+                self.pulse_us = min(max(int.from_bytes(data[4:6], "little"), 500), 2500)
+            # a bad payload_len, or DISARMED / FAULT: ignored, age not reset
+        elif kind == 0x04:  # PING, whatever payload follows: refreshes only while ARMED
+            if self.state == 1:
+                self.last_cmd = now
+        else:  # unknown msg_type (TELEMETRY too): INVALID_CMD, kept until DISARM or ARM
+            self.error = 4
+
+    def tick(self, now):
+        """The 100 ms timer: the deadman check, then what telemetry reports."""
+        age = self.age_ms(now)
+        if self.state == 1 and age >= 200:
+            self.state, self.error, self.pulse_us = 2, 1, 0
+        return self.state, self.error, age
 
     def run(self):
         next_tick = time.monotonic() + 0.1
@@ -142,9 +163,7 @@ class LegCtrlDevice(threading.Thread):
                 continue
             now = time.monotonic()
             next_tick += 0.1
-            age = self.age_ms(now)
-            if self.state == 1 and age >= 200:
-                self.state, self.error = 2, 1
+            _, _, age = self.tick(now)
             payload = wire.legctrl_telemetry(self.state, self.error, age, self.battery_mv)
             self.sock.sendto(payload, self.app_addr)
             self.sent.append(entry("legctrl", "telemetry", self.sock.getsockname()[1], self.app_addr[1], payload, {
@@ -175,7 +194,7 @@ def legctrl_traffic(app_port, pulses=range(1000, 2001, 10), device_port=9000):
         raise RuntimeError(f"device never reported state {state_byte}")
 
     time.sleep(0.25)  # two DISARMED telemetries, age 0: nothing sent yet
-    send("ping", wire.legctrl_ping())
+    send("ping", wire.legctrl_ping())  # ignored in DISARMED: the age stays 0
     time.sleep(0.1)
     send("arm", wire.legctrl_arm())
     time.sleep(0.04)
@@ -187,7 +206,7 @@ def legctrl_traffic(app_port, pulses=range(1000, 2001, 10), device_port=9000):
         app.recv(64)
     time.sleep(0.3)  # the app stalls: the deadman trips at 200–300 ms
     wait_for_state(2, 1.0)
-    send("disarm", wire.legctrl_disarm())
+    send("disarm", wire.legctrl_disarm())  # back to DISARMED, age 0, output off
     wait_for_state(0, 1.0)
     time.sleep(0.15)
     device.stop.set()

@@ -1,14 +1,13 @@
 import PacketKit
 
 /// LegCtrl (PROTOCOLS.md §2): little-endian binary, 4-byte header.
-public struct LegCtrlCodec: FrameCodec {
+public struct LegCtrlCodec: FastFrameCodec {
   public typealias Message = LegCtrlMessage
 
   public init() {}
 
   public var info: CodecInfo { LegCtrlSchema.info }
 
-  public var name: String { "legctrl" }
 
   static let headerLength = 4
   static let maxPayloadLength = 8
@@ -26,7 +25,16 @@ public struct LegCtrlCodec: FrameCodec {
 
   // MARK: Decode
 
-  public func decode(_ bytes: UnsafeRawBufferPointer) throws(DecodeError) -> Decoded<LegCtrlMessage> {
+  public func decode(_ bytes: ByteView) throws(DecodeError) -> Decoded<LegCtrlMessage> {
+    try bytes.withUnsafeBytes { raw throws(DecodeError) in try decode(raw: raw) }
+  }
+
+  public func probe(_ bytes: ByteView) -> Int {
+    bytes.withUnsafeBytes { probe(raw: $0) }
+  }
+
+  /// `decode` on the bytes where they lie (the hot path's own form).
+  func decode(raw bytes: UnsafeRawBufferPointer) throws(DecodeError) -> Decoded<LegCtrlMessage> {
     var reader = ByteReader(bytes)
     var diagnostics: [Diagnostic] = []
     let version = try reader.readUInt8("version")
@@ -374,7 +382,7 @@ public struct LegCtrlCodec: FrameCodec {
 
   // MARK: Probe
 
-  public func probe(_ bytes: UnsafeRawBufferPointer) -> Int {
+  func probe(raw bytes: UnsafeRawBufferPointer) -> Int {
     guard bytes.count >= 4, bytes[0] == 1, Int(bytes[2]) <= Self.maxPayloadLength,
       bytes.count == 4 + Int(bytes[2])
     else { return 0 }

@@ -32,22 +32,28 @@ struct LayerInput {
   var frameOffset: Int = 0
   /// Set for datagrams rebuilt from fragments, whose offsets are not frame offsets.
   var reassembled = false
+  /// Bytes that belong right after these but that the snap length cut: a
+  /// layer whose length field reaches this far past its bytes is cut, not
+  /// damaged.
+  var missing = 0
 
   init(
     bytes: UnsafeRawBufferPointer, cut: (captured: Int, original: Int)? = nil,
-    frameOffset: Int = 0, reassembled: Bool = false
+    frameOffset: Int = 0, reassembled: Bool = false, missing: Int = 0
   ) {
     self.bytes = bytes
     self.cut = cut
     self.frameOffset = frameOffset
     self.reassembled = reassembled
+    self.missing = missing
   }
 
   init(_ record: CaptureRecord) {
     let captured = min(record.capturedLength, record.data.count)
+    let cut = record.originalLength > captured ? (captured, record.originalLength) : nil
     self.init(
-      bytes: UnsafeRawBufferPointer(rebasing: record.data[0..<captured]),
-      cut: record.originalLength > captured ? (captured, record.originalLength) : nil)
+      bytes: UnsafeRawBufferPointer(rebasing: record.data[0..<captured]), cut: cut,
+      missing: cut.map { $0.1 - $0.0 } ?? 0)
   }
 
   var count: Int { bytes.count }
@@ -93,12 +99,21 @@ struct LayerInput {
     UInt32(bigEndian: bytes.loadUnaligned(fromByteOffset: offset, as: UInt32.self))
   }
 
-  /// Bytes `offset..<offset+length` (clamped to what is there) for the next layer up.
+  /// Bytes `offset..<offset+length` (clamped to what is there) for the next
+  /// layer up; what the clamp took off counts as `missing` as far as the
+  /// snap length explains it.
   func slice(from offset: Int, length: Int? = nil) -> LayerInput {
     let start = max(0, min(offset, bytes.count))
     let end = length.map { max(start, min(bytes.count, start + $0)) } ?? bytes.count
+    let lost = length.map { min(missing, max(0, start + $0 - end)) } ?? missing
     return LayerInput(
       bytes: UnsafeRawBufferPointer(rebasing: bytes[start..<end]), cut: cut,
-      frameOffset: frameOffset + start, reassembled: reassembled)
+      frameOffset: frameOffset + start, reassembled: reassembled, missing: lost)
+  }
+
+  /// Whether a length field that reaches `length` bytes from here runs past
+  /// the bytes only because the snap length cut them.
+  func isCut(claiming length: Int) -> Bool {
+    length > bytes.count && length - bytes.count <= missing
   }
 }

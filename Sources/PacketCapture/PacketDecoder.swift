@@ -8,14 +8,14 @@ import PacketKit
 /// `undecoded` or `damaged` event.
 public final class PacketDecoder {
   public let limits: CaptureLimits
-  private var fragments = FragmentReassembler()
+  @exclusivity(unchecked) private var fragments = FragmentReassembler()
   private let connections: TCPConnectionTable
   /// The latest record time seen; captures are not always in time order.
-  private var now = -Double.infinity
-  private var lastFragmentSweep = -Double.infinity
+  @exclusivity(unchecked) private var now = -Double.infinity
+  @exclusivity(unchecked) private var lastFragmentSweep = -Double.infinity
   /// Reasons for unsupported link types and IP protocols, built once each.
-  private var linkTypeReasons: [Int32: String] = [:]
-  private var protocolReasons: [UInt8: String] = [:]
+  @exclusivity(unchecked) private var linkTypeReasons: [Int32: String] = [:]
+  @exclusivity(unchecked) private var protocolReasons: [UInt8: String] = [:]
 
   public init(limits: CaptureLimits = .default) {
     self.limits = limits
@@ -82,9 +82,7 @@ public final class PacketDecoder {
   /// End of capture: abandons incomplete datagrams, reports remaining TCP
   /// gaps and closes every connection.
   public func finish(_ emit: (TransportEvent) -> Void) {
-    for dropped in fragments.drain() {
-      emit(.undecoded(frame: dropped.frame, time: dropped.time, reason: dropped.reason))
-    }
+    for dropped in fragments.drain() { report(dropped, emit) }
     connections.closeAll(emit)
   }
 
@@ -94,9 +92,29 @@ public final class PacketDecoder {
       return
     }
     lastFragmentSweep = now
-    for dropped in fragments.expire(before: now - limits.fragmentTimeout) {
-      emit(.undecoded(frame: dropped.frame, time: dropped.time, reason: dropped.reason))
+    for dropped in fragments.expire(before: now - limits.fragmentTimeout, timeout: limits.fragmentTimeout) {
+      report(dropped, emit)
     }
+  }
+
+  /// A datagram given up on, said where its first fragment was: its data
+  /// is lost, which the output must show.
+  private func report(_ dropped: AbandonedDatagram, _ emit: (TransportEvent) -> Void) {
+    let key = dropped.key
+    let fragments = dropped.fragments == 1 ? "1 fragment" : "\(dropped.fragments) fragments"
+    emit(
+      .notice(
+        CaptureNotice(
+          .fragmentsDropped, .warning, frame: dropped.frame, time: dropped.time,
+          ends: .ip(source: key.source, destination: key.destination),
+          text:
+            "\(key.family) datagram \(key.identificationText) (\(fragments), \(dropped.bytes) bytes) "
+            + dropped.text(),
+          reason: dropped.reason.rawValue,
+          details: [
+            ("identification", Int(key.identification)), ("fragments", dropped.fragments),
+            ("bytes", dropped.bytes), ("deciding_frame", dropped.decidingFrame),
+          ])))
   }
 
   private func report(_ failure: LayerFailure, frame: Int, time: Double, _ emit: (TransportEvent) -> Void) {
@@ -125,6 +143,10 @@ public final class PacketDecoder {
     let key = FragmentKey(
       source: header.source, destination: header.destination,
       identification: UInt32(header.identification), protocolNumber: header.protocolNumber)
+    if payload.missing > 0 {
+      dropCut(key, payload, record, emit)
+      return
+    }
     try reassemble(
       key, offset: header.fragmentOffset, payload, more: header.moreFragments,
       nextHeader: header.protocolNumber, record, diagnostics: header.diagnostics, emit
@@ -150,6 +172,10 @@ public final class PacketDecoder {
         source: packet.source, destination: packet.destination, identification: fragment.identification,
         protocolNumber: 0)
       let data = input.slice(from: fragment.dataOffset, length: packet.end - fragment.dataOffset)
+      if data.missing > 0 {
+        dropCut(key, data, record, emit)
+        return
+      }
       try reassemble(
         key, offset: fragment.offset, data, more: fragment.more, nextHeader: fragment.nextHeader, record,
         diagnostics: packet.diagnostics, emit
@@ -179,9 +205,7 @@ public final class PacketDecoder {
     let result = fragments.add(
       key, offset: offset, data: data.bytes, more: more, nextHeader: nextHeader, frame: record.frame,
       time: record.time, diagnostics: diagnostics, limits: limits, abandoned: &abandoned)
-    for dropped in abandoned {
-      emit(.undecoded(frame: dropped.frame, time: dropped.time, reason: dropped.reason))
-    }
+    for dropped in abandoned { report(dropped, emit) }
     switch result {
     case .incomplete:
       return
@@ -194,6 +218,16 @@ public final class PacketDecoder {
         }
       }.get()
     }
+  }
+
+  /// A fragment the snap length cut: its datagram can never be whole.
+  private func dropCut(
+    _ key: FragmentKey, _ data: LayerInput, _ record: CaptureRecord, _ emit: (TransportEvent) -> Void
+  ) {
+    report(
+      fragments.abandonCut(
+        key, frame: record.frame, time: record.time, kept: data.count, original: data.count + data.missing),
+      emit)
   }
 
   // MARK: Transport layer

@@ -4,17 +4,14 @@ import PacketKit
 /// The targets `pktbench fuzz` knows: every codec in the registry.
 public enum FuzzTargets {
   public static func codecTargets() -> [FuzzTarget] {
-    Codecs.all.map { make($0) }
+    Codecs.calls.map { CodecFuzzTarget($0) }
   }
 
-  private static func make<C: FrameCodec>(_ codec: C) -> FuzzTarget {
-    CodecFuzzTarget(codec)
-  }
-
-  /// The capture parsers: whole pcap/pcapng files down through TCP, the
-  /// WebSocket decoder, HCI/L2CAP/ATT, and btsnoop files.
+  /// The capture parsers: whole pcap/pcapng files down through TCP, TCP
+  /// reassembly on its own, the WebSocket decoder, HCI/L2CAP/ATT, and
+  /// btsnoop files.
   public static func parserTargets() -> [FuzzTarget] {
-    [PcapFuzzTarget(), WebSocketFuzzTarget(), HCIFuzzTarget(), BtsnoopFuzzTarget()]
+    [PcapFuzzTarget(), TCPFuzzTarget(), WebSocketFuzzTarget(), HCIFuzzTarget(), BtsnoopFuzzTarget()]
   }
 
   public static func all() -> [FuzzTarget] {

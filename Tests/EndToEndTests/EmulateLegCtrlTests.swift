@@ -33,8 +33,8 @@ struct EmulateLegCtrlTests {
     return collapsed(pairs)
   }
 
-  @Test(arguments: recordings)
-  func telemetryFollowsTheFirmware(_ name: String) throws {
+  /// The emulated firmware's telemetry sequence for one replay of the recording.
+  static func emulatedSequence(_ name: String) throws -> [[String]] {
     // The i2c recording made servo writes of 1234 µs fail as a PCA9685 error would.
     let settings = name == "i2c" ? ["--i2c-fail-us", "1234"] : []
     let (device, port) = try Live.startListener { port in
@@ -50,11 +50,15 @@ struct EmulateLegCtrlTests {
     Thread.sleep(forTimeInterval: 0.25)
     device.signal(SIGINT)
     #expect(device.finish() == 0)
-    let emulated = Self.collapsed(
+    return collapsed(
       device.jsonLines.filter { $0["event"] as? String == "telemetry" }.map { event in
         let state = event["state"] as? [String: Any]
         return [state?["state"] as? String ?? "?", state?["error_code"] as? String ?? "?"]
       })
+  }
+
+  @Test(arguments: recordings)
+  func telemetryFollowsTheFirmware(_ name: String) throws {
     var expected = try Self.firmwareSequence(name)
     if name == "reconnect" {
       // The BLE link's drop is invisible on UDP. The firmware's link went
@@ -68,6 +72,14 @@ struct EmulateLegCtrlTests {
       expected = [["ARMED", "NONE"], ["FAULT", "DEADMAN_TIMEOUT"], ["DISARMED", "NONE"]]
     }
     #expect(!expected.isEmpty)
+    // The replay runs on the wall clock: the keepalive recording's 190 ms
+    // silence is 10 ms short of the deadman, and a loaded machine can
+    // stretch it past. Three tries; the emulated firmware must match once.
+    var emulated: [[String]] = []
+    for _ in 0..<3 {
+      emulated = try Self.emulatedSequence(name)
+      if emulated == expected { break }
+    }
     #expect(emulated == expected, "\(name): emulated \(emulated), firmware \(expected)")
   }
 

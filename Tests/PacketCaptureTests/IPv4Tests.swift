@@ -69,24 +69,49 @@ import Testing
     #expect(text == "IPv4 packet of total length 100 needs 100 bytes at offset 0, but only 30 remain")
   }
 
-  @Test func snapLengthCutIsDamagedNotACrash() {
+  /// A record the snap length cut inside the UDP header: the IPv4 header is
+  /// whole and decodes; the UDP header is what is damaged, at its offset.
+  @Test func snapLengthCutInsideTheUDPHeaderIsDamageThere() {
     let frame = Packets.ethernet(
       type: 0x0800,
       Packets.ipv4(protocol: 17, payload: Packets.udp(payload: [UInt8](repeating: 7, count: 100))))
-    let decoder = PacketDecoder()
-    var events: [Event] = []
-    frame.withUnsafeBytes { bytes in
-      let cut = UnsafeRawBufferPointer(rebasing: bytes[0..<40])
-      decoder.decode(
-        CaptureRecord(
-          frame: 1, time: 0, linkType: 1, capturedLength: 40, originalLength: frame.count, data: cut)
-      ) { events.append(Event($0)) }
-    }
-    guard case .damaged(1, "ipv4", 14, let text)? = events.first, events.count == 1 else {
+    let events = Self.decodeCut(frame, keeping: 40)
+    guard case .damaged(1, "udp", 34, let text)? = events.first, events.count == 1 else {
       Issue.record("expected one damage event, got \(events)")
       return
     }
     #expect(text.hasSuffix("(the capture kept 40 of \(frame.count) bytes)"))
+  }
+
+  /// `editcap -s 60`: the headers are whole, the payload is not. The
+  /// datagram comes up with its ends and what is left of the payload, and
+  /// says how much the capture kept (14 + 20 + 8 header bytes of 60: 18 of
+  /// the 100 payload bytes).
+  @Test func snapLengthCutPayloadKeepsTheHeaders() {
+    let payload = [UInt8](repeating: 7, count: 100)
+    let frame = Packets.ethernet(
+      type: 0x0800, Packets.ipv4(protocol: 17, payload: Packets.udp(payload: payload)))
+    let events = Self.decodeCut(frame, keeping: 60)
+    guard case .datagram(1, "10.0.0.1:40000", "10.0.0.2:5005", let kept, ["capture-cut"])? = events.first,
+      events.count == 1
+    else {
+      Issue.record("expected the cut datagram, got \(events)")
+      return
+    }
+    #expect(kept == Array(payload.prefix(18)))
+  }
+
+  static func decodeCut(_ frame: [UInt8], keeping captured: Int) -> [Event] {
+    let decoder = PacketDecoder()
+    var events: [Event] = []
+    frame.withUnsafeBytes { bytes in
+      let cut = UnsafeRawBufferPointer(rebasing: bytes[0..<captured])
+      decoder.decode(
+        CaptureRecord(
+          frame: 1, time: 0, linkType: 1, capturedLength: captured, originalLength: frame.count, data: cut)
+      ) { events.append(Event($0)) }
+    }
+    return events
   }
 
   @Test func otherProtocolsAreUndecoded() {
@@ -157,12 +182,17 @@ import Testing
       [parts[0], later, parts[1], parts[2]], linkType: 228, times: [0, 100, 101, 102], limits: limits)
     // The first fragment expired before the others came: no whole datagram but "x".
     #expect(events.datagrams.map(\.payload) == ["x".bytes])
-    #expect(events.contains(.undecoded(frame: 1, reason: "IPv4 fragments of datagram 42 expired incomplete")))
+    #expect(events.notices(.fragmentsDropped).map(\.frame) == [1, 3])
+    #expect(events.notices(.fragmentsDropped).map(\.reason) == ["expired", "end"])
+    #expect(
+      events.notices(.fragmentsDropped).first?.text.hasPrefix("IPv4 datagram 0x002a (1 fragment, 600 bytes)")
+        == true)
   }
 
   @Test func incompleteAtEndIsReported() {
     let events = decodeAll(Array(Self.fragments().prefix(2)), linkType: 228)
-    #expect(events == [.undecoded(frame: 1, reason: "IPv4 fragments of datagram 42 expired incomplete")])
+    #expect(events.count == 1)
+    #expect(events.notices(.fragmentsDropped).map(\.reason) == ["end"])
   }
 
   @Test func fragmentPastTheMaximumIsDamaged() {
@@ -186,7 +216,7 @@ import Testing
         moreFragments: true)
       packet.withUnsafeBytes { bytes in
         decoder.decode(CaptureRecord(frame: id + 1, time: 0, linkType: 228, data: bytes)) { event in
-          if case .undecoded = event { dropped += 1 }
+          if case .notice(let notice) = event, notice.kind == .fragmentsDropped { dropped += 1 }
         }
       }
       peak = max(peak, decoder.bufferedBytes)

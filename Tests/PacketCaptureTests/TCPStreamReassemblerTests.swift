@@ -27,6 +27,8 @@ struct Reassembled {
   var gaps: [Int] = []
   var dataFrames: [Int] = []
   var peakBuffered = 0
+  var conflicts: [Range<Int64>] = []
+  var desynchronised = false
 }
 
 /// The swift-nio ByteToMessageDecoderVerifier idea for TCP: the same stream
@@ -66,6 +68,12 @@ struct Reassembled {
         out.dataFrames.append(frame)
       case .gap(let missing, _, _):
         out.gaps.append(missing)
+      case .cut(_, _, let missing, _, _):
+        out.gaps.append(missing)
+      case .conflict(let range, _, _, _, _):
+        out.conflicts.append(range)
+      case .desync, .outOfWindow:
+        out.desynchronised = true
       }
     }
     let base = initial.map { $0 &+ 1 } ?? midStreamStart
@@ -228,6 +236,7 @@ struct Reassembled {
           switch item {
           case .data(let bytes, _, _): delivered += bytes.count
           case .gap: gaps += 1
+          default: break
           }
         }
       }
@@ -249,6 +258,7 @@ struct Reassembled {
       switch item {
       case .data(let bytes, _, _): delivered += bytes
       case .gap(let missing, _, _): gaps.append(missing)
+      default: break
       }
     }
     let empty = UnsafeRawBufferPointer(start: nil, count: 0)

@@ -185,12 +185,15 @@ import Testing
     #expect(recorder.errors.first?.text.hasSuffix("stream offset \(offset))") == true)
   }
 
-  @Test func oversizeFrameIsSkippedAndDecodingGoesOn() throws {
+  /// A frame longer than any message accepted is damage: decoding
+  /// resynchronises after its header rather than trust its length.
+  @Test func oversizeFrameIsDamageAndDecodingGoesOn() throws {
     var limits = WebSocketLimits.default
     limits.maxMessageBytes = 100
     var recorder = try WebSocketRecorder.upgraded(limits: limits)
     recorder.feed(WebSocketSamples.frame(opcode: 2, [UInt8](repeating: 7, count: 101)), .serverToClient)
     try recorder.feed(hex: "81 02 6f 6b", .serverToClient)
+    recorder.finish(.serverToClient)
     #expect(recorder.errorCodes == ["message-too-large"])
     #expect(recorder.messages.map(\.text) == ["ok"])
   }

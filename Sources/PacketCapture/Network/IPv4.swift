@@ -44,7 +44,8 @@ struct IPv4Header {
         "IPv4 total length \(totalLength) at \(input.position(2)) is less than its header length \(headerLength)"
       )
     }
-    guard totalLength <= input.count else {
+    // A packet the snap length cut keeps its header: decode what is there.
+    guard totalLength <= input.count || input.isCut(claiming: totalLength) else {
       throw input.short(
         "IPv4 packet of total length \(totalLength)", needs: totalLength, at: 0, layer: "ipv4")
     }

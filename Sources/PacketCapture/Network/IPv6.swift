@@ -33,11 +33,13 @@ struct IPv6Packet {
             "ipv6-length-zero", "IPv6 payload length is 0 (segmentation offload); used the captured length"))
       }
     }
-    guard end <= input.count else {
+    // A packet the snap length cut keeps its headers: decode what is there.
+    guard end <= input.count || input.isCut(claiming: end) else {
       throw input.short(
         "IPv6 packet of payload length \(end - headerLength)", needs: end, at: 0, layer: "ipv6")
     }
-    let next = try IPv6Extensions.walk(input, from: headerLength, nextHeader: firstHeader, end: end)
+    let next = try IPv6Extensions.walk(
+      input, from: headerLength, nextHeader: firstHeader, end: min(end, input.count))
     return IPv6Packet(
       source: IPAddress.read(input.bytes, at: 8, v6: true),
       destination: IPAddress.read(input.bytes, at: 24, v6: true), end: end, next: next,

@@ -23,9 +23,23 @@ public final class PcapFileReader {
   /// expression does not compile for that link type (nothing matches).
   private var fallbackFilters: [Int32: UnsafeMutablePointer<bpf_program>?] = [:]
   private let nanosecondStamps: Bool
+  /// For a pcap file read from a path: finds records in the file itself,
+  /// for the two cases where libpcap does not say enough (nil for pcapng
+  /// and standard input).
+  private var walker: PcapRecordWalker?
+  /// Read from a path, so it can be read again on its own (not standard
+  /// input, not bytes in memory: those keep libpcap's offsets).
+  private let isFile: Bool
+  /// The file's snapshot length, for spotting records libpcap cut to it.
+  private let fileSnapLength: Int
+  /// Where records longer than the snapshot length are read again in full.
+  private var longRecord: [UInt8] = []
   /// The bytes behind an in-memory capture, or a file's read buffer; freed
   /// after libpcap closes the FILE.
   private var memory: UnsafeMutableRawPointer?
+  /// Told of each record that holds more bytes than the file's snapshot
+  /// length (read in full, as tshark reads it), before the record itself.
+  public var onNotice: ((CaptureNotice) -> Void)?
   /// Records read so far, including those a filter skipped.
   public private(set) var recordsRead = 0
   private var stopRequested = false
@@ -73,6 +87,9 @@ public final class PcapFileReader {
     memory = buffer
     handle = opened
     nanosecondStamps = pcap_get_tstamp_precision(opened) == Int32(PCAP_TSTAMP_PRECISION_NANO)
+    fileSnapLength = Int(pcap_snapshot(opened))
+    isFile = path != "-"
+    if isFile, pcap_major_version(opened) == 2 { walker = PcapRecordWalker(fileno(file)) }
   }
 
   /// Reads a capture held in memory (the fuzzer's inputs), through the same
@@ -94,6 +111,8 @@ public final class PcapFileReader {
     handle = opened
     memory = buffer
     nanosecondStamps = pcap_get_tstamp_precision(opened) == Int32(PCAP_TSTAMP_PRECISION_NANO)
+    fileSnapLength = Int(pcap_snapshot(opened))
+    isFile = false
   }
 
   /// Bytes the C library reads from the file at a time. Its default is the
@@ -177,6 +196,24 @@ public final class PcapFileReader {
         if let filter, pcap_offline_filter(filter, header, bytes) == 0 { continue }
         let stamp = header.pointee.ts
         let captured = Int(header.pointee.caplen)
+        // libpcap cuts a record longer than the file's snapshot length to
+        // it, silently; tshark reads the bytes the file holds. (Only
+        // records exactly as long as the snap length are looked at again:
+        // one comparison per record otherwise.)
+        if captured == fileSnapLength, Int(header.pointee.len) > captured,
+          let long = readLongRecord(recordsRead, captured: captured)
+        {
+          let time = Double(stamp.tv_sec) + Double(stamp.tv_usec) / divisor
+          noteOverSnapLength(frame: recordsRead, time: time, captured: long, snapLength: fileSnapLength)
+          longRecord.withUnsafeBytes { data in
+            body(
+              CaptureRecord(
+                frame: recordsRead, time: time, linkType: link, capturedLength: long,
+                originalLength: max(Int(header.pointee.len), long),
+                data: UnsafeRawBufferPointer(rebasing: data[0..<long])))
+          }
+          continue
+        }
         body(
           CaptureRecord(
             frame: recordsRead, time: Double(stamp.tv_sec) + Double(stamp.tv_usec) / divisor,
@@ -190,13 +227,16 @@ public final class PcapFileReader {
       default:
         let message = String(cString: pcap_geterr(handle))
         let mixedLinkTypes = Self.isMixedLinkTypes(message)
-        if mixedLinkTypes, path != "-", let reader = PcapngFallbackReader(path: path) {
+        // (A pcap record past the maximum gets the same words; only pcapng
+        // records are refused for passing their interface's snap length.)
+        let overSnapLength = Self.isOverSnapLength(message) && pcap_major_version(handle) == 1
+        if mixedLinkTypes || overSnapLength, path != "-", let reader = PcapngFallbackReader(path: path) {
           fallback = reader
-          // libpcap has delivered the records before the second interface; skip those.
+          // libpcap has delivered the records before the one it refused; skip those.
           return readFallback(reader, skipping: recordsRead, body)
         }
         return .damaged(
-          afterFrame: recordsRead, byteOffset: fileOffset(),
+          afterFrame: recordsRead, byteOffset: damageOffset(),
           reason: mixedLinkTypes ? Self.explainMixedLinkTypes(message) : message)
       }
     }
@@ -214,7 +254,7 @@ public final class PcapFileReader {
         return .endOfFile
       case .damaged(let offset, let reason):
         return .damaged(afterFrame: recordsRead, byteOffset: offset, reason: reason)
-      case .record(let link, let time, let captured, let original, let range):
+      case .record(let link, let time, let captured, let original, let snapLength, let range):
         if skip > 0 {
           skip -= 1
           continue
@@ -231,6 +271,9 @@ public final class PcapFileReader {
             header.len = UInt32(original)
             let start = base.assumingMemoryBound(to: UInt8.self)
             guard pcap_offline_filter(program, &header, start) != 0 else { return }
+          }
+          if snapLength > 0, captured > snapLength {
+            noteOverSnapLength(frame: frame, time: time, captured: captured, snapLength: snapLength)
           }
           body(
             CaptureRecord(
@@ -268,6 +311,46 @@ public final class PcapFileReader {
     return offset >= 0 ? Int(offset) : nil
   }
 
+  /// Says a record holds more than the snapshot length, once per record.
+  private func noteOverSnapLength(frame: Int, time: Double, captured: Int, snapLength: Int) {
+    onNotice?(
+      CaptureNotice(
+        .beyondSnapLength, .warning, frame: frame, time: time,
+        text:
+          "record \(frame) holds \(captured) bytes, more than the file's snapshot length \(snapLength); "
+          + "all of them were read, as tshark reads them",
+        details: [("captured", captured), ("snapshot_length", snapLength)]))
+  }
+
+  /// Reads record `number` again, in full, when the file holds more of it
+  /// than libpcap handed over (`captured`). Returns its length, its bytes
+  /// in `longRecord`; nil when the record was not longer.
+  private func readLongRecord(_ number: Int, captured: Int) -> Int? {
+    guard var walker else { return nil }
+    let found = walker.record(number)
+    self.walker = walker  // where it stopped: the next look starts there
+    guard let record = found, record.captured > captured else { return nil }
+    let length = record.captured
+    if longRecord.count < length { longRecord = [UInt8](repeating: 0, count: length) }
+    let read = longRecord.withUnsafeMutableBytes {
+      walker.read(into: $0.baseAddress, length, at: record.data)
+    }
+    return read ? length : nil
+  }
+
+  /// Where the record or block libpcap could not read starts: libpcap stops
+  /// after reading some of it (8 to 16 bytes of a header, or all of a
+  /// block), so its own position is past it.
+  private func damageOffset() -> Int? {
+    if var walker {
+      defer { self.walker = walker }
+      return walker.offset(ofRecord: recordsRead + 1)
+    }
+    guard let reached = fileOffset() else { return nil }
+    guard isFile, pcap_major_version(handle) == 1 else { return reached }
+    return PcapngDamage.blockStart(in: path, packetsRead: recordsRead, reached: reached) ?? reached
+  }
+
   /// libpcap reads a pcapng file only while every interface has the first
   /// one's link type; say so plainly, since the file itself is not damaged.
   static func isMixedLinkTypes(_ message: String) -> Bool {
@@ -277,8 +360,85 @@ public final class PcapFileReader {
     message.withCString { strstr($0, "different from the type of the first interface") != nil }
   }
 
+  /// libpcap refuses a pcapng record longer than its interface's snapshot
+  /// length, which tshark reads; so does the fallback reader.
+  static func isOverSnapLength(_ message: String) -> Bool {
+    message.withCString { strstr($0, "bigger than snaplen of") != nil }
+  }
+
   static func explainMixedLinkTypes(_ message: String) -> String {
     "this pcapng file has interfaces with different link types, which libpcap cannot read; "
       + "pktbench reads such files itself, but only from a path, not from a pipe (libpcap: \(message))"
+  }
+}
+
+/// Finds pcap records in the file by their headers, from the start or from
+/// where it last stopped: libpcap does not say where a record starts, nor
+/// how long one it cut to the snap length is in the file. Used only on
+/// those two occasions, so reading a file costs nothing per record.
+struct PcapRecordWalker {
+  private let descriptor: Int32
+  private let headerLength: Int
+  private let bigEndian: Bool
+  /// The next record to find, and where its header starts.
+  private var number = 1
+  private var offset = 24
+  /// Bytes of the file read ahead, from `windowStart`: a walk over a
+  /// million records is a few thousand reads, not a million.
+  private var window: [UInt8] = []
+  private var windowStart = 0
+  static let windowSize = 1 << 16
+
+  /// nil when the file's magic cannot be read.
+  init?(_ descriptor: Int32) {
+    var magic = [UInt8](repeating: 0, count: 4)
+    guard pread(descriptor, &magic, 4, 0) == 4 else { return nil }
+    self.descriptor = descriptor
+    // A1B2C3D4 and A1B23C4D (nanoseconds) have 16-byte record headers;
+    // Kuznetzov's modified format, A1B2CD34, has 24.
+    bigEndian = magic[0] == 0xA1
+    headerLength = magic == [0xA1, 0xB2, 0xCD, 0x34] || magic == [0x34, 0xCD, 0xB2, 0xA1] ? 24 : 16
+  }
+
+  /// Where record `wanted` (1-based) starts, walking the headers before it.
+  mutating func offset(ofRecord wanted: Int) -> Int? {
+    if wanted < number {
+      number = 1
+      offset = 24
+    }
+    while number < wanted {
+      guard let captured = capturedLength(at: offset) else { return nil }
+      offset += headerLength + captured
+      number += 1
+    }
+    return offset
+  }
+
+  /// Record `wanted`'s captured length in the file, and where its data starts.
+  mutating func record(_ wanted: Int) -> (captured: Int, data: Int)? {
+    guard let start = offset(ofRecord: wanted), let captured = capturedLength(at: start) else { return nil }
+    return (captured, start + headerLength)
+  }
+
+  func read(into buffer: UnsafeMutableRawPointer?, _ length: Int, at start: Int) -> Bool {
+    pread(descriptor, buffer, length, off_t(start)) == length
+  }
+
+  /// The incl_len field of the record header at `start`.
+  private mutating func capturedLength(at start: Int) -> Int? {
+    let field = start + 8
+    if field < windowStart || field + 4 > windowStart + window.count {
+      window = [UInt8](repeating: 0, count: Self.windowSize)
+      let got = window.withUnsafeMutableBytes {
+        pread(descriptor, $0.baseAddress, Self.windowSize, off_t(field))
+      }
+      window.removeLast(Self.windowSize - max(0, got))
+      windowStart = field
+      guard window.count >= 4 else { return nil }
+    }
+    let bytes = window[(field - windowStart)..<(field - windowStart + 4)].map { Int($0) }
+    return bigEndian
+      ? bytes[0] << 24 | bytes[1] << 16 | bytes[2] << 8 | bytes[3]
+      : bytes[3] << 24 | bytes[2] << 16 | bytes[1] << 8 | bytes[0]
   }
 }

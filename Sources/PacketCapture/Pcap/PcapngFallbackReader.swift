@@ -25,7 +25,9 @@ final class PcapngFallbackReader {
   }
 
   enum Next {
-    case record(linkType: Int32, time: Double, captured: Int, original: Int, data: Range<Int>)
+    /// `snapLength`: the interface's (0: none given).
+    case record(
+      linkType: Int32, time: Double, captured: Int, original: Int, snapLength: Int, data: Range<Int>)
     case endOfFile
     case damaged(byteOffset: Int, reason: String)
   }
@@ -55,7 +57,7 @@ final class PcapngFallbackReader {
       position += got
       if got == 0 { return .endOfFile }
       guard got == 12 else {
-        return .damaged(byteOffset: position, reason: "truncated pcapng block header at offset \(start)")
+        return .damaged(byteOffset: start, reason: "truncated pcapng block header at offset \(start)")
       }
       let type = UInt32(littleEndian: load(header, 0))
       if type == 0x0A0D_0D0A {
@@ -79,7 +81,7 @@ final class PcapngFallbackReader {
       }
       position += read
       guard read == body else {
-        return .damaged(byteOffset: position, reason: "truncated pcapng block at offset \(start)")
+        return .damaged(byteOffset: start, reason: "truncated pcapng block at offset \(start)")
       }
       guard value32(block, length - 4) == UInt32(length) else {
         return .damaged(
@@ -159,7 +161,7 @@ final class PcapngFallbackReader {
     let time = Double(stamp) / interface.unitsPerSecond + interface.offset
     return .record(
       linkType: interface.linkType, time: time, captured: captured, original: max(original, captured),
-      data: dataStart..<dataStart + captured)
+      snapLength: interface.snapLength, data: dataStart..<dataStart + captured)
   }
 
   /// LINKTYPE_RAW (101) is reported as DLT_RAW, as libpcap does; other

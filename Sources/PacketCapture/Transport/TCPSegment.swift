@@ -8,6 +8,9 @@ struct TCPSegment {
   var acknowledgement: UInt32
   var flags: UInt8
   var payload: UnsafeRawBufferPointer
+  /// The payload's length on the wire: longer than `payload` when the
+  /// capture's snap length cut the segment.
+  var originalPayloadLength: Int
 
   static let protocolNumber: UInt8 = 6
   static let fin: UInt8 = 0x01
@@ -27,10 +30,17 @@ struct TCPSegment {
       throw input.damaged(
         "tcp", at: 12, "TCP data offset \(dataOffset) at \(input.position(12)); expected ≥ 20")
     }
-    try input.require(dataOffset, at: 0, for: "TCP header with options", layer: "tcp")
+    // Options the snap length cut (a 60-byte snap length keeps no more
+    // than the fixed header of a segment with timestamps) leave the ports
+    // and sequence numbers readable.
+    if !input.isCut(claiming: dataOffset) {
+      try input.require(dataOffset, at: 0, for: "TCP header with options", layer: "tcp")
+    }
+    let payloadStart = min(dataOffset, input.count)
     return TCPSegment(
       sourcePort: input.uInt16(0), destinationPort: input.uInt16(2), sequence: input.uInt32(4),
       acknowledgement: input.uInt32(8), flags: input.uInt8(13),
-      payload: UnsafeRawBufferPointer(rebasing: input.bytes[dataOffset...]))
+      payload: UnsafeRawBufferPointer(rebasing: input.bytes[payloadStart...]),
+      originalPayloadLength: input.count + input.missing - dataOffset)
   }
 }

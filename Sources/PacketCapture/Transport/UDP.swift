@@ -26,6 +26,11 @@ struct UDPDatagram {
           "UDP length \(length) at \(input.position(4)) is less than the 8-byte header; used the \(available) bytes the IP packet carries"
         ))
       verify = false
+    } else if input.isCut(claiming: length) {
+      // The snap length, not the sender, made it short: say so, and leave
+      // the checksum, which covers bytes the capture does not hold.
+      diagnostics.append(.captureCut(kept: available - 8, original: length - 8))
+      verify = false
     } else if length > available {
       diagnostics.append(
         .warning(

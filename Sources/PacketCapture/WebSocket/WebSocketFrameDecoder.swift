@@ -167,6 +167,16 @@ struct WebSocketFrameDecoder: Sendable {
         ("reserved-opcode", "opcode 0x\(String(parsed.opcode, radix: 16)) is reserved (RFC 6455 §5.2)")
       } else if parsed.payloadLength >> 63 != 0 {
         ("bad-length", "the 64-bit payload length has its most significant bit set (RFC 6455 §5.2)")
+      } else if parsed.payloadLength > UInt64(max(rules.maxMessageBytes, 0)) {
+        // Skipping what such a header claims (up to 2⁶³ − 1 bytes) would
+        // swallow the rest of the direction; a frame larger than any
+        // message accepted is damage like any other, and the search for
+        // the next header starts right after this one's first byte.
+        (
+          "message-too-large",
+          "a frame claims \(parsed.payloadLength) payload bytes, more than the "
+            + "\(rules.maxMessageBytes)-byte message limit"
+        )
       } else {
         nil
       }
@@ -260,11 +270,7 @@ struct WebSocketFrameDecoder: Sendable {
       discarding = false
       afterGap = false
       let compressed = parsed.rsv1 && rules.deflate
-      guard length <= limit else {
-        tooLarge(length, compressed: compressed, fin: parsed.fin, emit: emit)
-        return
-      }
-      // A header's claim is not a reason to allocate: grow with the bytes.
+      // (`begin` refused a frame longer than the limit.) A header's claim is not a reason to allocate: grow with the bytes.
       var payload: [UInt8] = []
       payload.reserveCapacity(Int(min(length, 1 << 16)))
       message = OpenMessage(

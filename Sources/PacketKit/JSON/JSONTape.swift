@@ -64,11 +64,11 @@ public final class JSONTape {
     @usableFromInline var number: Double
   }
 
-  @usableFromInline var entries: UnsafeMutablePointer<Entry>
-  @usableFromInline var count = 0
-  private var capacity: Int
+  @exclusivity(unchecked) @usableFromInline var entries: UnsafeMutablePointer<Entry>
+  @exclusivity(unchecked) @usableFromInline var count = 0
+  @exclusivity(unchecked) private var capacity: Int
   /// Strings and keys with escapes or non-ASCII bytes, decoded.
-  @usableFromInline var texts: [String] = []
+  @exclusivity(unchecked) @usableFromInline var texts: [String] = []
   /// The parsed bytes; valid only while the caller keeps them.
   @usableFromInline let bytes: UnsafeRawBufferPointer
 

@@ -16,6 +16,8 @@ final class AnalysisSink: MessageSink {
   private lazy var captureFindings = FindingLog(budget: budget)
   private var untracked = 0
   private var unclaimed = 0
+  /// The capture layer's notices, summed per kind: one finding each at the end.
+  private var notices: [String: CaptureNoticeTally] = [:]
   private(set) var report: AnalysisReport?
   /// `--timeline`: where the device models' events go, in time order.
   private let timeline: TimelineWriter?
@@ -36,6 +38,10 @@ final class AnalysisSink: MessageSink {
     guard let time = record.time, time.isFinite else { return }
     if origin == nil { origin = time }
     passTime(to: time)
+    if let event = record.event, let rule = CaptureNoticeTally.rule(forEvent: event.name) {
+      notices[rule, default: CaptureNoticeTally(rule: rule)].add(record, event: event)
+      return
+    }
     guard let key = FlowKey(record) else {
       if let error = record.layerError {
         captureFindings.add(
@@ -86,6 +92,9 @@ final class AnalysisSink: MessageSink {
       flow.finish(captureEnd: end)
     }
     timeline?.finish()
+    for rule in notices.keys.sorted() {
+      if let finding = notices[rule]?.finding { captureFindings.add(finding) }
+    }
     if let stopped = stats.stoppedEarly {
       captureFindings.add(
         Finding(
@@ -118,5 +127,85 @@ final class AnalysisSink: MessageSink {
       modelled.append(flow)
     }
     if let deadline = flow.deviceDeadline { earliestDeadline = min(earliestDeadline, deadline) }
+  }
+}
+
+/// What the capture layer said about one kind of its own doing (fragments
+/// dropped, connections evicted, bytes that disagreed), summed over the
+/// capture: a flood makes millions, and one finding says it.
+struct CaptureNoticeTally {
+  /// The notice events, and their finding's rule.
+  static let rules: [String: String] = [
+    "ip.fragments-dropped": "capture.fragments-dropped",
+    "tcp.overlap": "capture.tcp-overlap",
+    "tcp.evicted": "capture.tcp-evicted",
+    "tcp.resumed": "capture.tcp-evicted",
+    "tcp.out-of-window": "capture.tcp-out-of-window",
+    "tcp.desync": "capture.tcp-desync",
+    "capture.beyond-snaplen": "capture.beyond-snaplen",
+  ]
+  /// Frames named in a finding, at most.
+  static let frameLimit = 5
+
+  static func rule(forEvent name: String) -> String? { rules[name] }
+
+  let rule: String
+  private var count = 0
+  private var resumed = 0
+  private var firstTime = 0.0
+  private var frames: [Int] = []
+  private var reasons: [String: Int] = [:]
+  private var bytes = 0
+  private var firstText = ""
+
+  init(rule: String) { self.rule = rule }
+
+  mutating func add(_ record: DecodedRecord, event: (name: String, fields: [FieldValue.Member])) {
+    if event.name == "tcp.resumed" {
+      resumed += 1
+      return
+    }
+    if count == 0 {
+      firstTime = record.time ?? 0
+      firstText = record.layerDiagnostics.first?.text ?? ""
+    }
+    count += 1
+    if let frame = record.frame, frames.count < Self.frameLimit { frames.append(frame) }
+    for field in event.fields {
+      if field.key == "reason", case .string(let reason) = field.value { reasons[reason, default: 0] += 1 }
+      if field.key == "bytes", case .integer(let value) = field.value { bytes += Int(value) }
+    }
+  }
+
+  var finding: Finding? {
+    guard count > 0 else { return nil }
+    let times = count == 1 ? "once" : "\(count) times"
+    var details: [FieldValue.Member] = [.init("count", .integer(Int64(count)))]
+    let text: String
+    switch rule {
+    case "capture.fragments-dropped":
+      let order = ["limit", "expired", "end", "overlap", "cut"]
+      let words = [
+        "limit": "to stay within the reassembly limits", "expired": "expired incomplete",
+        "end": "incomplete at the end", "overlap": "with overlapping fragments (RFC 5722)",
+        "cut": "cut by the capture",
+      ]
+      let parts = order.compactMap { reason in reasons[reason].map { "\($0) \(words[reason] ?? reason)" } }
+      text =
+        "\(count) incomplete IP datagram\(count == 1 ? " was" : "s were") dropped (\(parts.joined(separator: ", "))), "
+        + "\(bytes) bytes held; their payloads never reached a decoder"
+      details += order.compactMap { reason in reasons[reason].map { .init(reason, .integer(Int64($0))) } }
+      details.append(.init("bytes", .integer(Int64(bytes))))
+    case "capture.tcp-evicted":
+      text =
+        "the TCP connection table filled: connections that carried data were evicted \(times)"
+        + " (\(resumed) spoke again and were picked up where they left off); first: \(firstText)"
+      details.append(.init("resumed", .integer(Int64(resumed))))
+    default:
+      text = "\(times): \(firstText)"
+    }
+    let severity: Finding.Severity = rule == "capture.tcp-evicted" && resumed >= count ? .note : .warning
+    return Finding(
+      rule, severity, time: firstTime, frame: frames.first, related: frames, text: text, details: details)
   }
 }

@@ -200,16 +200,26 @@ enum HTMLCharts {
         svg += "<text x=\"\(n(width - 20))\" y=\"\(n(laneTop + 16))\" class=\"lane-sub\" text-anchor=\"end\">"
         svg += "\(JSONWriter.formatNumber(low))…\(JSONWriter.formatNumber(high))</text>"
       } else {
+        // A state holds across the points where other members changed.
+        var merged: [(from: Double, to: Double, value: FieldValue?)] = []
         for segment in segments {
+          if let last = merged.last, last.value == segment.value {
+            merged[merged.count - 1].to = segment.to
+          } else {
+            merged.append(segment)
+          }
+        }
+        for segment in merged {
           guard let value = segment.value else { continue }
           let left = x(segment.from)
           let right = max(x(segment.to), left + 1)
-          let text = HTMLReport.escape(value.display)
-          svg += "<rect class=\"state-band\" style=\"fill:\(color(of: value.display))\" x=\"\(n(left))\" "
+          let name = value.stringValue ?? value.display
+          let text = HTMLReport.escape(name)
+          svg += "<rect class=\"state-band\" style=\"fill:\(color(of: name))\" x=\"\(n(left))\" "
           svg +=
             "y=\"\(n(laneTop + 8))\" width=\"\(n(right - left))\" height=\"\(n(deviceLaneHeight - 16))\">"
           svg += "<title>\(HTMLReport.escape(key)) \(text)</title></rect>"
-          if right - left > Double(value.display.count) * 7 + 8 {
+          if right - left > Double(name.count) * 7 + 8 {
             svg += "<text class=\"state-text\" x=\"\(n(left + 4))\" y=\"\(n(laneTop + 26))\">\(text)</text>"
           }
         }

@@ -70,6 +70,13 @@ struct AnalyzeCommand: ParsableCommand {
   @Option(help: "BPF filter, same syntax as tcpdump.")
   var filter: String?
 
+  @Option(
+    name: [.customShort("Y"), .customLong("display-filter")],
+    help:
+      "Analyse only the records this display filter keeps (\(RecordFilter.syntax)): nothing else feeds the rates, gaps, models or rules."
+  )
+  var displayFilter: String?
+
   @OptionGroup var routing: RoutingOptions
 
   @Option(
@@ -141,7 +148,8 @@ struct AnalyzeCommand: ParsableCommand {
     let settings = try ModelSettingArguments.parse(modelSettings)
     let sink = AnalysisSink(
       options: AnalysisOptions(secret: secret, modelSettings: settings), timeline: timeline)
-    let pipeline = CapturePipeline(router: router, rules: rules, sink: sink)
+    let pipeline = CapturePipeline(
+      router: router, rules: rules, sink: sink, displayFilter: try RecordFilter.compile(displayFilter))
     pipeline.bleMap = try bleMap.map { try BLEMapRule.parse($0) }
     let end = try CaptureInput(path: input, filter: filter).read(into: pipeline)
     pipeline.finish(readEnd: end)

@@ -47,6 +47,13 @@ struct CaptureCommand: ParsableCommand {
   @OptionGroup var limits: LiveLimitOptions
   @OptionGroup var output: LiveOutputOptions
 
+  @Option(
+    name: [.customShort("Y"), .customLong("display-filter")],
+    help:
+      "Show only the messages this display filter keeps (\(RecordFilter.syntax)); --count and --stats count them; -w still records every packet."
+  )
+  var displayFilter: String?
+
   func validate() throws {
     if snaplen < 64 { throw ValidationError("--snaplen must be at least 64") }
   }
@@ -69,6 +76,7 @@ struct CaptureCommand: ParsableCommand {
       return
     }
     let rules = try routing.rules()
+    let recordFilter = try RecordFilter.compile(displayFilter)
     let capture: LiveCapture
     do {
       capture = try LiveCapture(interface: interface, snapshotLength: snaplen, promiscuous: promiscuous)
@@ -98,7 +106,7 @@ struct CaptureCommand: ParsableCommand {
     if write == "-" { settings.quiet = true }
     let out = OutputWriter(descriptor: write == "-" ? 2 : 1)
     let sink = settings.makeSink(out: out)
-    let recorder = LiveRecorder(inner: sink, out: out, countLimit: limits.count)
+    let recorder = LiveRecorder(inner: sink, out: out, countLimit: limits.count, displayFilter: recordFilter)
     let pipeline = CapturePipeline(
       router: try routing.router(), rules: rules, sink: recorder)
     let stop = StopFlag()

@@ -44,6 +44,11 @@ struct DecodeCommand: ParsableCommand {
   var filter: String?
 
   @Option(
+    name: [.customShort("Y"), .customLong("display-filter")],
+    help: "Show only the messages this display filter keeps (\(RecordFilter.syntax)); --stats counts them.")
+  var displayFilter: String?
+
+  @Option(
     name: .customLong("ble-map"),
     help:
       "Route a BLE ATT handle to a codec when discovery is not in the capture: 0x0012=\(HelpExamples.bleCodec), or 0x0040:0x0012=\(HelpExamples.bleCodec) for one connection (repeatable)."
@@ -77,6 +82,7 @@ struct DecodeCommand: ParsableCommand {
   }
 
   func run() throws {
+    try RecordFilter.check(displayFilter, onePayload: hex != nil || (inputs == ["-"] && routing.codec != nil))
     let out = OutputWriter.messages(lineBuffered: lineBuffered)
     defer { out.flush() }
     if let hex {

@@ -62,12 +62,20 @@ struct EmulateCommand: ParsableCommand {
   @Option(name: .customLong("max-message"), help: "ws: largest message accepted, in bytes.")
   var maxMessage = 16 << 20
 
+  @Option(
+    name: [.customShort("Y"), .customLong("display-filter")],
+    help:
+      "Print only the received and sent messages this display filter keeps (\(RecordFilter.syntax)); implies --messages. The device still takes every message, its events are all printed, and --count counts the kept messages received."
+  )
+  var displayFilter: String?
+
   @OptionGroup var limits: LiveLimitOptions
 
   @Argument(parsing: .allUnrecognized, help: "The device's settings (see above), as --flag or --flag VALUE.")
   var settings: [String] = []
 
   func run() throws {
+    let recordFilter = try RecordFilter.compile(displayFilter)
     guard let codec = Codecs.named(codec) else {
       throw CommandFailure("unknown codec '\(self.codec)'; the codecs are \(Codecs.nameList)")
     }
@@ -95,7 +103,8 @@ struct EmulateCommand: ParsableCommand {
       throw CommandFailure(error.text)
     }
     var output = LiveOutputSettings()
-    output.quiet = !messages
+    output.quiet = !messages && recordFilter == nil
+    output.displayFilter = recordFilter
     output.format = format == .ndjson ? .ndjson : .text
     let configuration = ListenConfiguration(
       address: address, codec: codec.info.name, rules: [], output: output, countLimit: limits.count,

@@ -35,6 +35,13 @@ struct ListenCommand: ParsableCommand {
   @OptionGroup var limits: LiveLimitOptions
   @OptionGroup var output: LiveOutputOptions
 
+  @Option(
+    name: [.customShort("Y"), .customLong("display-filter")],
+    help:
+      "Show only the messages this display filter keeps (\(RecordFilter.syntax)); --count and --stats count them."
+  )
+  var displayFilter: String?
+
   func validate() throws {
     if maxMessage < 1024 || maxMessage > Int(UInt32.max) {
       throw ValidationError("--max-message must be 1024…\(UInt32.max) bytes")
@@ -48,8 +55,10 @@ struct ListenCommand: ParsableCommand {
           + "'pktbench emulate CODEC --listen \(self.address)' (see 'pktbench emulate --help')")
     }
     let address = try ListenAddress.parse(self.address)
+    var settings = output.settings
+    settings.displayFilter = try RecordFilter.compile(displayFilter)
     let configuration = ListenConfiguration(
-      address: address, codec: routing.codec, rules: try routing.rules(), output: output.settings,
+      address: address, codec: routing.codec, rules: try routing.rules(), output: settings,
       countLimit: limits.count, emulation: nil)
     try ListenRun(configuration: configuration, maxMessage: maxMessage, duration: limits.duration).run(
       note: address.kind == .ws ? " (paths \(WebSocketPathField.usage))" : "")

@@ -67,7 +67,8 @@ extension DecodeCommand {
       case .ndjson: sink = JSONSink(out: out, asArray: false, payloadHex: payloadHex)
       }
     }
-    let pipeline = CapturePipeline(router: router, rules: rules, sink: sink)
+    let pipeline = CapturePipeline(
+      router: router, rules: rules, sink: sink, displayFilter: try RecordFilter.compile(displayFilter))
     pipeline.bleMap = try bleMap.map { try BLEMapRule.parse($0) }
     let end = try CaptureInput(path: input, filter: filter, standardInput: standardInput).read(into: pipeline)
     pipeline.finish(readEnd: end)

@@ -93,6 +93,7 @@ struct CaptureInput {
         throw CommandFailure("--filter: \(error.text)", status: ExitStatus.usage)
       }
     }
+    reader.onNotice = { pipeline.captureNotice($0) }
     let interruption = ReadInterruption.shared
     let end = reader.read { record in
       pipeline.process(record)

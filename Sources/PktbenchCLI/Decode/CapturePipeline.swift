@@ -11,34 +11,49 @@ final class CapturePipeline {
   let bluetooth = BluetoothDecoder()
   var bleMap: [BLEMapRule] = []
   var bleRoles: [UInt16: BluetoothRole] = [:]
-  private var websockets: [TCPConnectionID: WebSocketStream] = [:]
+  @exclusivity(unchecked) private var websockets: [TCPConnectionID: WebSocketStream] = [:]
+  /// WebSocket streams of connections the capture layer evicted, kept (a
+  /// bounded number, oldest dropped first) until their connection resumes.
+  private var parkedWebSockets: [TCPConnectionID: WebSocketStream] = [:]
+  private var parkedOrder: [TCPConnectionID] = []
+  static let parkedLimit = 256
+  /// The addresses of the last IP-level notice, and their text.
+  private var noticeAddresses:
+    (source: IPAddress, destination: IPAddress, sourceText: String, destinationText: String)?
   /// TCP connections that are not WebSocket (their data is probed per chunk).
-  private var plainStreams: Set<TCPConnectionID> = []
+  @exclusivity(unchecked) private var plainStreams: Set<TCPConnectionID> = []
   private let rules: [DecodeAsRule]
-  var stats = CaptureStats()
+  @exclusivity(unchecked) var stats = CaptureStats()
   /// What the sink reads, asked once rather than per message.
   let wantsRecords: Bool
   let wantsCounts: Bool
   let wantsPayload: Bool
   /// Clean messages go to the sink as flat fields, without a tree.
   private let flatRecords: Bool
+  /// `-Y`: only the records it keeps reach the sink and the counters.
+  private let displayFilter: RecordFilter?
   private let flatMessage = FlatMessage()
-  var endpointNames = EndpointNames()
-  var bleNames = BluetoothNames()
+  @exclusivity(unchecked) var endpointNames = EndpointNames()
+  @exclusivity(unchecked) var bleNames = BluetoothNames()
   /// The codecs probes found on flows, for their later payloads.
-  private var udpCodecs = FlowCodecs<UDPFlowKey>()
-  private var streamCodecs = FlowCodecs<TCPConnectionID>()
-  var bleCodecs = FlowCodecs<BLEHandleKey>()
+  @exclusivity(unchecked) private var udpCodecs = FlowCodecs<UDPFlowKey>()
+  @exclusivity(unchecked) private var streamCodecs = FlowCodecs<TCPConnectionID>()
+  @exclusivity(unchecked) var bleCodecs = FlowCodecs<BLEHandleKey>()
 
-  init(router: PayloadRouter, rules: [DecodeAsRule], sink: MessageSink) {
+  init(router: PayloadRouter, rules: [DecodeAsRule], sink: MessageSink, displayFilter: RecordFilter? = nil) {
     self.router = router
     self.rules = rules
     self.sink = sink
     self.decoder = PacketDecoder()
-    wantsRecords = sink.wantsRecords
+    self.displayFilter = displayFilter
+    // A filter reads records, so `--stats` with one counts what it keeps
+    // rather than classifying clean payloads without a record.
+    wantsRecords = sink.wantsRecords || displayFilter != nil
     wantsCounts = sink.wantsCounts
     wantsPayload = sink.wantsPayload
-    flatRecords = sink.acceptsFlatRecords && !sink.wantsCounts && !sink.wantsPayload
+    // Counters take flat records too: `--stats -Y` reads each message's
+    // fields without a tree, as summary lines do.
+    flatRecords = (sink.acceptsFlatRecords || !sink.wantsRecords) && !sink.wantsPayload
   }
 
   func process(_ record: CaptureRecord) {
@@ -59,6 +74,15 @@ final class CapturePipeline {
 
   func finish(readEnd: ReadEnd) {
     decoder.finish { self.handle($0) }
+    // Connections evicted and never heard from again were open at the end,
+    // as far as anyone can tell: closed as those are.
+    for connection in parkedOrder {
+      guard let stream = parkedWebSockets.removeValue(forKey: connection) else { continue }
+      websockets[connection] = stream
+      handle(
+        .streamClosed(connection, frame: stats.records, time: stats.lastTime ?? 0, reason: "end of capture"))
+    }
+    parkedOrder.removeAll()
     finishBluetooth()
     if case .damaged(let afterFrame, let byteOffset, let reason) = readEnd {
       let at = byteOffset.map { " at byte offset \($0)" } ?? ""
@@ -89,6 +113,48 @@ final class CapturePipeline {
         .warning("tcp-gap", "\(missingBytes) bytes missing from the stream; delivery resumes after them")
       ]
       deliver(record)
+    case .streamCut(let connection, let direction, let frame, let time, let kept, let original, let missing):
+      _ = changeWebSocket(connection) { stream, emit in
+        stream.gap(
+          direction: wsDirection(direction), frame: frame, time: time, missingBytes: missing, emit: emit)
+      }
+      var record = endpoints(connection, direction, frame: frame, time: time, transport: "tcp")
+      record.event = (
+        "tcp.gap",
+        [
+          .init("missing_bytes", .integer(Int64(missing))), .init("kept", .integer(Int64(kept))),
+          .init("original", .integer(Int64(original))),
+        ]
+      )
+      record.layerDiagnostics = [.captureCut(kept: kept, original: original)]
+      deliver(record)
+    case .streamDesync(let connection, let direction, let frame, let time, let sequence, let expected):
+      _ = changeWebSocket(connection) { stream, emit in
+        stream.gap(direction: wsDirection(direction), frame: frame, time: time, missingBytes: nil, emit: emit)
+      }
+      var record = endpoints(connection, direction, frame: frame, time: time, transport: "tcp")
+      record.event = (
+        "tcp.desync",
+        [.init("sequence", .integer(Int64(sequence))), .init("expected", .integer(Int64(expected)))]
+      )
+      record.layerDiagnostics = [
+        .warning(
+          "tcp-desync",
+          "the sequence numbers jumped from \(expected) to \(sequence), further than any TCP window, "
+            + "and the segments after it follow on: how many bytes were lost is unknown; decoding resumes at \(sequence)"
+        )
+      ]
+      deliver(record)
+    case .notice(let notice):
+      captureNotice(notice)
+    case .streamClosed(let connection, _, _, "evicted") where websockets[connection] != nil:
+      // Not the end of the connection: its stream waits, mid-frame as it
+      // may be, for the capture layer to resume it.
+      if parkedWebSockets.count >= Self.parkedLimit, !parkedOrder.isEmpty {
+        parkedWebSockets[parkedOrder.removeFirst()] = nil
+      }
+      parkedWebSockets[connection] = websockets.removeValue(forKey: connection)
+      parkedOrder.append(connection)
     case .streamClosed(let connection, let frame, let time, let reason):
       _ = changeWebSocket(connection) { stream, emit in
         for direction in [WebSocketDirection.clientToServer, .serverToClient] {
@@ -109,6 +175,56 @@ final class CapturePipeline {
     }
   }
 
+  /// A notice of the capture layer as a record of its own, with the words
+  /// as its diagnostic; a resumed connection gets its WebSocket stream back.
+  func captureNotice(_ notice: CaptureNotice) {
+    if notice.kind == .resumed, case .tcp(let connection, _) = notice.ends,
+      let stream = parkedWebSockets.removeValue(forKey: connection)
+    {
+      websockets[connection] = stream
+      parkedOrder.removeAll { $0 == connection }
+    }
+    // Counted, not shown: a flood of them must not cost a record each.
+    guard wantsRecords else {
+      if wantsCounts {
+        stats.events[notice.kind.rawValue, default: 0] += 1
+        stats.transports[Self.transport(of: notice), default: 0] += 1
+      }
+      return
+    }
+    var record: DecodedRecord
+    switch notice.ends {
+    case .tcp(let connection, let direction):
+      record = endpoints(connection, direction, frame: notice.frame, time: notice.time, transport: "tcp")
+    case .ip(let source, let destination):
+      // A flood comes from few addresses: their text is kept for the next.
+      if noticeAddresses?.source != source || noticeAddresses?.destination != destination {
+        noticeAddresses = (source, destination, source.description, destination.description)
+      }
+      record = DecodedRecord(
+        frame: notice.frame, time: notice.time, transport: Self.transport(of: notice),
+        source: noticeAddresses?.sourceText, destination: noticeAddresses?.destinationText, payloadLength: 0)
+    case .none:
+      record = DecodedRecord(
+        frame: notice.frame, time: notice.time, transport: Self.transport(of: notice), payloadLength: 0)
+    }
+    var fields: [FieldValue.Member] = []
+    if let reason = notice.reason { fields.append(.init("reason", .string(reason))) }
+    for detail in notice.details { fields.append(.init(detail.name, .integer(Int64(detail.value)))) }
+    record.event = (notice.kind.rawValue, fields)
+    record.layerDiagnostics = [Diagnostic(notice.severity, notice.kind.code, notice.text)]
+    deliver(record)
+  }
+
+  /// The transport a notice's record is shown under.
+  static func transport(of notice: CaptureNotice) -> String {
+    switch notice.ends {
+    case .tcp: "tcp"
+    case .ip(let source, _): source.isV6 ? "ipv6" : "ipv4"
+    case .none: "capture"
+    }
+  }
+
   private func datagram(
     frame: Int, time: Double, source: Endpoint, destination: Endpoint, payload: UnsafeRawBufferPointer,
     diagnostics: [Diagnostic]
@@ -125,6 +241,19 @@ final class CapturePipeline {
       frame: frame, time: time, transport: "udp", source: endpointNames.name(source),
       destination: endpointNames.name(destination), payloadLength: payload.count)
     record.layerDiagnostics = diagnostics
+    if !diagnostics.isEmpty, let cut = diagnostics.first(where: { $0.code == "capture-cut" }) {
+      // A codec given the kept part would report only where the capture
+      // cut it (JSON ends early, a frame is short): say the cut instead,
+      // as for WebSocket messages that lost bytes, naming the codec.
+      if wantsPayload { record.payload = [UInt8](payload) }
+      let error = DecodeError(code: "incomplete", offset: payload.count) { .init(cut.text + "; not decoded") }
+      if let choice {
+        record.routing = choice.reason
+        record.result = .failed(codec: choice.codec.name, error: error)
+      }
+      deliver(record)
+      return
+    }
     decode(payload, choice: choice, into: &record)
     udpCodecs.learn(UDPFlowKey(source, destination), choice, decoded: record.decodedByCodec)
     deliver(record)
@@ -298,6 +427,7 @@ final class CapturePipeline {
   }
 
   func deliver(_ record: DecodedRecord) {
+    if let displayFilter, !displayFilter.matches(record) { return sink.skipped(record) }
     if wantsCounts { stats.add(record) }
     if wantsRecords { sink.emit(record) }
   }

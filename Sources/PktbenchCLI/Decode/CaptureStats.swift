@@ -115,8 +115,15 @@ struct CaptureStats {
     case .failed(let codec, let error):
       errors["\(codec) \(error.code)", default: 0] += 1
     case nil:
-      unclaimedPayloads += 1
-      unclaimedBytes += record.payloadLength
+      if let flat = record.flat {
+        // A clean message the display filter read as flat fields (`--stats -Y`).
+        Self.count(
+          &perCodec[flat.codec, default: [:]][flat.fields.pointee.message.description, default: (0, 0)],
+          record.payloadLength)
+      } else {
+        unclaimedPayloads += 1
+        unclaimedBytes += record.payloadLength
+      }
     }
     for diagnostic in record.allDiagnostics where diagnostic.severity >= .warning {
       warnings[diagnostic.code, default: 0] += 1

@@ -20,6 +20,9 @@ protocol MessageSink: AnyObject {
   /// A TCP connection ended ("fin", "rst", "end of capture"...), after its
   /// last records; only the analysis cares, to tell closes from drops.
   func streamClosed(client: String, server: String, frame: Int, time: Double, reason: String)
+  /// A record the display filter (`-Y`) kept out: not written, but text
+  /// times stay relative to the first record read, as tshark's do.
+  func skipped(_ record: DecodedRecord)
 }
 
 extension MessageSink {
@@ -27,6 +30,7 @@ extension MessageSink {
   var wantsCounts: Bool { false }
   var acceptsFlatRecords: Bool { false }
   func streamClosed(client: String, server: String, frame: Int, time: Double, reason: String) {}
+  func skipped(_ record: DecodedRecord) {}
 }
 
 /// Summary lines, `-V` trees, `-x` hex dumps.
@@ -35,8 +39,8 @@ final class TextSink: MessageSink {
   private let style: Style
   private let verbose: Bool
   private let hexDump: Bool
-  private var firstTime: Double?
-  private var middles = SummaryMiddles()
+  @exclusivity(unchecked) private var firstTime: Double?
+  @exclusivity(unchecked) private var middles = SummaryMiddles()
   /// The one-line view; live commands lead it with arrival time and gap.
   private let summaryLine: ((DecodedRecord, _ firstTime: Double?, Style) -> String)?
 
@@ -81,6 +85,10 @@ final class TextSink: MessageSink {
   }
 
   func finish(name: String, stats: CaptureStats) {}
+
+  func skipped(_ record: DecodedRecord) {
+    if firstTime == nil { firstTime = record.time }
+  }
 }
 
 /// `--format ndjson`: one object per line; `--format json`: one array.
@@ -88,9 +96,9 @@ final class JSONSink: MessageSink {
   private let out: OutputWriter
   private let asArray: Bool
   private let payloadHex: Bool
-  private var count = 0
-  private var flows = FlowTexts()
-  private var templates = FlatJSONTemplate()
+  @exclusivity(unchecked) private var count = 0
+  @exclusivity(unchecked) private var flows = FlowTexts()
+  @exclusivity(unchecked) private var templates = FlatJSONTemplate()
 
   init(out: OutputWriter, asArray: Bool, payloadHex: Bool = false) {
     self.out = out

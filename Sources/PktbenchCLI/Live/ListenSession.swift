@@ -50,7 +50,9 @@ final class ListenSession {
     let out = OutputWriter()
     self.out = out
     let sink = configuration.output.makeSink(out: out)
-    recorder = LiveRecorder(inner: sink, out: out, countLimit: configuration.countLimit)
+    recorder = LiveRecorder(
+      inner: sink, out: out, countLimit: configuration.countLimit,
+      displayFilter: configuration.output.displayFilter)
     decoding = LiveDecoding(
       router: PayloadRouter(rules: configuration.rules, forcedCodec: configuration.codec),
       keepPayload: (sink?.wantsPayload ?? false) || configuration.emulation != nil)

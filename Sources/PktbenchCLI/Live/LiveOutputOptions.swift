@@ -36,6 +36,8 @@ struct LiveOutputSettings: Sendable {
   var payloadHex = false
   var quiet = false
   var stats = false
+  /// `-Y`, compiled: which messages are written and counted.
+  var displayFilter: RecordFilter?
 
   /// The sink for per-message output; nil with --quiet.
   func makeSink(out: OutputWriter) -> MessageSink? {

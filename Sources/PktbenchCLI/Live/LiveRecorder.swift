@@ -9,6 +9,8 @@ import PacketKit
 final class LiveRecorder: MessageSink {
   private let inner: MessageSink?
   private let out: OutputWriter
+  /// `-Y`: a record it drops is not written, counted, timed or stamped.
+  private let displayFilter: RecordFilter?
   let countLimit: Int?
   private(set) var stats = CaptureStats()
   private(set) var timings: [String: SourceTiming] = [:]
@@ -21,10 +23,11 @@ final class LiveRecorder: MessageSink {
   /// Called once, when the `--count`th message has been written.
   var onLimitReached: (() -> Void)?
 
-  init(inner: MessageSink?, out: OutputWriter, countLimit: Int?) {
+  init(inner: MessageSink?, out: OutputWriter, countLimit: Int?, displayFilter: RecordFilter? = nil) {
     self.inner = inner
     self.out = out
     self.countLimit = countLimit
+    self.displayFilter = displayFilter
   }
 
   var wantsPayload: Bool { inner?.wantsPayload ?? false }
@@ -48,6 +51,7 @@ final class LiveRecorder: MessageSink {
   /// was received, not what pktbench answered or sent).
   func emit(_ record: DecodedRecord, counts: Bool) {
     guard !limitReached else { return }
+    if let displayFilter, !displayFilter.matches(record) { return }
     var record = record
     let time = record.time ?? LiveClock.now()
     if record.time == nil { record.time = time }

@@ -9,7 +9,7 @@ import PacketKit
 /// All output goes through one buffered writer: `print` flushes too often
 /// and formats through String interpolation on every call.
 public final class OutputWriter {
-  private var buffer: JSONWriter
+  @exclusivity(unchecked) private var buffer: JSONWriter
   private let descriptor: Int32
   /// Where a `decode --jobs` worker's output goes instead of `descriptor`.
   private let spool: OutputSpool?

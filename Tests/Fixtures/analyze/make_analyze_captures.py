@@ -158,16 +158,21 @@ def rider_anomalies():
 
 
 class Firmware:
-    """PROTOCOLS.md §5's firmware on a 100 ms tick (deadman check, then
-    telemetry), with a switch that breaks the deadman on purpose: ARM only
-    from DISARMED, servo commands and PING refresh the deadman only in
-    ARMED, DISARM and a fresh start report age 0."""
+    """The LegCtrl firmware as its own code behaves (PROTOCOLS.md §5, checked
+    against the device-truth recordings by Captures/scripts/firmware_truth.py)
+    on a 100 ms tick (deadman check, then telemetry), with a switch that
+    breaks the deadman on purpose.
+
+    last_cmd is when a command last refreshed the deadman: ARM from
+    DISARMED, or a servo command or PING while ARMED. It is None (age 0)
+    before any such command and after DISARM."""
 
     def __init__(self, cap, tick_phase):
         self.cap = cap
         self.state = 0
         self.error = 0
         self.last_cmd = None
+        self.pulse_us = 1500  # the servo output: centred at start-up, 0 = off
         self.next_tick = tick_phase
         self.deadman_broken = False
         self.telemetry = []  # (frame, state, error, age, time)
@@ -179,23 +184,63 @@ class Firmware:
         }.get(kind)
         data = payload() if payload else wire.legctrl_set_servo_ch0(pulse)
         frame = self.cap.udp(time, APP, 40023, DEVICE, 9000, data)
-        if kind == "arm" and self.state == 0:
-            self.state, self.error, self.last_cmd = 1, 0, time
-        elif kind == "disarm":
-            self.state, self.error, self.last_cmd = 0, 0, None
-        elif kind in ("set_servo_ch0", "ping") and self.state == 1:
-            self.last_cmd = time
+        self.write(data, time)
         return frame
+
+    def write(self, data, time):
+        """One write to the command characteristic."""
+        if len(data) < 4 or data[0] != 1 or len(data) != 4 + data[2]:
+            return  # rejected (ATT error): no state change, no age reset; reserved != 0 is fine
+        kind = data[1]
+        if kind == 0x01:  # ARM, whatever payload follows
+            if self.state == 0:
+                self.state, self.error, self.last_cmd = 1, 0, time
+            # in ARMED nothing changes; in FAULT it is refused (DISARM first), age not reset
+        elif kind == 0x02:  # DISARM, whatever payload follows, from any state
+            self.state, self.error, self.last_cmd, self.pulse_us = 0, 0, None, 0
+        elif kind == 0x03:  # SET_SERVO_CH0: only one with exactly 2 payload bytes counts
+            if data[2] == 2 and self.state == 1:
+                self.last_cmd = time
+                self.pulse_us = min(max(int.from_bytes(data[4:6], "little"), 500), 2500)
+            # a bad payload_len, or DISARMED / FAULT: ignored, age not reset
+        elif kind == 0x04:  # PING, whatever payload follows: refreshes only while ARMED
+            if self.state == 1:
+                self.last_cmd = time
+        else:  # unknown msg_type (TELEMETRY too): INVALID_CMD, kept until DISARM or ARM
+            self.error = 4
+
+    def age_ms(self, now):
+        """last_cmd_age_ms: whole milliseconds, 0 without a command, saturating."""
+        return 0 if self.last_cmd is None else min(int(round((now - self.last_cmd) * 1000, 6)), 65535)
+
+    def tick(self, now):
+        """The deadman check (unless broken on purpose), then what telemetry reports."""
+        age = self.age_ms(now)
+        if self.state == 1 and not self.deadman_broken and age >= 200:
+            self.state, self.error, self.pulse_us = 2, 1, 0
+        return self.state, self.error, age
 
     def advance(self, until):
         while self.next_tick <= until:
             now = self.next_tick
-            age = 0 if self.last_cmd is None else min(int(round((now - self.last_cmd) * 1000, 6)), 65535)
-            if self.state == 1 and not self.deadman_broken and age >= 200:
-                self.state, self.error = 2, 1
-            frame = self.cap.udp(now, DEVICE, 9000, APP, 40023, wire.legctrl_telemetry(self.state, self.error, age, 7400))
-            self.telemetry.append((frame, self.state, self.error, age, now))
+            state, error, age = self.tick(now)
+            frame = self.cap.udp(now, DEVICE, 9000, APP, 40023, wire.legctrl_telemetry(state, error, age, 7400))
+            self.telemetry.append((frame, state, error, age, now))
             self.next_tick = round(now + 0.1, 6)
+
+
+def check_firmware():
+    """The model above against the real firmware's recordings (skipped when
+    ../shared/device-truth is not there)."""
+    import firmware_truth
+    from fractions import Fraction
+
+    def model():
+        firmware = Firmware(None, 0)
+        return "make_analyze_captures.Firmware", firmware, lambda ms: Fraction(ms, 1000), firmware.write
+
+    if firmware_truth.check([model], os.path.join(os.path.dirname(ROOT), "shared", "device-truth", "legctrl")):
+        sys.exit("make_analyze_captures.py: the LegCtrl firmware model disagrees with the real firmware")
 
 
 def legctrl_faults():
@@ -395,6 +440,7 @@ def falconeye_no_close():
 
 
 def main():
+    check_firmware()
     expected = {"made_by": "Tests/Fixtures/analyze/make_analyze_captures.py", "secret": SECRET, "captures": {}}
     for make in (rider_watchdog, rider_anomalies, legctrl_faults, rallie_faults, falconeye_no_close):
         cap = make()

@@ -10,6 +10,9 @@ enum Event: Equatable, CustomStringConvertible {
   case closed(frame: Int, reason: String)
   case undecoded(frame: Int, reason: String)
   case damaged(frame: Int, layer: String, offset: Int, text: String)
+  case cut(StreamDirection, frame: Int, kept: Int, original: Int)
+  case desync(StreamDirection, frame: Int, sequence: UInt32, expected: UInt32)
+  case notice(CaptureNotice.Kind, frame: Int, reason: String?, text: String)
 
   init(_ event: TransportEvent) {
     switch event {
@@ -29,6 +32,12 @@ enum Event: Equatable, CustomStringConvertible {
       self = .undecoded(frame: frame, reason: reason)
     case .damaged(let frame, _, let layer, let offset, let text):
       self = .damaged(frame: frame, layer: layer, offset: offset, text: text)
+    case .streamCut(_, let direction, let frame, _, let kept, let original, _):
+      self = .cut(direction, frame: frame, kept: kept, original: original)
+    case .streamDesync(_, let direction, let frame, _, let sequence, let expected):
+      self = .desync(direction, frame: frame, sequence: sequence, expected: expected)
+    case .notice(let notice):
+      self = .notice(notice.kind, frame: notice.frame, reason: notice.reason, text: notice.text)
     }
   }
 
@@ -42,6 +51,12 @@ enum Event: Equatable, CustomStringConvertible {
     case .closed(let frame, let reason): "closed #\(frame) \(reason)"
     case .undecoded(let frame, let reason): "undecoded #\(frame) \(reason)"
     case .damaged(let frame, let layer, let offset, let text): "damaged #\(frame) \(layer)@\(offset) \(text)"
+    case .cut(let direction, let frame, let kept, let original):
+      "cut #\(frame) \(direction) \(kept)/\(original)"
+    case .desync(let direction, let frame, let sequence, let expected):
+      "desync #\(frame) \(direction) \(expected)→\(sequence)"
+    case .notice(let kind, let frame, let reason, let text):
+      "\(kind.rawValue) #\(frame) \(reason ?? "") \(text)"
     }
   }
 }
@@ -84,6 +99,16 @@ extension [Event] {
   var gaps: [Int] {
     compactMap { event in
       if case .gap(_, _, let missing) = event { return missing }
+      return nil
+    }
+  }
+}
+
+extension [Event] {
+  /// The notices of one kind.
+  func notices(_ kind: CaptureNotice.Kind) -> [(frame: Int, reason: String?, text: String)] {
+    compactMap { event in
+      if case .notice(kind, let frame, let reason, let text) = event { return (frame, reason, text) }
       return nil
     }
   }

@@ -81,9 +81,9 @@ struct PcapngBuilder {
   }
 
   /// `nanoseconds` adds the if_tsresol option (code 9) with value 9.
-  mutating func interface(linkType: UInt16, nanoseconds: Bool = false) {
+  mutating func interface(linkType: UInt16, nanoseconds: Bool = false, snapLength: UInt32 = 65_535) {
     let options: [UInt8] = nanoseconds ? le16(9) + le16(1) + [9, 0, 0, 0] + le16(0) + le16(0) : []
-    block(type: 1, body: le16(linkType) + le16(0) + le32(65_535) + options)
+    block(type: 1, body: le16(linkType) + le16(0) + le32(snapLength) + options)
   }
 
   mutating func packet(interface: UInt32, _ data: [UInt8], stamp: UInt64 = 0) {
@@ -97,6 +97,11 @@ struct PcapngBuilder {
   mutating func simplePacket(_ data: [UInt8]) {
     let padded = data + [UInt8](repeating: 0, count: (4 - data.count % 4) % 4)
     block(type: 3, body: le32(UInt32(data.count)) + padded)
+  }
+
+  /// A block of any type and body, as given (lengths written around it).
+  mutating func raw(type: UInt32, body: [UInt8]) {
+    block(type: type, body: body)
   }
 
   /// A block pktbench has no use for (an empty name resolution block), to be skipped.

@@ -1,0 +1,41 @@
+import PacketKit
+
+/// `-Y` / `--display-filter`: a display filter on decoded records, compiled
+/// once per run (per pipeline: each `--jobs` worker compiles its own).
+struct RecordFilter: Sendable {
+  let filter: DisplayFilter
+
+  /// Whether `record` is shown (or, for `analyze`, analysed).
+  @inline(__always)
+  func matches(_ record: DecodedRecord) -> Bool {
+    filter.matches(record)
+  }
+
+  /// The filter `text` asks for (nil: none). A malformed one is a usage
+  /// error before any input is read: one line pointing at the column, exit 64.
+  static func compile(_ text: String?) throws(CommandFailure) -> RecordFilter? {
+    guard let text else { return nil }
+    do {
+      return RecordFilter(filter: try DisplayFilter(text, vocabulary: RecordFields()))
+    } catch {
+      throw CommandFailure("-Y: \(error.description)", status: 64)
+    }
+  }
+
+  /// What `-Y` means, for the help of the commands that take it.
+  static let syntax =
+    "tshark's syntax on decoded fields: 'legctrl.state == \"FAULT\" or rider.left > 90'"
+}
+
+extension RecordFilter {
+  /// Compiles `text` to report a malformed filter before anything is read;
+  /// one payload (`decode --hex`) is not filtered, so `-Y` is refused there.
+  static func check(_ text: String?, onePayload: Bool) throws(CommandFailure) {
+    guard text != nil else { return }
+    if onePayload {
+      throw CommandFailure(
+        "-Y filters the messages of captures; --hex and stdin with --codec are one payload", status: 64)
+    }
+    _ = try compile(text)
+  }
+}
