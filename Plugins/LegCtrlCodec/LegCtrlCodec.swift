@@ -6,6 +6,8 @@ public struct LegCtrlCodec: FastFrameCodec {
 
   public init() {}
 
+  let names = LegCtrlNames.shared
+
   public var info: CodecInfo { LegCtrlSchema.info }
 
   static let headerLength = 4
@@ -13,11 +15,11 @@ public struct LegCtrlCodec: FastFrameCodec {
 
   public func kind(of message: LegCtrlMessage) -> String {
     switch message.body {
-    case .arm: LegCtrlSchema.arm.name
-    case .disarm: LegCtrlSchema.disarm.name
-    case .setServoCh0: LegCtrlSchema.setServoCh0.name
-    case .ping: LegCtrlSchema.ping.name
-    case .telemetry: LegCtrlSchema.telemetry.name
+    case .arm: names.arm
+    case .disarm: names.disarm
+    case .setServoCh0: names.setServoCh0
+    case .ping: names.ping
+    case .telemetry: names.telemetry
     case .unknown: "unknown"
     }
   }
@@ -79,16 +81,16 @@ public struct LegCtrlCodec: FastFrameCodec {
     fields.reserveCapacity(6)
     fields.append(
       DissectionNode(
-        group: LegCtrlSchema.headerName.description, range: 0..<4,
+        group: names.header.string, range: 0..<4,
         children: [
-          DissectionNode(LegCtrlSchema.versionName.description, .unsigned(UInt64(version)), range: 0..<1),
+          DissectionNode(names.version.string, .unsigned(UInt64(version)), range: 0..<1),
           DissectionNode(
-            LegCtrlSchema.msgTypeName.description, .enumeration(name: typeName, raw: Int64(msgType)),
+            names.msgType.string, .enumeration(name: typeName, raw: Int64(msgType)),
             range: 1..<2),
           DissectionNode(
-            LegCtrlSchema.payloadLengthName.description, .unsigned(UInt64(payloadLength)),
-            unit: LegCtrlSchema.payloadLengthUnit, range: 2..<3),
-          DissectionNode(LegCtrlSchema.reservedName.description, .unsigned(UInt64(reserved)), range: 3..<4),
+            names.payloadLength.string, .unsigned(UInt64(payloadLength)),
+            unit: names.payloadLength.unit, range: 2..<3),
+          DissectionNode(names.reserved.string, .unsigned(UInt64(reserved)), range: 3..<4),
         ]))
 
     let body: LegCtrlMessage.Body
@@ -106,7 +108,7 @@ public struct LegCtrlCodec: FastFrameCodec {
         let payload = try reader.readBytes(payloadLength, "payload")
         fields.append(
           DissectionNode(
-            LegCtrlSchema.payloadName.description, .bytes(payload), range: 4..<(4 + payloadLength)))
+            names.payload.string, .bytes(payload), range: 4..<(4 + payloadLength)))
       }
       body = msgType == LegCtrlMsgType.arm ? .arm : msgType == LegCtrlMsgType.disarm ? .disarm : .ping
     case LegCtrlMsgType.setServoCh0:
@@ -120,9 +122,9 @@ public struct LegCtrlCodec: FastFrameCodec {
         return try unknown(msgType, &reader, payloadLength, version, reserved, fields, diagnostics)
       }
       let pulse = try reader.readUInt16LE("pulse_us")
-      let schema = LegCtrlSchema.pulse
-      fields.append(DissectionNode(schema.name, .unsigned(UInt64(pulse)), unit: schema.unit, range: 4..<6))
-      if !Self.pulseIsInRange(pulse) {
+      fields.append(
+        DissectionNode(names.pulse.string, .unsigned(UInt64(pulse)), unit: names.pulse.unit, range: 4..<6))
+      if !names.pulseRange.contains(pulse) {
         diagnostics.append(
           .warning(
             "out-of-range", "pulse_us \(pulse) µs is outside 500…2500 µs; the firmware clamps it",
@@ -160,7 +162,7 @@ public struct LegCtrlCodec: FastFrameCodec {
     let payload = try reader.readBytes(payloadLength, "payload")
     if payloadLength > 0 {
       fields.append(
-        DissectionNode(LegCtrlSchema.payloadName.description, .bytes(payload), range: 4..<(4 + payloadLength))
+        DissectionNode(names.payload.string, .bytes(payload), range: 4..<(4 + payloadLength))
       )
     }
     let message = LegCtrlMessage(
@@ -197,20 +199,22 @@ public struct LegCtrlCodec: FastFrameCodec {
     }
     fields.append(
       DissectionNode(
-        LegCtrlSchema.state.name,
+        names.state.string,
         .enumeration(name: stateCase?.name ?? "unknown(\(state))", raw: Int64(state)), range: 4..<5))
     fields.append(
       DissectionNode(
-        LegCtrlSchema.errorCode.name,
+        names.errorCode.string,
         .enumeration(name: errorCase?.name ?? "unknown(\(errorCode))", raw: Int64(errorCode)),
         range: 5..<6))
-    let ageSchema = LegCtrlSchema.lastCommandAge
-    let batterySchema = LegCtrlSchema.battery
-    fields.append(DissectionNode(ageSchema.name, .unsigned(UInt64(age)), unit: ageSchema.unit, range: 6..<8))
+    let ageSchema = names.lastCommandAge
+    let batterySchema = names.battery
     fields.append(
-      DissectionNode(batterySchema.name, .unsigned(UInt64(battery)), unit: batterySchema.unit, range: 8..<10))
+      DissectionNode(ageSchema.string, .unsigned(UInt64(age)), unit: ageSchema.unit, range: 6..<8))
     fields.append(
-      DissectionNode(LegCtrlSchema.reservedName.description, .unsigned(UInt64(reserved)), range: 10..<12))
+      DissectionNode(
+        batterySchema.string, .unsigned(UInt64(battery)), unit: batterySchema.unit, range: 8..<10))
+    fields.append(
+      DissectionNode(names.reserved.string, .unsigned(UInt64(reserved)), range: 10..<12))
     return LegCtrlTelemetry(
       state: state, errorCode: errorCode, lastCommandAgeMilliseconds: age,
       batteryMillivolts: battery, reserved: reserved)
@@ -330,17 +334,17 @@ public struct LegCtrlCodec: FastFrameCodec {
 
   /// A frame `decode` reads without a diagnostic: version 1, reserved 0,
   /// the payload length its type needs, values in range. The index is the
-  /// message's place in `info.messages` (`LegCtrlSchema.kinds`).
+  /// message's place in `info.messages` (`names.kinds`).
   public func cleanKind(_ bytes: UnsafeRawBufferPointer) -> Int? {
     guard bytes.count >= Self.headerLength, bytes[0] == 1, bytes[3] == 0,
       bytes.count == Self.headerLength + Int(bytes[2])
     else { return nil }
-    let kinds = LegCtrlSchema.kinds
+    let kinds = names.kinds
     switch (bytes[1], bytes.count) {
     case (LegCtrlMsgType.arm, 4): return kinds.arm
     case (LegCtrlMsgType.disarm, 4): return kinds.disarm
     case (LegCtrlMsgType.setServoCh0, 6):
-      return Self.pulseIsInRange(UInt16(bytes[4]) | UInt16(bytes[5]) << 8) ? kinds.setServoCh0 : nil
+      return names.pulseRange.contains(UInt16(bytes[4]) | UInt16(bytes[5]) << 8) ? kinds.setServoCh0 : nil
     case (LegCtrlMsgType.ping, 4): return kinds.ping
     case (LegCtrlMsgType.telemetry, 12):
       guard LegCtrlSchema.stateName(bytes[4]) != nil, LegCtrlSchema.errorCodeName(bytes[5]) != nil,
@@ -353,36 +357,26 @@ public struct LegCtrlCodec: FastFrameCodec {
     }
   }
 
-  /// The documented pulse range (`pulse_us`'s schema), read once: outside
-  /// it a servo command decodes with a warning.
-  private static let pulseRange: ClosedRange<UInt16> = {
-    let range = LegCtrlSchema.pulse.range ?? 0...65535
-    return UInt16(range.lowerBound)...UInt16(range.upperBound)
-  }()
-
-  static func pulseIsInRange(_ pulse: UInt16) -> Bool { pulseRange.contains(pulse) }
-
   /// `cleanKind`'s frames as `decode` dissects them: the header group, then
-  /// the payload's fields, names and units taken from `LegCtrlSchema`.
+  /// the payload's fields, names and units from `names` (the schema's).
   public func cleanFields(_ bytes: UnsafeRawBufferPointer, into fields: inout FlatFields) -> Bool {
     guard let kind = cleanKind(bytes), let typeName = Self.knownTypeName(bytes[1]) else { return false }
-    let kinds = LegCtrlSchema.kinds
+    let kinds = names.kinds
     fields.removeAll()
     fields.message = kinds.names[kind]
-    fields.append(.init(LegCtrlSchema.headerName, .group(count: 4), range: 0..<4))
-    fields.append(.init(LegCtrlSchema.versionName, .unsigned(UInt64(bytes[0])), range: 0..<1))
+    fields.append(.init(names.header.literal, .group(count: 4), range: 0..<4))
+    fields.append(.init(names.version.literal, .unsigned(UInt64(bytes[0])), range: 0..<1))
     fields.append(
-      .init(LegCtrlSchema.msgTypeName, .enumeration(typeName, raw: Int64(bytes[1])), range: 1..<2))
+      .init(names.msgType.literal, .enumeration(typeName, raw: Int64(bytes[1])), range: 1..<2))
     fields.append(
       .init(
-        LegCtrlSchema.payloadLengthName, .unsigned(UInt64(bytes[2])),
-        unit: LegCtrlSchema.payloadLengthUnit.text,
+        names.payloadLength.literal, .unsigned(UInt64(bytes[2])),
+        unit: names.payloadLength.unitLiteral,
         range: 2..<3))
-    fields.append(.init(LegCtrlSchema.reservedName, .unsigned(UInt64(bytes[3])), range: 3..<4))
+    fields.append(.init(names.reserved.literal, .unsigned(UInt64(bytes[3])), range: 3..<4))
     if kind == kinds.setServoCh0 {
-      let schema = LegCtrlSchema.pulse
       let pulse = UInt64(bytes[4]) | UInt64(bytes[5]) << 8
-      fields.append(.init(schema.flatName, .unsigned(pulse), unit: schema.flatUnit, range: 4..<6))
+      fields.append(.init(names.pulse.literal, .unsigned(pulse), unit: names.pulse.unitLiteral, range: 4..<6))
     } else if kind == kinds.telemetry {
       guard let state = LegCtrlSchema.stateName(bytes[4]), let error = LegCtrlSchema.errorCodeName(bytes[5])
       else {
@@ -391,16 +385,16 @@ public struct LegCtrlCodec: FastFrameCodec {
       let age = UInt64(bytes[6]) | UInt64(bytes[7]) << 8
       let battery = UInt64(bytes[8]) | UInt64(bytes[9]) << 8
       let reserved = UInt64(bytes[10]) | UInt64(bytes[11]) << 8
-      let ageSchema = LegCtrlSchema.lastCommandAge
-      let batterySchema = LegCtrlSchema.battery
+      let ageSchema = names.lastCommandAge
+      let batterySchema = names.battery
       fields.append(
-        .init(LegCtrlSchema.state.flatName, .enumeration(state, raw: Int64(bytes[4])), range: 4..<5))
+        .init(names.state.literal, .enumeration(state, raw: Int64(bytes[4])), range: 4..<5))
       fields.append(
-        .init(LegCtrlSchema.errorCode.flatName, .enumeration(error, raw: Int64(bytes[5])), range: 5..<6))
-      fields.append(.init(ageSchema.flatName, .unsigned(age), unit: ageSchema.flatUnit, range: 6..<8))
+        .init(names.errorCode.literal, .enumeration(error, raw: Int64(bytes[5])), range: 5..<6))
+      fields.append(.init(ageSchema.literal, .unsigned(age), unit: ageSchema.unitLiteral, range: 6..<8))
       fields.append(
-        .init(batterySchema.flatName, .unsigned(battery), unit: batterySchema.flatUnit, range: 8..<10))
-      fields.append(.init(LegCtrlSchema.reservedName, .unsigned(reserved), range: 10..<12))
+        .init(batterySchema.literal, .unsigned(battery), unit: batterySchema.unitLiteral, range: 8..<10))
+      fields.append(.init(names.reserved.literal, .unsigned(reserved), range: 10..<12))
     }
     return true
   }

@@ -84,16 +84,6 @@ enum LegCtrlSchema {
       telemetry: index(telemetry), names: info.messages.map { $0.staticName ?? "unknown" })
   }()
 
-  // The header's fields, telemetry's reserved word and an unread payload,
-  // as the dissection tree and the flat fields both name them.
-  static let headerName: StaticString = "header"
-  static let versionName: StaticString = "version"
-  static let msgTypeName: StaticString = "msg_type"
-  static let payloadLengthName: StaticString = "payload_len"
-  static let payloadLengthUnit: FieldUnit = "bytes"
-  static let reservedName: StaticString = "reserved"
-  static let payloadName: StaticString = "payload"
-
   static let info = CodecInfo(
     name: "legctrl", title: "LegCtrl servo leg controller",
     transport: "BLE GATT (command …789abd, telemetry …789abe); also UDP",

@@ -66,17 +66,13 @@ public class CodecCalls: @unchecked Sendable {
       false
     }
     @inlinable override func decodeFrame(_ bytes: UnsafeRawBufferPointer) -> FrameDecode {
-      do {
-        return .decoded(DecodedFrame(codec: name, try typed.decode(ByteView(unsafeBytes: bytes))))
-      } catch {
-        return .failed(codec: name, error: error)
-      }
+      typed._decodeFrame(ByteView(unsafeBytes: bytes))
     }
     @inlinable override func selfCheck(_ bytes: UnsafeRawBufferPointer) -> SelfCheck {
-      typed.selfCheck(ByteView(unsafeBytes: bytes))
+      typed._selfCheck(ByteView(unsafeBytes: bytes))
     }
     @inlinable override func craftCheck(_ kind: String, values: CraftValues) -> CraftCheck {
-      typed.craftCheck(kind, values: values)
+      typed._craftCheck(kind, values: values)
     }
     @inlinable override func craft(_ kind: String, values: CraftValues) -> [UInt8]? {
       guard let message = try? typed.message(kind, from: values) else { return nil }

@@ -29,8 +29,14 @@ public enum CraftCheck: Sendable {
 }
 
 extension FrameCodec {
+  /// Crafts `message` from `values`, decodes it and encodes it again.
   @inlinable
   public func craftCheck(_ message: String, values: CraftValues) -> CraftCheck {
+    _craftCheck(message, values: values)
+  }
+
+  @inlinable
+  public func _craftCheck(_ message: String, values: CraftValues) -> CraftCheck {
     let sent: Message
     let bytes: [UInt8]
     do {
