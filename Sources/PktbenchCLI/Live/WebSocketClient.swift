@@ -135,11 +135,13 @@ final class WebSocketClientHandler: ChannelInboundHandler, SendTransport {
     remoteEndpoint = EndpointText.of(channel.remoteAddress)
   }
 
-  func send(_ bytes: [UInt8]) {
-    guard !closeSent, channel.isActive else { return }
+  /// Queued on the TCP connection: counted as sent (TCP delivers or the connection fails).
+  func send(_ bytes: [UInt8]) -> Bool {
+    guard !closeSent, channel.isActive else { return false }
     let frame = WebSocketFrame(
       fin: true, opcode: .text, maskKey: .random(), data: channel.allocator.buffer(bytes: bytes))
     channel.writeAndFlush(frame, promise: nil)
+    return true
   }
 
   func close(_ done: @escaping () -> Void) {
