@@ -33,6 +33,14 @@ struct ListenCommand: ParsableCommand {
   var maxMessage = 16 << 20
 
   @OptionGroup var limits: LiveLimitOptions
+  @OptionGroup var server: WebSocketServerOptions
+
+  @Option(
+    name: .customLong("receive-buffer"),
+    help:
+      "udp: the sockets' receive buffer (SO_RCVBUF; the kernel doubles it and caps it at net.core.rmem_max): 4MB, 512KB or bytes."
+  )
+  var receiveBuffer: ByteCountArgument?
   @OptionGroup var output: LiveOutputOptions
 
   @Option(
@@ -45,6 +53,9 @@ struct ListenCommand: ParsableCommand {
   func validate() throws {
     if maxMessage < 1024 || maxMessage > Int(UInt32.max) {
       throw ValidationError("--max-message must be 1024…\(UInt32.max) bytes")
+    }
+    if let receiveBuffer, receiveBuffer.bytes < 1 || receiveBuffer.bytes > Int(Int32.max) / 2 {
+      throw ValidationError("--receive-buffer must be 1 byte…1GB")
     }
   }
 
@@ -59,7 +70,8 @@ struct ListenCommand: ParsableCommand {
     settings.displayFilter = try RecordFilter.compile(displayFilter)
     let configuration = ListenConfiguration(
       address: address, codec: routing.codec, rules: try routing.rules(), output: settings,
-      countLimit: limits.count, emulation: nil)
+      countLimit: limits.count, emulation: nil, server: server.settings,
+      receiveBufferBytes: receiveBuffer?.bytes)
     try ListenRun(configuration: configuration, maxMessage: maxMessage, duration: limits.duration).run(
       note: address.kind == .ws ? " (paths \(WebSocketPathField.usage))" : "")
   }

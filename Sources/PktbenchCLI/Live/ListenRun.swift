@@ -27,7 +27,9 @@ struct ListenRun {
     let channels: [Channel]
     do {
       switch address.kind {
-      case .udp: channels = try UDPListener.bind(group: group, address: address, session: session)
+      case .udp:
+        channels = try UDPListener.bind(
+          group: group, address: address, session: session, receiveBuffer: configuration.receiveBufferBytes)
       case .ws:
         channels = try WebSocketListener.bind(
           group: group, address: address, session: session, maxMessageBytes: maxMessage)

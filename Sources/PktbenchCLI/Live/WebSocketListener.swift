@@ -32,6 +32,9 @@ enum WebSocketListener {
                   // The upgrade removes NIO's HTTP handlers; the refusal handler is ours to remove.
                   let refusal = try operations.context(name: HTTPRefusalHandler.name)
                   operations.removeHandler(context: refusal, promise: nil)
+                  let connectionGuard = try operations.handler(type: ConnectionGuard.self)
+                  connectionGuard.headArrived(upgraded: true)
+                  try operations.addHandler(ClientFrameGate(connectionGuard: connectionGuard))
                   try operations.addHandler(
                     NIOWebSocketFrameAggregator(
                       minNonFinalFragmentSize: 0, maxAccumulatedFrameCount: 4096,
@@ -41,6 +44,7 @@ enum WebSocketListener {
                 }
               })
             let operations = channel.pipeline.syncOperations
+            try operations.addHandler(ConnectionGuard(session: session.value))
             try operations.configureHTTPServerPipeline(
               withServerUpgrade: (upgraders: [upgrader], completionHandler: { _ in }))
             try operations.addHandler(
@@ -98,7 +102,9 @@ final class HTTPRefusalHandler: ChannelInboundHandler, RemovableChannelHandler {
 
   func channelRead(context: ChannelHandlerContext, data: NIOAny) {
     switch Self.unwrapInboundIn(data) {
-    case .head(let head): self.head = head
+    case .head(let head):
+      self.head = head
+      (try? context.pipeline.syncOperations.handler(type: ConnectionGuard.self))?.headArrived(upgraded: false)
     case .body: break
     case .end:
       let path = head?.uri ?? "?"
