@@ -110,7 +110,7 @@ struct EmulateCommand: ParsableCommand {
     let configuration = ListenConfiguration(
       address: address, codec: codec.info.name, rules: [], output: output, countLimit: limits.count,
       emulation: EmulationSettings(codec: codec.info.name, settings: parsed, ndjson: format == .ndjson),
-      server: server.settings)
+      server: try server.settings(for: address))
     try ListenRun(configuration: configuration, maxMessage: maxMessage, duration: limits.duration).run(
       note: ", playing the \(codec.info.name) \(behaviour.device.name)")
   }

@@ -70,7 +70,7 @@ struct ListenCommand: ParsableCommand {
     settings.displayFilter = try RecordFilter.compile(displayFilter)
     let configuration = ListenConfiguration(
       address: address, codec: routing.codec, rules: try routing.rules(), output: settings,
-      countLimit: limits.count, emulation: nil, server: server.settings,
+      countLimit: limits.count, emulation: nil, server: try server.settings(for: address),
       receiveBufferBytes: receiveBuffer?.bytes)
     try ListenRun(configuration: configuration, maxMessage: maxMessage, duration: limits.duration).run(
       note: address.kind == .ws ? " (paths \(WebSocketPathField.usage))" : "")

@@ -58,6 +58,16 @@ final class ConnectionGuard: ChannelInboundHandler {
     context.fireChannelRead(data)
   }
 
+  /// A TLS handshake that failed (a client that does not trust the
+  /// certificate, or speaks plain ws to wss) is one line; the socket closes.
+  func errorCaught(context: ChannelHandlerContext, error: Error) {
+    guard !isCut, TLSFailure.isTLS(error) else { return context.fireErrorCaught(error) }
+    isCut = true
+    session.warn("ws \(peer): TLS handshake failed: \(TLSFailure.server(error))")
+    forget()
+    context.close(promise: nil)
+  }
+
   // MARK: From the handlers behind it
 
   /// The request head was read whole (upgraded or answered): the timer

@@ -1,6 +1,7 @@
 import NIOCore
 import NIOHTTP1
 import NIOPosix
+import NIOSSL
 import NIOWebSocket
 import PacketKit
 
@@ -8,11 +9,12 @@ import PacketKit
 /// the codecs name (`CodecInfo.wellKnown`), then one
 /// `WebSocketConnectionHandler` per socket. permessage-deflate is declined:
 /// the response simply carries no Sec-WebSocket-Extensions, which RFC 7692
-/// §5 says leaves the connection uncompressed.
+/// §5 says leaves the connection uncompressed. With a TLS context (--cert,
+/// --key) each connection starts with the TLS handshake: wss.
 enum WebSocketListener {
   static func bind(
     group: EventLoopGroup, address: ListenAddress, session: NIOLoopBound<ListenSession>,
-    maxMessageBytes: Int
+    maxMessageBytes: Int, tls: NIOSSLContext? = nil
   ) throws(CommandFailure) -> [Channel] {
     try ListenerBinding.bind(address) { socketAddress, ipv6Only in
       var bootstrap = ServerBootstrap(group: group)
@@ -44,6 +46,7 @@ enum WebSocketListener {
                 }
               })
             let operations = channel.pipeline.syncOperations
+            if let tls { try operations.addHandler(NIOSSLServerHandler(context: tls)) }
             try operations.addHandler(ConnectionGuard(session: session.value))
             try operations.configureHTTPServerPipeline(
               withServerUpgrade: (upgraders: [upgrader], completionHandler: { _ in }))
