@@ -18,6 +18,14 @@ struct ListenCommand: ParsableCommand {
       time and the gap since the previous message from the same source. \
       Ctrl-C, --count or --duration stop it cleanly. To answer as a device \
       or server does, use 'pktbench emulate'.
+      With --cert and --key a ws: listener serves wss (WebSocket over TLS). \
+      The bytes clients hold in frames not yet whole count against \
+      --max-buffered, all connections together (the largest holder is cut \
+      with close 1013); a request head not whole within --head-timeout gets \
+      408; unmasked frames, RSV bits and reserved opcodes get close 1002. \
+      Each cut is one line on stderr, and --stats counts them. A udp: \
+      listener's summary gives the datagrams the kernel dropped (a full \
+      receive buffer: raise it with --receive-buffer).
 
       """ + HelpExamples.text("listen"))
 

@@ -24,7 +24,11 @@ struct SendCommand: ParsableCommand {
       reply that came before the step counts); one not met in time ends the \
       run with one line and exit status 1, so a device can be checked from CI.
       ws:// performs the HTTP upgrade, masks its frames, answers pings and \
-      closes with 1000; on a path a codec names (see 'pktbench codecs'), a \
+      closes with 1000; wss:// does the same over TLS, checking the server's \
+      certificate (--insecure skips the check, for a self-signed test \
+      server). udp:// counts each datagram the kernel took; ICMP port \
+      unreachable answers (nothing listening yet) are counted as refused, \
+      the report says how many, and sending goes on. On a path a codec names (see 'pktbench codecs'), a \
       message field the path's last segment stands for is filled from it.
 
       """ + HelpExamples.text("send"))
