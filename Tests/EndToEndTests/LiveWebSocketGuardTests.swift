@@ -53,12 +53,13 @@ extension LiveTests {
           assert data[0] == 0x88, data
           return struct.unpack("!H", data[2:4])[0]
 
-      if mode in ("unmasked", "rsv1", "opcode3"):
+      if mode in ("unmasked", "rsv1", "opcode3", "continuation"):
           s = connect()
           upgrade(s)
           frame = {"unmasked": bytes([0x81, 2]) + b"hi",
                    "rsv1": masked(0xC1, b"hi"),
-                   "opcode3": masked(0x83, b"hi")}[mode]
+                   "opcode3": masked(0x83, b"hi"),
+                   "continuation": masked(0x80, b"hi")}[mode]
           s.sendall(frame)
           print("close", close_code(s))
       elif mode == "slowhead":
@@ -117,14 +118,16 @@ extension LiveTests {
       #expect(try Self.run("unmasked", port: port) == "close 1002")
       #expect(try Self.run("rsv1", port: port) == "close 1002")
       #expect(try Self.run("opcode3", port: port) == "close 1002")
+      #expect(try Self.run("continuation", port: port) == "close 1002")
       listener.signal(SIGINT)
       #expect(listener.finish() == 0)
       let cuts = listener.stderr.split(separator: "\n").filter { $0.contains("connection cut") }
-      #expect(cuts.count == 3, "\(listener.stderr)")
+      #expect(cuts.count == 4, "\(listener.stderr)")
       #expect(cuts.contains { $0.contains("an unmasked frame") && $0.hasSuffix("closed with 1002") })
       #expect(cuts.contains { $0.contains("RSV1 set with no extension negotiated") })
       #expect(cuts.contains { $0.contains("reserved opcode 0x3") })
-      #expect(listener.stdout.contains("connections cut: 3 (3 for a protocol error (closed with 1002))"))
+      #expect(cuts.contains { $0.contains("a continuation frame with no message begun") })
+      #expect(listener.stdout.contains("connections cut: 4 (4 for a protocol error (closed with 1002))"))
     }
 
     @Test func aSlowRequestHeadIsCutAfterTheTimeout() throws {

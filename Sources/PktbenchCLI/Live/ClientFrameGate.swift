@@ -2,8 +2,9 @@ import NIOCore
 import NIOWebSocket
 
 /// What RFC 6455 says a server must refuse in a client's frames: an
-/// unmasked frame (§5.1), RSV bits with no extension negotiated, and a
-/// reserved opcode (§5.2). Each fails the connection with close 1002.
+/// unmasked frame (§5.1), RSV bits with no extension negotiated, a
+/// reserved opcode (§5.2), and fragments out of order (§5.4). Each fails
+/// the connection with close 1002.
 /// Sits between NIO's frame decoder and the aggregator, so it also tells
 /// the connection's guard how many bytes each frame freed or keeps held.
 final class ClientFrameGate: ChannelInboundHandler {
@@ -13,6 +14,8 @@ final class ClientFrameGate: ChannelInboundHandler {
   private let connectionGuard: ConnectionGuard
   /// Payload bytes of a fragmented message the aggregator holds.
   private var held = 0
+  /// A text or binary message has begun and its final fragment not come.
+  private var inMessage = false
   private var failed = false
 
   init(connectionGuard: ConnectionGuard) {
@@ -23,12 +26,13 @@ final class ClientFrameGate: ChannelInboundHandler {
     guard !failed else { return }
     let frame = Self.unwrapInboundIn(data)
     connectionGuard.consumed(Self.wireSize(frame))
-    if let violation = Self.violation(frame) {
+    if let violation = Self.violation(frame) ?? fragmentViolation(frame) {
       failed = true
       connectionGuard.cut(.protocolError, violation, closeCode: 1002)
       return
     }
     if !frame.opcode.isControlOpcode {
+      inMessage = !frame.fin
       if frame.fin {
         connectionGuard.consumed(held)
         held = 0
@@ -38,6 +42,19 @@ final class ClientFrameGate: ChannelInboundHandler {
       }
     }
     context.fireChannelRead(data)
+  }
+
+  /// A continuation with no message begun, or a new message before the
+  /// last one's final fragment (RFC 6455 §5.4).
+  private func fragmentViolation(_ frame: WebSocketFrame) -> String? {
+    switch frame.opcode {
+    case .continuation where !inMessage:
+      return "a continuation frame with no message begun (RFC 6455 §5.4)"
+    case .text where inMessage, .binary where inMessage:
+      return "a new message before the last one's final fragment (RFC 6455 §5.4)"
+    default:
+      return nil
+    }
   }
 
   /// Why RFC 6455 makes this frame from a client fail the connection, or nil.
