@@ -102,6 +102,11 @@ extension LiveTests {
         ["listen", "ws:127.0.0.1:9", "--cert", "x.pem"], mentions: "--cert and --key go together")
       try LiveTests.Errors.expectOneLine(
         ["send", "ws://127.0.0.1:9/ws/connect/D", "--insecure", "heartbeat"], mentions: "wss:// only")
+      try LiveTests.Errors.expectOneLine(
+        ["listen", "udp:127.0.0.1:9", "--cert", "c.pem", "--key", "k.pem"],
+        mentions: "udp: listener has no TLS")
+      try LiveTests.Errors.expectOneLine(
+        ["listen", "ws:127.0.0.1:9", "--receive-buffer", "1MB"], mentions: "ws: listener has none")
     }
   }
 }

@@ -74,6 +74,10 @@ struct ListenCommand: ParsableCommand {
           + "'pktbench emulate CODEC --listen \(self.address)' (see 'pktbench emulate --help')")
     }
     let address = try ListenAddress.parse(self.address)
+    if receiveBuffer != nil, address.kind != .udp {
+      throw CommandFailure(
+        "--receive-buffer sets a UDP socket's buffer; a \(address.kind.rawValue): listener has none")
+    }
     var settings = output.settings
     settings.displayFilter = try RecordFilter.compile(displayFilter)
     let configuration = ListenConfiguration(
