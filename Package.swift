@@ -21,6 +21,8 @@ let package = Package(
     .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
     .package(url: "https://github.com/apple/swift-crypto", from: "3.12.0"),
     .package(url: "https://github.com/apple/swift-nio", from: "2.80.0"),
+    // wss:// for `send`, and `listen`/`emulate` serving wss with --cert/--key.
+    .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.37.6"),
   ],
   targets: [
     // Byte kernels in C with SSE vectors (base64, JSON string runs, ASCII
@@ -75,6 +77,7 @@ let package = Package(
         .product(name: "NIOPosix", package: "swift-nio"),
         .product(name: "NIOHTTP1", package: "swift-nio"),
         .product(name: "NIOWebSocket", package: "swift-nio"),
+        .product(name: "NIOSSL", package: "swift-nio-ssl"),
       ]),
     .executableTarget(name: "pktbench", dependencies: ["PktbenchCLI", "CodecRegistry"]),
 

@@ -38,7 +38,8 @@ extension LiveTests {
     }
 
     @Test func badSendURLsAndMessages() throws {
-      try Self.expectOneLine(["send", "http://127.0.0.1:9", "servo", "--us", "1500"], mentions: "udp or ws")
+      try Self.expectOneLine(
+        ["send", "http://127.0.0.1:9", "servo", "--us", "1500"], mentions: "udp, ws or wss")
       try Self.expectOneLine(["send", "udp://127.0.0.1", "servo", "--us", "1500"], mentions: "no port")
       try Self.expectOneLine(["send", "udp://127.0.0.1:9"], mentions: "nothing to send")
       try Self.expectOneLine(["send", "udp://127.0.0.1:9", "warp"], mentions: "unknown message")

@@ -70,6 +70,7 @@ struct EmulateCommand: ParsableCommand {
   var displayFilter: String?
 
   @OptionGroup var limits: LiveLimitOptions
+  @OptionGroup var server: WebSocketServerOptions
 
   @Argument(parsing: .allUnrecognized, help: "The device's settings (see above), as --flag or --flag VALUE.")
   var settings: [String] = []
@@ -108,7 +109,8 @@ struct EmulateCommand: ParsableCommand {
     output.format = format == .ndjson ? .ndjson : .text
     let configuration = ListenConfiguration(
       address: address, codec: codec.info.name, rules: [], output: output, countLimit: limits.count,
-      emulation: EmulationSettings(codec: codec.info.name, settings: parsed, ndjson: format == .ndjson))
+      emulation: EmulationSettings(codec: codec.info.name, settings: parsed, ndjson: format == .ndjson),
+      server: try server.settings(for: address))
     try ListenRun(configuration: configuration, maxMessage: maxMessage, duration: limits.duration).run(
       note: ", playing the \(codec.info.name) \(behaviour.device.name)")
   }

@@ -18,6 +18,14 @@ struct ListenCommand: ParsableCommand {
       time and the gap since the previous message from the same source. \
       Ctrl-C, --count or --duration stop it cleanly. To answer as a device \
       or server does, use 'pktbench emulate'.
+      With --cert and --key a ws: listener serves wss (WebSocket over TLS). \
+      The bytes clients hold in frames not yet whole count against \
+      --max-buffered, all connections together (the largest holder is cut \
+      with close 1013); a request head not whole within --head-timeout gets \
+      408; unmasked frames, RSV bits and reserved opcodes get close 1002. \
+      Each cut is one line on stderr, and --stats counts them. A udp: \
+      listener's summary gives the datagrams the kernel dropped (a full \
+      receive buffer: raise it with --receive-buffer).
 
       """ + HelpExamples.text("listen"))
 
@@ -33,6 +41,14 @@ struct ListenCommand: ParsableCommand {
   var maxMessage = 16 << 20
 
   @OptionGroup var limits: LiveLimitOptions
+  @OptionGroup var server: WebSocketServerOptions
+
+  @Option(
+    name: .customLong("receive-buffer"),
+    help:
+      "udp: the sockets' receive buffer (SO_RCVBUF; the kernel doubles it and caps it at net.core.rmem_max): 4MB, 512KB or bytes."
+  )
+  var receiveBuffer: ByteCountArgument?
   @OptionGroup var output: LiveOutputOptions
 
   @Option(
@@ -46,6 +62,9 @@ struct ListenCommand: ParsableCommand {
     if maxMessage < 1024 || maxMessage > Int(UInt32.max) {
       throw ValidationError("--max-message must be 1024…\(UInt32.max) bytes")
     }
+    if let receiveBuffer, receiveBuffer.bytes < 1 || receiveBuffer.bytes > Int(Int32.max) / 2 {
+      throw ValidationError("--receive-buffer must be 1 byte…1GB")
+    }
   }
 
   func run() throws {
@@ -55,11 +74,16 @@ struct ListenCommand: ParsableCommand {
           + "'pktbench emulate CODEC --listen \(self.address)' (see 'pktbench emulate --help')")
     }
     let address = try ListenAddress.parse(self.address)
+    if receiveBuffer != nil, address.kind != .udp {
+      throw CommandFailure(
+        "--receive-buffer sets a UDP socket's buffer; a \(address.kind.rawValue): listener has none")
+    }
     var settings = output.settings
     settings.displayFilter = try RecordFilter.compile(displayFilter)
     let configuration = ListenConfiguration(
       address: address, codec: routing.codec, rules: try routing.rules(), output: settings,
-      countLimit: limits.count, emulation: nil)
+      countLimit: limits.count, emulation: nil, server: try server.settings(for: address),
+      receiveBufferBytes: receiveBuffer?.bytes)
     try ListenRun(configuration: configuration, maxMessage: maxMessage, duration: limits.duration).run(
       note: address.kind == .ws ? " (paths \(WebSocketPathField.usage))" : "")
   }

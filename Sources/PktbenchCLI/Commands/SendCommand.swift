@@ -1,6 +1,7 @@
 import ArgumentParser
 import NIOCore
 import NIOPosix
+import NIOSSL
 
 /// `pktbench send URL MESSAGE [fields] [--rate R] [--count N] [--duration D] [then ...]`.
 struct SendCommand: ParsableCommand {
@@ -23,12 +24,16 @@ struct SendCommand: ParsableCommand {
       reply that came before the step counts); one not met in time ends the \
       run with one line and exit status 1, so a device can be checked from CI.
       ws:// performs the HTTP upgrade, masks its frames, answers pings and \
-      closes with 1000; on a path a codec names (see 'pktbench codecs'), a \
+      closes with 1000; wss:// does the same over TLS, checking the server's \
+      certificate (--insecure skips the check, for a self-signed test \
+      server). udp:// counts each datagram the kernel took; ICMP port \
+      unreachable answers (nothing listening yet) are counted as refused, \
+      the report says how many, and sending goes on. On a path a codec names (see 'pktbench codecs'), a \
       message field the path's last segment stands for is filled from it.
 
       """ + HelpExamples.text("send"))
 
-  @Argument(help: "udp://HOST:PORT or ws://HOST:PORT/PATH.")
+  @Argument(help: "udp://HOST:PORT, ws://HOST:PORT/PATH or wss://HOST:PORT/PATH.")
   var target: String
 
   @Argument(
@@ -53,6 +58,12 @@ struct SendCommand: ParsableCommand {
   @Option(name: .customLong("max-message"), help: "ws: largest message accepted from the server, in bytes.")
   var maxMessage = 16 << 20
 
+  @Flag(
+    help:
+      "wss: accept the server's certificate unchecked (a self-signed test server); the traffic is still encrypted, but anyone in the path could pose as the server."
+  )
+  var insecure = false
+
   @OptionGroup var output: LiveOutputOptions
 
   func validate() throws {
@@ -64,9 +75,13 @@ struct SendCommand: ParsableCommand {
 
   func run() throws {
     let target = try TargetURL.parse(self.target)
+    if insecure, target.scheme != .wss {
+      throw CommandFailure("--insecure applies to wss:// only (it skips the server's certificate check)")
+    }
+    let tls = try target.scheme == .wss ? Self.clientTLS(insecure: insecure) : nil
     let plan = try SendPlan.parse(
       steps, force: force, badCheck: badCheck,
-      pathField: target.scheme == .ws ? WebSocketPathField.of(target.path) : nil
+      pathField: target.scheme.isWebSocket ? WebSocketPathField.of(target.path) : nil
     )
     let configuration = SendConfiguration(
       target: target, steps: plan, output: output.settings,
@@ -87,11 +102,12 @@ struct SendCommand: ParsableCommand {
       switch target.scheme {
       case .udp:
         try UDPSender.connect(group: group, target: target, session: session)
-      case .ws:
+      case .ws, .wss:
         try loop.submit { session.value.expectTransport(within: connectTimeout.seconds + 5) }.wait()
         try WebSocketClient.connect(
           group: group, target: target, session: session,
-          connectTimeout: .nanoseconds(Int64(connectTimeout.nanoseconds)), maxMessageBytes: maxMessage)
+          connectTimeout: .nanoseconds(Int64(connectTimeout.nanoseconds)), maxMessageBytes: maxMessage,
+          tls: tls)
       }
     } catch {
       done.fail(error)
@@ -100,5 +116,16 @@ struct SendCommand: ParsableCommand {
     let status = try done.futureResult.wait()
     withExtendedLifetime(signals) {}
     if status != 0 { throw ExitCode(status) }
+  }
+
+  /// The client's TLS: the system's trust roots and the host name checked, or nothing checked with --insecure.
+  static func clientTLS(insecure: Bool) throws(CommandFailure) -> NIOSSLContext {
+    var configuration = TLSConfiguration.makeClientConfiguration()
+    if insecure { configuration.certificateVerification = .none }
+    do {
+      return try NIOSSLContext(configuration: configuration)
+    } catch {
+      throw CommandFailure("cannot set up TLS: \(TLSFailure.describe(error))", status: ExitStatus.failed)
+    }
   }
 }

@@ -27,10 +27,13 @@ struct ListenRun {
     let channels: [Channel]
     do {
       switch address.kind {
-      case .udp: channels = try UDPListener.bind(group: group, address: address, session: session)
+      case .udp:
+        channels = try UDPListener.bind(
+          group: group, address: address, session: session, receiveBuffer: configuration.receiveBufferBytes)
       case .ws:
         channels = try WebSocketListener.bind(
-          group: group, address: address, session: session, maxMessageBytes: maxMessage)
+          group: group, address: address, session: session, maxMessageBytes: maxMessage,
+          tls: configuration.server.tls)
       }
     } catch {
       // Nothing will stop the session now: complete its promise before it goes away.
@@ -41,7 +44,8 @@ struct ListenRun {
     loop.execute {
       for channel in channels { session.value.add(channel) }
     }
-    OutputWriter.standardError.line("pktbench: listening on \(address.kind.rawValue) \(bound)\(note)")
+    let kind = configuration.server.tls == nil ? address.kind.rawValue : "wss"
+    OutputWriter.standardError.line("pktbench: listening on \(kind) \(bound)\(note)")
 
     if let duration {
       loop.scheduleTask(in: .nanoseconds(Int64(duration.nanoseconds))) {

@@ -12,6 +12,10 @@ struct ListenConfiguration: Sendable {
   var countLimit: Int?
   /// `emulate`: the device the socket plays.
   var emulation: EmulationSettings?
+  /// ws: the guards against clients that hold memory or sockets.
+  var server = WebSocketServerSettings()
+  /// udp: SO_RCVBUF for the sockets, when asked for.
+  var receiveBufferBytes: Int?
 }
 
 /// What `emulate` plays: a codec's device model and its settings.
@@ -42,11 +46,16 @@ final class ListenSession {
   let timeline: EmulatorTimeline?
   private var udpDevice: DeviceEmulator?
   private var flows = 0
+  /// ws: the bytes all connections hold, and the connections cut.
+  let budget: ConnectionBudget
+  /// udp: the datagrams the kernel dropped (a full receive queue), read as the sockets close.
+  private var kernelDrops: Int?
 
   init(configuration: ListenConfiguration, loop: EventLoop, done: EventLoopPromise<Int32>) {
     self.configuration = configuration
     self.loop = loop
     self.done = done
+    budget = ConnectionBudget(settings: configuration.server)
     let out = OutputWriter()
     self.out = out
     let sink = configuration.output.makeSink(out: out)
@@ -136,6 +145,9 @@ final class ListenSession {
     guard stopReason == nil else { return }
     stopReason = reason
     udpDevice?.stop()
+    if configuration.address.kind == .udp {
+      kernelDrops = UDPKernelDrops.count(ports: Set(channels.compactMap { $0.localAddress?.port }))
+    }
     var closing: [EventLoopFuture<Void>] = []
     for connection in connections.values {
       closing.append(connection.goAway())
@@ -152,10 +164,18 @@ final class ListenSession {
     recorder.finish(name: configuration.address.display)
     if configuration.output.stats {
       let elapsed = Double(monotonicNanoseconds() - startedNanoseconds) / 1e9
-      let summary = LiveSummary(
+      var summary = LiveSummary(
         name: "listen \(configuration.address.display)", stopReason: stopReason ?? "end",
         elapsedSeconds: elapsed, recorder: recorder)
+      summary.kernelDrops = kernelDrops
+      summary.notes += budget.summaryLines(
+        headTimeout:
+          "--head-timeout \(DurationText.of(Double(configuration.server.headTimeoutNanoseconds) / 1e9))")
       summary.write(options: configuration.output, out: out)
+    } else if let kernelDrops, kernelDrops > 0 {
+      // Lost datagrams are said even without --stats.
+      warn(
+        "\(configuration.address.display): \(LiveSummary.kernelDropsText(kernelDrops))")
     }
     out.flush()
     done.succeed(0)

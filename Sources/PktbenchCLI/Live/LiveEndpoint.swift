@@ -33,11 +33,13 @@ struct ListenAddress: Equatable, Sendable {
   }
 }
 
-/// Where `send` and `replay` go: `udp://HOST:PORT` or
-/// `ws://HOST:PORT/PATH`.
+/// Where `send` and `replay` go: `udp://HOST:PORT`, `ws://HOST:PORT/PATH`
+/// or `wss://HOST:PORT/PATH` (WebSocket over TLS).
 struct TargetURL: Equatable, Sendable {
   enum Scheme: String, Sendable {
-    case udp, ws
+    case udp, ws, wss
+
+    var isWebSocket: Bool { self != .udp }
   }
 
   var scheme: Scheme
@@ -46,7 +48,8 @@ struct TargetURL: Equatable, Sendable {
   /// The request path for ws (at least "/"); empty for udp.
   var path: String
 
-  static let usage = "expected udp://HOST:PORT or ws://HOST:PORT/PATH (e.g. udp://127.0.0.1:9000)"
+  static let usage =
+    "expected udp://HOST:PORT, ws://HOST:PORT/PATH or wss://HOST:PORT/PATH (e.g. udp://127.0.0.1:9000)"
 
   static func parse(_ text: String) throws(CommandFailure) -> TargetURL {
     guard let separator = text.range(of: "://") else {
@@ -54,7 +57,7 @@ struct TargetURL: Equatable, Sendable {
     }
     let schemeText = text[..<separator.lowerBound].lowercased()
     guard let scheme = Scheme(rawValue: schemeText) else {
-      throw CommandFailure("'\(text)': scheme '\(schemeText)' is not udp or ws; \(usage)")
+      throw CommandFailure("'\(text)': scheme '\(schemeText)' is not udp, ws or wss; \(usage)")
     }
     var authority = String(text[separator.upperBound...])
     var path = ""
@@ -65,11 +68,12 @@ struct TargetURL: Equatable, Sendable {
     if scheme == .udp, !path.isEmpty, path != "/" {
       throw CommandFailure("'\(text)': a udp destination has no path; \(usage)")
     }
-    let (host, port) = try HostPort.split(authority, whole: text, defaultPort: scheme == .ws ? 80 : nil)
+    let defaultPort: Int? = scheme == .ws ? 80 : scheme == .wss ? 443 : nil
+    let (host, port) = try HostPort.split(authority, whole: text, defaultPort: defaultPort)
     guard let host, !host.isEmpty else {
       throw CommandFailure("'\(text)': no host; \(usage)")
     }
-    if scheme == .ws {
+    if scheme.isWebSocket {
       if path.isEmpty { path = "/" }
       guard path.allSatisfy({ $0.isASCII && !$0.isWhitespace }) else {
         throw CommandFailure("'\(text)': the path must be printable ASCII without spaces")

@@ -11,6 +11,8 @@ struct LiveSummary: LiveReport {
   var timings: [(source: String, timing: SourceTiming)]
   /// Extra lines for the command (packets captured, drops, bytes written).
   var notes: [String] = []
+  /// udp: datagrams the kernel dropped before they were read (nil: not a UDP listener).
+  var kernelDrops: Int?
 
   init(name: String, stopReason: String, elapsedSeconds: Double, recorder: LiveRecorder) {
     self.name = name
@@ -39,6 +41,7 @@ struct LiveSummary: LiveReport {
       }
       out.append(line)
     }
+    if let kernelDrops { out.append("  kernel drops: \(Self.kernelDropsText(kernelDrops))") }
     for note in notes { out.append("  \(note)") }
     return out
   }
@@ -64,12 +67,22 @@ struct LiveSummary: LiveReport {
             .init("gap_max_ms", timing.count > 1 ? .number(timing.maximumGap * 1e3) : .null),
           ])
         }))
+    if let kernelDrops {
+      json.raw(",\"kernel_drops\":")
+      json.integer(kernelDrops)
+    }
     json.raw(",\"notes\":")
     json.value(.array(notes.map { .string($0) }))
     json.raw(",\"stats\":")
     json.append(contentsOf: stats.json(name: name))
     json.raw("}")
     return json.bytes
+  }
+
+  static func kernelDropsText(_ drops: Int) -> String {
+    guard drops > 0 else { return "none (no datagram was dropped by the kernel)" }
+    return "\(drops) datagram\(drops == 1 ? "" : "s") dropped by the kernel before pktbench read them "
+      + "(the socket's receive buffer was full; raise it with --receive-buffer)"
   }
 
   static func ms(_ seconds: Double) -> String {

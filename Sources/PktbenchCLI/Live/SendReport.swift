@@ -26,6 +26,10 @@ struct SendReport: LiveReport {
   var target: String
   var steps: [Step]
   var received = 0
+  /// Datagrams the peer refused (ICMP port unreachable), as the kernel reported them.
+  var refused = 0
+  /// Messages the kernel did not take (a full socket buffer); not in `total`.
+  var notSent = 0
   var stopReason = ""
   var notes: [String] = []
 
@@ -78,6 +82,12 @@ struct SendReport: LiveReport {
       }
       out.append(line)
     }
+    if refused > 0 {
+      out.append("  \(total) sent, \(refused) refused by the peer (port unreachable)")
+    }
+    if notSent > 0 {
+      out.append("  \(notSent) not sent: the kernel did not take them (the socket's send buffer was full)")
+    }
     if received > 0 { out.append("  received \(received) message\(received == 1 ? "" : "s") back") }
     for note in notes { out.append("  \(note)") }
     return out
@@ -95,6 +105,8 @@ struct SendReport: LiveReport {
         ),
         .init("max_lateness_ms", .number(Double(maximumLatenessNanoseconds) / 1e6)),
         .init("received", .integer(Int64(received))),
+        .init("refused", .integer(Int64(refused))),
+        .init("not_sent", .integer(Int64(notSent))),
         .init("stopped_by", .string(stopReason)),
         .init("notes", .array(notes.map { .string($0) })),
         .init(

@@ -8,7 +8,8 @@ protocol SendTransport: AnyObject {
   var localEndpoint: String? { get }
   var remoteEndpoint: String? { get }
   var carrier: PayloadRouter.Carrier { get }
-  func send(_ bytes: [UInt8])
+  /// Hands one message to the kernel; false when it did not take it.
+  func send(_ bytes: [UInt8]) -> Bool
   /// Ends the conversation (a WebSocket close handshake), then calls `done`.
   func close(_ done: @escaping () -> Void)
 }
@@ -111,6 +112,15 @@ final class SendSession {
     if failure == nil { failure = text }
   }
 
+  /// How many datagrams the peer refused (ICMP port unreachable): counted
+  /// in the report, and the exit status is 1 as for any failure.
+  func noteRefused(_ count: Int) {
+    report.refused = count
+    if count > 0, failure == nil {
+      failure = "\(count) refused by the peer"
+    }
+  }
+
   /// A message from the peer (a WebSocket reply, a UDP datagram back).
   func received(_ bytes: [UInt8], extra: [FieldValue.Member] = []) {
     guard let transport else { return }
@@ -205,10 +215,14 @@ final class SendSession {
     }
     let now = NIODeadline.now()
     let lateness = now > due ? now - due : .nanoseconds(0)
-    transport.send(bytes)
-    report.sent(
-      step: reportIndex[stepIndex] ?? 0, at: now.uptimeNanoseconds, latenessNanoseconds: lateness.nanoseconds)
-    log(bytes, step: step, transport: transport, lateness: lateness)
+    if transport.send(bytes) {
+      report.sent(
+        step: reportIndex[stepIndex] ?? 0, at: now.uptimeNanoseconds,
+        latenessNanoseconds: lateness.nanoseconds)
+      log(bytes, step: step, transport: transport, lateness: lateness)
+    } else {
+      report.notSent += 1
+    }
     sentInStep += 1
     let next = stepStart + .nanoseconds(Int64((step.periodNanoseconds ?? 0) * UInt64(sentInStep)))
     if step.isFinished(afterSending: sentInStep) {

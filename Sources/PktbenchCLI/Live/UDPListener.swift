@@ -33,7 +33,8 @@ enum UDPListener {
   static let receiveBufferBytes = 65_536
 
   static func bind(
-    group: EventLoopGroup, address: ListenAddress, session: NIOLoopBound<ListenSession>
+    group: EventLoopGroup, address: ListenAddress, session: NIOLoopBound<ListenSession>,
+    receiveBuffer: Int? = nil
   ) throws(CommandFailure) -> [Channel] {
     try ListenerBinding.bind(address) { socketAddress, ipv6Only in
       var bootstrap = DatagramBootstrap(group: group)
@@ -44,6 +45,10 @@ enum UDPListener {
             try channel.pipeline.syncOperations.addHandler(UDPListenHandler(session: session.value))
           }
         }
+      if let receiveBuffer {
+        bootstrap = bootstrap.channelOption(
+          .socketOption(.so_rcvbuf), value: SocketOptionValue(receiveBuffer))
+      }
       if ipv6Only {
         bootstrap = bootstrap.channelOption(
           ChannelOptions.Types.SocketOption(level: .ipv6, name: .ipv6_v6only), value: 1)

@@ -1,19 +1,24 @@
 import NIOCore
 import NIOHTTP1
 import NIOPosix
+import NIOSSL
 import NIOWebSocket
 import PacketKit
 
 /// `send ws://HOST:PORT/PATH`: the HTTP/1.1 upgrade handshake (NIO's client
 /// upgrader checks Sec-WebSocket-Accept), then masked text frames as a
-/// client must send them, pongs for pings, and a clean close (1000).
+/// client must send them, pongs for pings, and a clean close (1000). For
+/// wss:// the TLS handshake comes first (the certificate checked unless
+/// --insecure).
 enum WebSocketClient {
   static let requestHandlerName = "pktbench.ws-upgrade-request"
 
   static func connect(
     group: EventLoopGroup, target: TargetURL, session: NIOLoopBound<SendSession>,
-    connectTimeout: TimeAmount, maxMessageBytes: Int
+    connectTimeout: TimeAmount, maxMessageBytes: Int, tls: NIOSSLContext? = nil
   ) throws(CommandFailure) {
+    // SNI and the certificate's name check take a host name, never an IP address.
+    let serverHostname = (try? SocketAddress(ipAddress: target.host, port: 0)) == nil ? target.host : nil
     let bootstrap = ClientBootstrap(group: group)
       .connectTimeout(connectTimeout)
       .channelOption(.tcpOption(.tcp_nodelay), value: 1)
@@ -37,6 +42,9 @@ enum WebSocketClient {
               }
             })
           let operations = channel.pipeline.syncOperations
+          if let tls {
+            try operations.addHandler(NIOSSLClientHandler(context: tls, serverHostname: serverHostname))
+          }
           // A server may send its first frame in the same segment as the 101: keep those bytes.
           try operations.addHTTPClientHandlers(
             leftOverBytesStrategy: .forwardBytes,
@@ -92,6 +100,8 @@ final class UpgradeRequestHandler: ChannelInboundHandler, RemovableChannelHandle
     let text: String
     if let upgrade = error as? NIOHTTPClientUpgradeError {
       text = "\(target.display): WebSocket handshake failed (\(upgrade))"
+    } else if let tls = TLSFailure.connect(error, what: target.display) {
+      text = tls
     } else {
       text = SocketFailure.connect(error, what: target.display)
     }
@@ -135,11 +145,13 @@ final class WebSocketClientHandler: ChannelInboundHandler, SendTransport {
     remoteEndpoint = EndpointText.of(channel.remoteAddress)
   }
 
-  func send(_ bytes: [UInt8]) {
-    guard !closeSent, channel.isActive else { return }
+  /// Queued on the TCP connection: counted as sent (TCP delivers or the connection fails).
+  func send(_ bytes: [UInt8]) -> Bool {
+    guard !closeSent, channel.isActive else { return false }
     let frame = WebSocketFrame(
       fin: true, opcode: .text, maskKey: .random(), data: channel.allocator.buffer(bytes: bytes))
     channel.writeAndFlush(frame, promise: nil)
+    return true
   }
 
   func close(_ done: @escaping () -> Void) {

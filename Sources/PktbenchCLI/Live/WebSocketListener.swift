@@ -1,6 +1,7 @@
 import NIOCore
 import NIOHTTP1
 import NIOPosix
+import NIOSSL
 import NIOWebSocket
 import PacketKit
 
@@ -8,11 +9,12 @@ import PacketKit
 /// the codecs name (`CodecInfo.wellKnown`), then one
 /// `WebSocketConnectionHandler` per socket. permessage-deflate is declined:
 /// the response simply carries no Sec-WebSocket-Extensions, which RFC 7692
-/// §5 says leaves the connection uncompressed.
+/// §5 says leaves the connection uncompressed. With a TLS context (--cert,
+/// --key) each connection starts with the TLS handshake: wss.
 enum WebSocketListener {
   static func bind(
     group: EventLoopGroup, address: ListenAddress, session: NIOLoopBound<ListenSession>,
-    maxMessageBytes: Int
+    maxMessageBytes: Int, tls: NIOSSLContext? = nil
   ) throws(CommandFailure) -> [Channel] {
     try ListenerBinding.bind(address) { socketAddress, ipv6Only in
       var bootstrap = ServerBootstrap(group: group)
@@ -32,6 +34,9 @@ enum WebSocketListener {
                   // The upgrade removes NIO's HTTP handlers; the refusal handler is ours to remove.
                   let refusal = try operations.context(name: HTTPRefusalHandler.name)
                   operations.removeHandler(context: refusal, promise: nil)
+                  let connectionGuard = try operations.handler(type: ConnectionGuard.self)
+                  connectionGuard.headArrived(upgraded: true)
+                  try operations.addHandler(ClientFrameGate(connectionGuard: connectionGuard))
                   try operations.addHandler(
                     NIOWebSocketFrameAggregator(
                       minNonFinalFragmentSize: 0, maxAccumulatedFrameCount: 4096,
@@ -41,6 +46,8 @@ enum WebSocketListener {
                 }
               })
             let operations = channel.pipeline.syncOperations
+            if let tls { try operations.addHandler(NIOSSLServerHandler(context: tls)) }
+            try operations.addHandler(ConnectionGuard(session: session.value))
             try operations.configureHTTPServerPipeline(
               withServerUpgrade: (upgraders: [upgrader], completionHandler: { _ in }))
             try operations.addHandler(
@@ -98,7 +105,9 @@ final class HTTPRefusalHandler: ChannelInboundHandler, RemovableChannelHandler {
 
   func channelRead(context: ChannelHandlerContext, data: NIOAny) {
     switch Self.unwrapInboundIn(data) {
-    case .head(let head): self.head = head
+    case .head(let head):
+      self.head = head
+      (try? context.pipeline.syncOperations.handler(type: ConnectionGuard.self))?.headArrived(upgraded: false)
     case .body: break
     case .end:
       let path = head?.uri ?? "?"
