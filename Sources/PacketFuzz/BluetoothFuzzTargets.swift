@@ -92,6 +92,7 @@ public final class HCIFuzzTarget: FuzzTarget {
     case .hci(_, _, let kind): stats.noteField(String(kind.prefix(40)))
     case .damaged(_, _, let layer, _, _): stats.errorCodes.add("damaged-\(layer)")
     case .undecoded: stats.errorCodes.add("undecoded")
+    case .log(let entry): stats.noteField("log \(entry.kind)")
     }
   }
 }
