@@ -12,6 +12,9 @@ struct CaptureInput {
 
   func read(into pipeline: CapturePipeline) throws -> ReadEnd {
     if path != "-", Self.isBtsnoop(path: path) { return try readBtsnoop(into: pipeline) }
+    if Self.isPacketLogger(Self.firstBytes(path, PacketLoggerFile.detectionLength)) {
+      return try readPacketLogger(into: pipeline)
+    }
     let reader: PcapFileReader
     do {
       reader = try PcapFileReader(path: path)
@@ -50,6 +53,39 @@ struct CaptureInput {
     case .endOfFile: return .endOfFile
     case .damaged(let afterFrame, let byteOffset, let reason):
       return .damaged(afterFrame: afterFrame, byteOffset: byteOffset, reason: reason)
+    }
+  }
+
+  /// Apple PacketLogger has no magic number: its first record header tells it.
+  static func isPacketLogger(_ firstBytes: [UInt8]) -> Bool {
+    PacketLoggerFile.byteOrder(ofFirstBytes: firstBytes) != nil
+  }
+
+  /// A file's first `count` bytes; for stdin, looked at and left for the reader.
+  static func firstBytes(_ path: String, _ count: Int) -> [UInt8] {
+    if path == "-" { return StandardInputPeek.peek(count) }
+    guard let handle = FileHandle(forReadingAtPath: path) else { return [] }
+    defer { try? handle.close() }
+    return [UInt8]((try? handle.read(upToCount: count)) ?? Data())
+  }
+
+  private func readPacketLogger(into pipeline: CapturePipeline) throws -> ReadEnd {
+    let file: PacketLoggerFile
+    do {
+      if path == "-", let stream = fdopen(0, "rb") {
+        file = try PacketLoggerFile(stream: stream, name: path)
+      } else {
+        file = try PacketLoggerFile(path: path)
+      }
+    } catch {
+      throw CommandFailure("\(path): \(error.text)", status: unreadableStatus)
+    }
+    if filter != nil {
+      throw CommandFailure("\(path): --filter (BPF) applies to pcap and pcapng files, not PacketLogger files")
+    }
+    return file.read { record in
+      pipeline.processBluetooth(
+        .packetLogger, frame: record.frame, time: record.time, flags: 0, data: record.data)
     }
   }
 
