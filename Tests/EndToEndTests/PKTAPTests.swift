@@ -1,0 +1,180 @@
+import Foundation
+import Testing
+
+/// pcap files of Apple's PKTAP link type (258, and 149 as macOS tcpdump
+/// writes it), written here with Ethernet, raw IPv4 and IPv6, and BSD
+/// loopback inside, against tshark: the same records, times, UDP payloads
+/// and processes.
+@Suite struct PKTAPTests {
+  struct Packet {
+    var dlt: UInt32
+    var bytes: [UInt8]
+    var pid: Int32
+    var process: String
+    var effectivePID: Int32?
+    var effectiveProcess: String?
+    var payload: [UInt8]
+  }
+
+  static let phone: [UInt8] = [192, 168, 1, 20]
+  static let robot: [UInt8] = [192, 168, 1, 50]
+  static let phone6: [UInt8] = [0xFE, 0x80] + [UInt8](repeating: 0, count: 13) + [0x20]
+  static let robot6: [UInt8] = [0xFE, 0x80] + [UInt8](repeating: 0, count: 13) + [0x50]
+
+  static func rider(_ left: Int, _ right: Int, _ timestamp: Double) -> [UInt8] {
+    Array("{\"left\":\(left),\"right\":\(right),\"timestamp\":\(timestamp)}".utf8)
+  }
+
+  /// One of each inner link type; the fourth is an app's traffic carried
+  /// by a daemon, the fifth names no process (the kernel's own).
+  static var packets: [Packet] {
+    let first = rider(50, 50, 1.5)
+    let second = rider(40, -40, 1.55)
+    let third = rider(0, 0, 1.6)
+    let fourth = rider(10, 10, 1.65)
+    let fifth = rider(20, 20, 1.7)
+    return [
+      Packet(
+        dlt: 1, bytes: PacketBytes.ethernet(PacketBytes.ipv4UDP(phone, robot, 50_001, 5005, first)), pid: 412,
+        process: "HawkSight", payload: first),
+      Packet(
+        dlt: 12, bytes: PacketBytes.ipv4UDP(phone, robot, 50_001, 5005, second), pid: 412,
+        process: "HawkSight",
+        payload: second),
+      Packet(
+        dlt: 12, bytes: PacketBytes.ipv6UDP(phone6, robot6, 50_002, 5005, third), pid: 413,
+        process: "HawkSightWidget", payload: third),
+      Packet(
+        dlt: 0, bytes: [2, 0, 0, 0] + PacketBytes.ipv4UDP(phone, robot, 50_003, 5005, fourth), pid: 88,
+        process: "nsurlsessiond", effectivePID: 412, effectiveProcess: "HawkSight", payload: fourth),
+      Packet(
+        dlt: 1, bytes: PacketBytes.ethernet(PacketBytes.ipv4UDP(robot, phone, 5005, 50_001, fifth)), pid: -1,
+        process: "", payload: fifth),
+    ]
+  }
+
+  static func capture(linkType: UInt32) -> PcapWriter {
+    var writer = PcapWriter(linkType: linkType)
+    for (index, packet) in packets.enumerated() {
+      let header = PKTAPWriter.header(
+        dlt: packet.dlt, pid: packet.pid, process: packet.process, effectivePID: packet.effectivePID,
+        effectiveProcess: packet.effectiveProcess, length: index == 1 ? 108 : 156)
+      writer.records.append((1_795_320_000, UInt32(index * 50_000 + 7), header + packet.bytes))
+    }
+    return writer
+  }
+
+  static func hex(_ bytes: [UInt8]) -> String { bytes.map { String(format: "%02x", $0) }.joined() }
+
+  @Test(arguments: [UInt32(258), 149])
+  func agreesWithTshark(linkType: UInt32) throws {
+    let writer = Self.capture(linkType: linkType)
+    let path = try WrittenCapture.write(writer.bytes, name: "pktap-\(linkType).pcap")
+    let decoded = try Pktbench.run(["decode", path, "--format", "ndjson", "--payload-hex"])
+    #expect(decoded.status == 0, "\(decoded.stderr)")
+    let records = try decoded.text.split(separator: "\n").map {
+      try #require(try JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any])
+    }
+    try #require(records.count == Self.packets.count)
+    for (index, packet) in Self.packets.enumerated() {
+      let record = records[index]
+      #expect(record["frame"] as? Int == index + 1)
+      let time = 1_795_320_000 + Double(index * 50_000 + 7) / 1e6
+      #expect(abs((record["time"] as? Double ?? 0) - time) < 1e-6)
+      #expect(record["transport"] as? String == "udp")
+      #expect(record["codec"] as? String == "rider")
+      #expect(record["payload"] as? String == Self.hex(packet.payload))
+      if packet.process.isEmpty {
+        #expect(record["process"] == nil)
+        continue
+      }
+      let process = try #require(record["process"] as? [String: Any], "frame \(index + 1)")
+      #expect(process["name"] as? String == packet.process)
+      #expect(process["pid"] as? Int == Int(packet.pid))
+      if let effective = packet.effectiveProcess {
+        let shown = try #require(process["effective"] as? [String: Any])
+        #expect(shown["name"] as? String == effective)
+        #expect(shown["pid"] as? Int == Int(packet.effectivePID!))
+      } else {
+        #expect(process["effective"] == nil)
+      }
+    }
+    #expect(records[2]["src"] as? String == "[fe80::20]:50002")
+
+    guard let tshark = Pktbench.which("tshark") else { return }
+    // tshark takes 149 as DLT_USER2; this tells it what macOS means by it.
+    let user2 =
+      linkType == 149 ? ["-o", "uat:user_dlts:\"User 2 (DLT=149)\",\"pktap\",\"0\",\"\",\"0\",\"\""] : []
+    let shark = try Pktbench.runProgram(
+      tshark,
+      ["-n", "-r", path] + user2
+        + [
+          "-T", "fields", "-E", "separator=\t", "-e", "frame.number", "-e", "frame.time_epoch", "-e",
+          "udp.payload",
+          "-e", "pktap.pid", "-e", "pktap.cmdname", "-e", "pktap.epid", "-e", "pktap.ecmdname",
+        ])
+    let rows = shark.text.split(separator: "\n").map {
+      $0.split(separator: "\t", omittingEmptySubsequences: false).map(String.init)
+    }
+    try #require(rows.count == records.count, "tshark: \(shark.text) \(shark.stderr)")
+    for (row, record) in zip(rows, records) {
+      #expect(Int(row[0]) == record["frame"] as? Int)
+      #expect(abs((Double(row[1]) ?? 0) - (record["time"] as? Double ?? 0)) < 1e-6)
+      #expect(row[2] == record["payload"] as? String, "frame \(row[0]) payload")
+      let process = record["process"] as? [String: Any]
+      if row[4].isEmpty {
+        #expect(process == nil, "frame \(row[0])")
+      } else {
+        #expect(process?["name"] as? String == row[4], "frame \(row[0])")
+        #expect(process?["pid"] as? Int == Int(row[3]), "frame \(row[0])")
+      }
+      let effective = process?["effective"] as? [String: Any]
+      if row[6] != row[4] {
+        #expect(effective?["name"] as? String == row[6])
+        #expect(effective?["pid"] as? Int == Int(row[5]))
+      }
+    }
+  }
+
+  /// Text shows the process after the transport; -V on a line of its own.
+  @Test func textAndTreeShowTheProcess() throws {
+    let path = try WrittenCapture.write(Self.capture(linkType: 258).bytes, name: "pktap-text.pcap")
+    let lines = try Pktbench.run(["decode", path])
+    #expect(lines.status == 0)
+    let text = lines.text.split(separator: "\n").map(String.init)
+    try #require(text.count == 5)
+    #expect(
+      text[0].contains("192.168.1.20:50001 → 192.168.1.50:5005  udp  [HawkSight 412]  rider"), "\(text[0])")
+    #expect(text[3].contains("udp  [nsurlsessiond 88 for HawkSight 412]  rider"), "\(text[3])")
+    #expect(!text[4].contains("["), "\(text[4])")
+    let tree = try Pktbench.run(["decode", path, "-V"])
+    #expect(tree.text.contains("\n  process: {name: \"HawkSight\", pid: 412}\n"), "\(tree.text)")
+    #expect(
+      tree.text.contains(
+        "\n  process: {name: \"nsurlsessiond\", pid: 88, effective: {name: \"HawkSight\", pid: 412}}\n"))
+  }
+
+  /// A header shorter than its fields is damage at the PKTAP layer, at
+  /// offset 0; a record that is not a packet is counted, not decoded.
+  @Test func damagedHeaders() throws {
+    var writer = PcapWriter(linkType: 258)
+    let packet = Self.packets[0]
+    var short = PKTAPWriter.header(dlt: 1, pid: 412, process: "HawkSight") + packet.bytes
+    short[0] = 40  // header length 40
+    var notPacket = PKTAPWriter.header(dlt: 1, pid: 412, process: "HawkSight") + packet.bytes
+    notPacket[4] = 2  // record type 2
+    writer.records = [(1_795_320_000, 0, short), (1_795_320_000, 1, notPacket)]
+    let path = try WrittenCapture.write(writer.bytes, name: "pktap-damaged.pcap")
+    let result = try Pktbench.run(["decode", path, "--format", "ndjson"])
+    let records = try result.text.split(separator: "\n").map {
+      try #require(try JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any])
+    }
+    try #require(records.count == 1)
+    #expect(records[0]["transport"] as? String == "pktap")
+    let error = try #require(records[0]["error"] as? [String: Any])
+    #expect(error["offset"] as? Int == 0)
+    #expect((error["text"] as? String ?? "").contains("PKTAP header length is 40, less than the 108 bytes"))
+    let stats = try Pktbench.run(["decode", path, "--stats"])
+    #expect(stats.text.contains("PKTAP record type 2 (not a packet)"), "\(stats.text)")
+  }
+}
