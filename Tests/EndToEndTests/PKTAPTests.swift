@@ -136,6 +136,30 @@ import Testing
     }
   }
 
+  /// libpcap has no BPF for PKTAP outside macOS: the filter runs on the
+  /// packet inside each record, as macOS's libpcap runs it.
+  @Test(arguments: [UInt32(258), 149])
+  func filterRunsOnThePacketInside(linkType: UInt32) throws {
+    let path = try WrittenCapture.write(
+      Self.capture(linkType: linkType).bytes, name: "pktap-filter-\(linkType).pcap")
+    func frames(_ filter: String) throws -> [Int] {
+      let result = try Pktbench.run(["decode", path, "--filter", filter, "--format", "ndjson"])
+      #expect(result.status == 0, "\(filter): \(result.stderr)")
+      return try result.text.split(separator: "\n").map {
+        let record = try JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]
+        return try #require(record?["frame"] as? Int)
+      }
+    }
+    // Written above: IPv6 in frame 3 only; the robot answers from port 5005 in frame 5.
+    #expect(try frames("udp port 5005") == [1, 2, 3, 4, 5])
+    #expect(try frames("ip6") == [3])
+    #expect(try frames("udp src port 5005") == [5])
+    #expect(try frames("tcp") == [])
+    let bad = try Pktbench.run(["decode", path, "--filter", "udp port banana"])
+    #expect(bad.status != 0)
+    #expect(bad.stderr.contains("invalid filter 'udp port banana'"), "\(bad.stderr)")
+  }
+
   /// Text shows the process after the transport; -V on a line of its own.
   @Test func textAndTreeShowTheProcess() throws {
     let path = try WrittenCapture.write(Self.capture(linkType: 258).bytes, name: "pktap-text.pcap")
