@@ -102,17 +102,15 @@ import Testing
     #expect(records[2]["src"] as? String == "[fe80::20]:50002")
 
     guard let tshark = Pktbench.which("tshark") else { return }
-    // tshark takes 149 as DLT_USER2; this tells it what macOS means by it.
-    let user2 =
-      linkType == 149 ? ["-o", "uat:user_dlts:\"User 2 (DLT=149)\",\"pktap\",\"0\",\"\",\"0\",\"\""] : []
+    // tshark reads 149 as PKTAP too, as macOS writes it.
     let shark = try Pktbench.runProgram(
       tshark,
-      ["-n", "-r", path] + user2
-        + [
-          "-T", "fields", "-E", "separator=\t", "-e", "frame.number", "-e", "frame.time_epoch", "-e",
-          "udp.payload",
-          "-e", "pktap.pid", "-e", "pktap.cmdname", "-e", "pktap.epid", "-e", "pktap.ecmdname",
-        ])
+      [
+        "-n", "-r", path, "-T", "fields", "-E", "separator=\t", "-e", "frame.number", "-e",
+        "frame.time_epoch",
+        "-e", "udp.payload", "-e", "pktap.pid", "-e", "pktap.cmdname", "-e", "pktap.epid", "-e",
+        "pktap.ecmdname",
+      ])
     let rows = shark.text.split(separator: "\n").map {
       $0.split(separator: "\t", omittingEmptySubsequences: false).map(String.init)
     }
