@@ -4,11 +4,7 @@ import PacketKit
 /// The targets `pktbench fuzz` knows: every codec in the registry.
 public enum FuzzTargets {
   public static func codecTargets() -> [FuzzTarget] {
-    Codecs.all.map { make($0) }
-  }
-
-  private static func make<C: FrameCodec>(_ codec: C) -> FuzzTarget {
-    CodecFuzzTarget(codec)
+    Codecs.calls.map { CodecFuzzTarget($0) }
   }
 
   /// The capture parsers: whole pcap/pcapng files down through TCP, TCP

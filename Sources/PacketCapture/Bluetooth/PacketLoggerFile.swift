@@ -108,10 +108,11 @@ public final class PacketLoggerFile {
     }
   }
 
-  /// Reads a stream from where it is (standard input, with any bytes
-  /// already looked at handed back in front); the reader closes it.
-  public convenience init(stream: UnsafeMutablePointer<FILE>, name: String) throws(BluetoothError) {
-    try self.init(file: stream, path: name, memory: nil)
+  /// Reads standard input whose first bytes `input` has looked at (a log
+  /// piped in: `cat trace.pklg | pktbench decode -`).
+  public convenience init(standardInput input: StandardInput) throws(BluetoothError) {
+    guard let file = input.open() else { throw BluetoothError("cannot read standard input") }
+    try self.init(file: file, path: "-", memory: nil)
   }
 
   /// Checks the first record (`file` is closed here when it is refused).

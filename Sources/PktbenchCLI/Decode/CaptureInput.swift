@@ -1,92 +1,180 @@
 import Foundation
 import PacketCapture
+import PacketKit
 
 /// One capture file (or stdin) as `decode` and `analyze` read it: btsnoop
-/// logs with pktbench's own reader (libpcap does not read them), everything
-/// else through libpcap, with an optional BPF filter.
+/// logs and Apple PacketLogger files with pktbench's own readers (libpcap
+/// reads neither), everything else through libpcap, with an optional BPF
+/// filter.
+///
+/// Reading stops early, after a whole record, when SIGINT or SIGTERM
+/// arrives (`ReadInterruption`); `pipeline.stats.interrupted` then says so.
 struct CaptureInput {
   var path: String
   var filter: String?
-  /// Exit status when the input cannot be read (decode 1, analyze 2).
-  var unreadableStatus: Int32
+  /// Exit status when the input cannot be read.
+  var unreadableStatus: Int32 = ExitStatus.unreadable
+  /// Standard input already looked at (`decode --codec X -` looks first,
+  /// to tell a capture from a payload); nil: looked at here.
+  var standardInput: StandardInput?
 
   func read(into pipeline: CapturePipeline) throws -> ReadEnd {
-    if path != "-", Self.isBtsnoop(path: path) { return try readBtsnoop(into: pipeline) }
-    if Self.isPacketLogger(Self.firstBytes(path, PacketLoggerFile.detectionLength)) {
-      return try readPacketLogger(into: pipeline)
+    if path == "-" { return try readStandardInput(into: pipeline) }
+    if Self.isBtsnoop(path: path) {
+      let file: BtsnoopFile
+      do {
+        file = try BtsnoopFile(path: path)
+      } catch {
+        throw CommandFailure("\(path): \(error.text)", status: unreadableStatus)
+      }
+      return try readBtsnoop(file, into: pipeline)
+    }
+    if Self.isPacketLogger(path: path) {
+      let file: PacketLoggerFile
+      do {
+        file = try PacketLoggerFile(path: path)
+      } catch {
+        throw CommandFailure("\(path): \(error.text)", status: unreadableStatus)
+      }
+      return try readPacketLogger(file, into: pipeline)
     }
     let reader: PcapFileReader
     do {
       reader = try PcapFileReader(path: path)
-      if let filter { try reader.setFilter(filter) }
     } catch {
       // libpcap's messages often name the file already.
       let text = error.text.contains(path) ? error.text : "\(path): \(error.text)"
       throw CommandFailure(text, status: unreadableStatus)
     }
-    reader.onNotice = { pipeline.captureNotice($0) }
-    let end = reader.read { pipeline.process($0) }
+    let end = try readPcap(reader, into: pipeline)
     pipeline.stats.recordedEnd = PcapngEndTime.read(path: path)
     return end
   }
 
-  private func readBtsnoop(into pipeline: CapturePipeline) throws -> ReadEnd {
-    let file: BtsnoopFile
-    do {
-      file = try BtsnoopFile(path: path)
-    } catch {
-      throw CommandFailure("\(path): \(error.text)", status: unreadableStatus)
+  /// stdin: a btsnoop log (Android's, piped from adb), a PacketLogger file
+  /// or pcap/pcapng, told apart by their first bytes, as a file's are.
+  private func readStandardInput(into pipeline: CapturePipeline) throws -> ReadEnd {
+    var input: StandardInput
+    if let standardInput {
+      input = standardInput
+    } else {
+      do {
+        input = try StandardInput()
+      } catch {
+        // Ctrl-C before the first bytes came: nothing read, nothing to say.
+        if ReadInterruption.shared.isSet { return ended(.endOfFile, pipeline: pipeline) }
+        throw CommandFailure(error.text, status: unreadableStatus)
+      }
     }
+    switch input.format {
+    case .btsnoop?:
+      let file: BtsnoopFile
+      do {
+        file = try BtsnoopFile(standardInput: input)
+      } catch {
+        throw CommandFailure("-: \(error.text)", status: unreadableStatus)
+      }
+      return try readBtsnoop(file, into: pipeline)
+    case .packetLogger?:
+      let file: PacketLoggerFile
+      do {
+        file = try PacketLoggerFile(standardInput: input)
+      } catch {
+        throw CommandFailure("-: \(error.text)", status: unreadableStatus)
+      }
+      return try readPacketLogger(file, into: pipeline)
+    case .pcap?, .pcapng?:
+      let reader: PcapFileReader
+      do {
+        reader = try PcapFileReader(standardInput: input)
+      } catch {
+        throw CommandFailure("-: \(error.text)", status: unreadableStatus)
+      }
+      return try readPcap(reader, into: pipeline)
+    case nil:
+      let what =
+        input.prefix.isEmpty
+        ? "standard input is empty"
+        : "standard input is not a pcap, pcapng or btsnoop capture (it starts with "
+          + "\(Hex.spaced(input.prefix.prefix(4))))"
+      throw CommandFailure(
+        what + "; to decode it as one payload, name its codec with --codec", status: unreadableStatus)
+    }
+  }
+
+  private func readPcap(_ reader: PcapFileReader, into pipeline: CapturePipeline) throws -> ReadEnd {
+    if let filter {
+      do {
+        try reader.setFilter(filter)
+      } catch {
+        // A filter that does not compile is the command line's fault.
+        throw CommandFailure("--filter: \(error.text)", status: ExitStatus.usage)
+      }
+    }
+    reader.onNotice = { pipeline.captureNotice($0) }
+    let interruption = ReadInterruption.shared
+    let end = reader.read { record in
+      pipeline.process(record)
+      if interruption.isSet { reader.stop() }
+    }
+    return ended(end, pipeline: pipeline)
+  }
+
+  private func readBtsnoop(_ file: BtsnoopFile, into pipeline: CapturePipeline) throws -> ReadEnd {
     if filter != nil {
-      throw CommandFailure("\(path): --filter (BPF) applies to pcap and pcapng files, not btsnoop logs")
+      throw CommandFailure(
+        "\(path): --filter (BPF) applies to pcap and pcapng files, not btsnoop logs",
+        status: ExitStatus.usage)
     }
     guard let linkType = BluetoothLinkType.forBtsnoopDatalink(file.datalink) else {
       throw CommandFailure(
         "\(path): btsnoop datalink \(file.datalink) is not decoded; supported: 1001, 1002, 2001",
         status: unreadableStatus)
     }
+    let interruption = ReadInterruption.shared
     let end = file.read { record in
       pipeline.processBluetooth(
         linkType, frame: record.frame, time: record.time, flags: record.flags, data: record.data)
+      if interruption.isSet { file.stop() }
     }
     switch end {
-    case .endOfFile: return .endOfFile
+    case .endOfFile: return ended(.endOfFile, pipeline: pipeline)
     case .damaged(let afterFrame, let byteOffset, let reason):
-      return .damaged(afterFrame: afterFrame, byteOffset: byteOffset, reason: reason)
+      return ended(
+        .damaged(afterFrame: afterFrame, byteOffset: byteOffset, reason: reason), pipeline: pipeline)
     }
+  }
+
+  private func readPacketLogger(_ file: PacketLoggerFile, into pipeline: CapturePipeline) throws -> ReadEnd {
+    if filter != nil {
+      throw CommandFailure(
+        "\(path): --filter (BPF) applies to pcap and pcapng files, not PacketLogger files",
+        status: ExitStatus.usage)
+    }
+    let interruption = ReadInterruption.shared
+    let end = file.read { record in
+      pipeline.processBluetooth(
+        .packetLogger, frame: record.frame, time: record.time, flags: 0, data: record.data)
+      if interruption.isSet { file.stop() }
+    }
+    return ended(end, pipeline: pipeline)
+  }
+
+  /// How reading ended: a signal overrules what the reader saw (a read the
+  /// signal cut short looks like damage, and is not).
+  private func ended(_ end: ReadEnd, pipeline: CapturePipeline) -> ReadEnd {
+    let interruption = ReadInterruption.shared
+    guard interruption.isSet else { return end }
+    pipeline.stats.interrupted = interruption.signalName
+    return .endOfFile
   }
 
   /// Apple PacketLogger has no magic number: its first record header tells it.
-  static func isPacketLogger(_ firstBytes: [UInt8]) -> Bool {
-    PacketLoggerFile.byteOrder(ofFirstBytes: firstBytes) != nil
-  }
-
-  /// A file's first `count` bytes; for stdin, looked at and left for the reader.
-  static func firstBytes(_ path: String, _ count: Int) -> [UInt8] {
-    if path == "-" { return StandardInputPeek.peek(count) }
-    guard let handle = FileHandle(forReadingAtPath: path) else { return [] }
+  static func isPacketLogger(path: String) -> Bool {
+    guard let handle = FileHandle(forReadingAtPath: path) else { return false }
     defer { try? handle.close() }
-    return [UInt8]((try? handle.read(upToCount: count)) ?? Data())
-  }
-
-  private func readPacketLogger(into pipeline: CapturePipeline) throws -> ReadEnd {
-    let file: PacketLoggerFile
-    do {
-      if path == "-", let stream = fdopen(0, "rb") {
-        file = try PacketLoggerFile(stream: stream, name: path)
-      } else {
-        file = try PacketLoggerFile(path: path)
-      }
-    } catch {
-      throw CommandFailure("\(path): \(error.text)", status: unreadableStatus)
-    }
-    if filter != nil {
-      throw CommandFailure("\(path): --filter (BPF) applies to pcap and pcapng files, not PacketLogger files")
-    }
-    return file.read { record in
-      pipeline.processBluetooth(
-        .packetLogger, frame: record.frame, time: record.time, flags: 0, data: record.data)
-    }
+    let head = (try? handle.read(upToCount: PacketLoggerFile.detectionLength)) ?? Data()
+    return PacketLoggerFile.byteOrder(ofFirstBytes: head) != nil
   }
 
   static func isBtsnoop(path: String) -> Bool {
