@@ -144,3 +144,57 @@ import Testing
     #expect(shark.stderr.contains(expected.sharkSays), "\(shark.stderr)")
   }
 }
+
+extension PacketLoggerInputTests {
+  /// Records as long as a PacketLogger record may be (262,144 bytes after
+  /// the timestamp, Wireshark's limit) are read whole, one after another
+  /// through the reader's window; one byte more is damage, where tshark
+  /// also stops. The first five records are short: Wireshark tells the
+  /// format by lengths under 65,536 in up to five records (pktbench by the
+  /// first).
+  @Test(arguments: PacketLoggerWriter.ByteOrder.allCases)
+  func theLongestRecordsAreReadAndOneByteMoreIsNot(order: PacketLoggerWriter.ByteOrder) throws {
+    func note(_ length: Int, _ letter: Character) -> PacketLoggerWriter.Record {
+      // `length` counts the type byte, as the record's length field does.
+      .init(
+        seconds: 1_795_320_000, microseconds: UInt32(length % 1000), type: 0xFC,
+        data: [UInt8](repeating: letter.asciiValue!, count: length - 2) + [0])
+    }
+    let longest = 262_144
+    var writer = PacketLoggerWriter(
+      records: (0..<5).map { _ in note(13, "a") } + [
+        note(100_000, "b"), note(longest, "c"), note(longest, "d"),
+      ])
+    let path = try WrittenCapture.write(writer.bytes(order), name: "longest-\(order).pklg")
+    let result = try Pktbench.run(["decode", path, "--format", "ndjson"])
+    #expect(result.status == 0, "\(result.stderr)")
+    let messages = result.text.split(separator: "\n").compactMap {
+      let record = try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]
+      return (record?["fields"] as? [String: Any])?["message"] as? String
+    }
+    #expect(messages.map(\.count) == [11, 11, 11, 11, 11, 100_000 - 2, longest - 2, longest - 2])
+    #expect(messages.map { $0.first } == ["a", "a", "a", "a", "a", "b", "c", "d"])
+
+    writer.records.append(note(longest + 1, "e"))
+    let start = writer.records.prefix(8).reduce(0) { $0 + 13 + $1.data.count }
+    let tooLong = try WrittenCapture.write(writer.bytes(order), name: "too-long-\(order).pklg")
+    let refused = try Pktbench.run(["decode", tooLong, "--stats", "--format", "json"])
+    #expect(refused.status == 1)
+    let stats = try Self.json(refused)
+    #expect(stats["records"] as? Int == 8)
+    #expect(
+      stats["stopped_early"] as? String
+        == "after record 8 at byte offset \(start): record 9 at byte \(start) claims \(longest + 1) bytes, "
+        + "more than the \(longest) a PacketLogger record holds: the record header is damaged")
+
+    guard let tshark = Pktbench.which("tshark") else { return }
+    let whole = try Pktbench.runProgram(tshark, ["-r", path, "-T", "fields", "-e", "frame.len"])
+    #expect(
+      whole.text.split(separator: "\n") == [
+        "13", "13", "13", "13", "13", "100000", "\(longest)", "\(longest)",
+      ])
+    let cut = try Pktbench.runProgram(tshark, ["-r", tooLong, "-T", "fields", "-e", "frame.number"])
+    #expect(cut.text.split(separator: "\n").count == 8)
+    #expect(cut.stderr.contains("File has \(longest + 1)-byte packet, bigger than maximum of \(longest)"))
+  }
+}

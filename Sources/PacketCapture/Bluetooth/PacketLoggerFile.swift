@@ -61,6 +61,9 @@ public final class PacketLoggerFile {
   /// when they are not the start of one: the first record's length leaves
   /// room for the timestamp and is under 65,536, its microseconds are under
   /// a million and its type is one PacketLogger writes (Wireshark's test).
+  /// Wireshark also tests the next four records; the first alone decides
+  /// here, so that stdin is told by 13 bytes and a file damaged in its
+  /// second record still gives its first and says where the damage is.
   /// No pcap, pcapng or btsnoop file passes: their magic numbers do not
   /// read as a length under 65,536. Needs `detectionLength` bytes.
   public static func byteOrder<Bytes: Collection<UInt8>>(ofFirstBytes bytes: Bytes) -> ByteOrder? {
