@@ -200,3 +200,74 @@ import Testing
     #expect(stats.text.contains("PKTAP record type 2 (not a packet)"), "\(stats.text)")
   }
 }
+
+extension PKTAPTests {
+  /// The records of a little-endian microsecond pcap file
+  /// (pcap-savefile(5)), for wrapping in PKTAP headers.
+  static func pcapRecords(_ bytes: [UInt8]) throws -> [(seconds: UInt32, microseconds: UInt32, data: [UInt8])]
+  {
+    func le32(_ at: Int) -> UInt32 { (0..<4).reduce(0) { $0 | UInt32(bytes[at + $1]) << (8 * $1) } }
+    try #require(le32(0) == 0xA1B2_C3D4 && le32(20) == 1, "a little-endian µs Ethernet pcap")
+    var records: [(UInt32, UInt32, [UInt8])] = []
+    var at = 24
+    while at + 16 <= bytes.count {
+      let included = Int(le32(at + 8))
+      records.append((le32(at), le32(at + 4), Array(bytes[(at + 16)..<(at + 16 + included)])))
+      at += 16 + included
+    }
+    return records
+  }
+
+  /// An iPhone app's WebSocket session (the shipped FalconEye capture) as
+  /// rvictl records it: each Ethernet frame behind a PKTAP header naming
+  /// the app. The TCP stream is reassembled across records as in the
+  /// plain capture, and tshark sees the same segments in both files; every
+  /// message the app's packets complete carries the app's name and PID.
+  @Test func aWebSocketSessionCarriesItsProcess() throws {
+    let original = "Captures/falconeye-ws.pcap"
+    let plain = try Self.pcapRecords(
+      [UInt8](try Data(contentsOf: Pktbench.root.appendingPathComponent(original))))
+    var writer = PcapWriter(linkType: 258)
+    for record in plain {
+      let header = PKTAPWriter.header(dlt: 1, pid: 412, process: "HawkSight")
+      writer.records.append((record.seconds, record.microseconds, header + record.data))
+    }
+    let path = try WrittenCapture.write(writer.bytes, name: "pktap-websocket.pcap")
+
+    func lines(_ file: String) throws -> [[String: Any]] {
+      let result = try Pktbench.run(["decode", file, "--format", "ndjson"])
+      #expect(result.status == 0, "\(file): \(result.stderr)")
+      return try result.text.split(separator: "\n").map {
+        try #require(try JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any])
+      }
+    }
+    let expected = try lines(original)
+    let wrapped = try lines(path)
+    try #require(wrapped.count == expected.count)
+    #expect(expected.filter { $0["codec"] as? String == "falconeye" }.count == 8)
+    for (want, got) in zip(expected, wrapped) {
+      var withoutProcess = got
+      let process = withoutProcess.removeValue(forKey: "process") as? [String: Any]
+      #expect(
+        NSDictionary(dictionary: withoutProcess) == NSDictionary(dictionary: want), "frame \(want["frame"]!)")
+      if got["codec"] as? String == "falconeye" {
+        #expect(process?["name"] as? String == "HawkSight", "frame \(want["frame"]!)")
+        #expect(process?["pid"] as? Int == 412)
+      }
+    }
+
+    guard let tshark = Pktbench.which("tshark") else { return }
+    func segments(_ file: String) throws -> String {
+      try Pktbench.runProgram(
+        tshark,
+        [
+          "-n", "-r", file, "-T", "fields", "-e", "frame.time_epoch", "-e", "tcp.stream", "-e", "tcp.seq_raw",
+          "-e", "tcp.len", "-e", "websocket.opcode",
+        ]
+      ).text
+    }
+    let fromPlain = try segments(original)
+    #expect(fromPlain.split(separator: "\n").count == plain.count)
+    #expect(try segments(path) == fromPlain)
+  }
+}
