@@ -138,10 +138,11 @@ import Testing
   /// packet inside each record, as macOS's libpcap runs it.
   @Test(arguments: [UInt32(258), 149])
   func filterRunsOnThePacketInside(linkType: UInt32) throws {
-    let path = try WrittenCapture.write(
-      Self.capture(linkType: linkType).bytes, name: "pktap-filter-\(linkType).pcap")
-    func frames(_ filter: String) throws -> [Int] {
-      let result = try Pktbench.run(["decode", path, "--filter", filter, "--format", "ndjson"])
+    let bytes = Self.capture(linkType: linkType).bytes
+    let path = try WrittenCapture.write(bytes, name: "pktap-filter-\(linkType).pcap")
+    func frames(_ filter: String, file: String? = nil, stdin: [UInt8]? = nil) throws -> [Int] {
+      let result = try Pktbench.run(
+        ["decode", stdin == nil ? file ?? path : "-", "--filter", filter, "--format", "ndjson"], stdin: stdin)
       #expect(result.status == 0, "\(filter): \(result.stderr)")
       return try result.text.split(separator: "\n").map {
         let record = try JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]
@@ -153,6 +154,17 @@ import Testing
     #expect(try frames("ip6") == [3])
     #expect(try frames("udp src port 5005") == [5])
     #expect(try frames("tcp") == [])
+    // Piped in, and as pcapng (editcap's conversion): the same.
+    #expect(try frames("udp src port 5005", stdin: bytes) == [5])
+    if let editcap = Pktbench.which("editcap") {
+      let pcapng = path + "ng"
+      let converted = try Pktbench.runProgram(editcap, ["-F", "pcapng", path, pcapng])
+      #expect(converted.status == 0, "\(converted.stderr)")
+      #expect(try frames("ip6", file: pcapng) == [3])
+      #expect(
+        try frames("udp src port 5005", stdin: [UInt8](try Data(contentsOf: URL(fileURLWithPath: pcapng))))
+          == [5])
+    }
     let bad = try Pktbench.run(["decode", path, "--filter", "udp port banana"])
     #expect(bad.status == 64)
     #expect(bad.stderr.contains("invalid filter 'udp port banana'"), "\(bad.stderr)")
