@@ -188,8 +188,9 @@ import Testing
         "\n  process: {name: \"nsurlsessiond\", pid: 88, effective: {name: \"HawkSight\", pid: 412}}\n"))
   }
 
-  /// A header shorter than its fields is damage at the PKTAP layer, at
-  /// offset 0; a record that is not a packet is counted, not decoded.
+  /// A header shorter than its fields, or longer than its record, is
+  /// damage at the PKTAP layer, at offset 0; a record that is not a packet
+  /// is counted, not decoded. A filter passes none of them.
   @Test func damagedHeaders() throws {
     var writer = PcapWriter(linkType: 258)
     let packet = Self.packets[0]
@@ -197,19 +198,30 @@ import Testing
     short[0] = 40  // header length 40
     var notPacket = PKTAPWriter.header(dlt: 1, pid: 412, process: "HawkSight") + packet.bytes
     notPacket[4] = 2  // record type 2
-    writer.records = [(1_795_320_000, 0, short), (1_795_320_000, 1, notPacket)]
+    var huge = PKTAPWriter.header(dlt: 1, pid: 412, process: "HawkSight") + packet.bytes
+    huge.replaceSubrange(0..<4, with: [0xFF, 0xFF, 0xFF, 0xFF])  // header length 4,294,967,295
+    writer.records = [(1_795_320_000, 0, short), (1_795_320_000, 1, notPacket), (1_795_320_000, 2, huge)]
     let path = try WrittenCapture.write(writer.bytes, name: "pktap-damaged.pcap")
     let result = try Pktbench.run(["decode", path, "--format", "ndjson"])
     let records = try result.text.split(separator: "\n").map {
       try #require(try JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any])
     }
-    try #require(records.count == 1)
-    #expect(records[0]["transport"] as? String == "pktap")
-    let error = try #require(records[0]["error"] as? [String: Any])
-    #expect(error["offset"] as? Int == 0)
-    #expect((error["text"] as? String ?? "").contains("PKTAP header length is 40, less than the 108 bytes"))
+    try #require(records.count == 2)
+    for record in records {
+      #expect(record["transport"] as? String == "pktap")
+      let error = try #require(record["error"] as? [String: Any])
+      #expect(error["offset"] as? Int == 0)
+    }
+    let texts = records.map { (($0["error"] as? [String: Any])?["text"] as? String) ?? "" }
+    #expect(texts[0].contains("PKTAP header length is 40, less than the 108 bytes"))
+    #expect(
+      texts[1] == "PKTAP header needs 4294967295 bytes at offset 0, but only \(huge.count) remain",
+      "\(texts[1])")
     let stats = try Pktbench.run(["decode", path, "--stats"])
     #expect(stats.text.contains("PKTAP record type 2 (not a packet)"), "\(stats.text)")
+    let filtered = try Pktbench.run(["decode", path, "--filter", "udp", "--format", "ndjson"])
+    #expect(filtered.status == 0, "\(filtered.stderr)")
+    #expect(filtered.stdout.isEmpty)
   }
 }
 
