@@ -88,6 +88,10 @@ public final class PacketLoggerFile {
   /// The file's first bytes, read by the format check and still in the
   /// window for the first `read` (a pipe cannot be read again).
   private var initialBytes: Int
+  /// Set for standard input: a pipe may pause (a log still being written),
+  /// and the records already sent are decoded meanwhile, so reads ask for
+  /// what the next record needs (stdio buffers the rest), not a window.
+  private var readsWhatItNeeds = false
   private var hasRead = false
   private var stopRequested = false
 
@@ -116,6 +120,7 @@ public final class PacketLoggerFile {
   public convenience init(standardInput input: StandardInput) throws(BluetoothError) {
     guard let file = input.open() else { throw BluetoothError("cannot read standard input") }
     try self.init(file: file, path: "-", memory: nil)
+    readsWhatItNeeds = true
   }
 
   /// Checks the first record (`file` is closed here when it is refused).
@@ -157,7 +162,7 @@ public final class PacketLoggerFile {
 
   /// Calls `body` for each record in file order, from the first record on
   /// every call (a second call on a pipe finds nothing more). Records are
-  /// views of the window, refilled half a megabyte at a time.
+  /// views of the window, refilled half a megabyte at a time from a file.
   public func read(_ body: (PacketLoggerRecord) -> Void) -> ReadEnd {
     var start = 0  // the next record's first byte in the window
     var end = 0  // bytes read into the window
@@ -174,6 +179,7 @@ public final class PacketLoggerFile {
     var frame = 0
     var readError: String?
     let window = self.window
+    let readsWhatItNeeds = self.readsWhatItNeeds
     let order = byteOrder
     /// Makes `need` bytes from `start` available, reading more when the
     /// file has them; says whether it could.
@@ -185,7 +191,7 @@ public final class PacketLoggerFile {
         start = 0
       }
       while end < need, readError == nil {
-        let got = fread(window + end, 1, Self.windowLength - end, file)
+        let got = fread(window + end, 1, (readsWhatItNeeds ? need : Self.windowLength) - end, file)
         end += got
         if got == 0 {
           if ferror(file) != 0 { readError = String(cString: strerror(errno)) }
