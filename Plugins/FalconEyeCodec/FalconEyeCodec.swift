@@ -10,7 +10,6 @@ public struct FalconEyeCodec: FrameCodec {
 
   public var info: CodecInfo { FalconEyeSchema.info }
 
-
   public func kind(of message: FalconEyeMessage) -> String { message.kind.rawValue }
 
   // MARK: Decode

@@ -8,17 +8,16 @@ public struct LegCtrlCodec: FastFrameCodec {
 
   public var info: CodecInfo { LegCtrlSchema.info }
 
-
   static let headerLength = 4
   static let maxPayloadLength = 8
 
   public func kind(of message: LegCtrlMessage) -> String {
     switch message.body {
-    case .arm: "arm"
-    case .disarm: "disarm"
-    case .setServoCh0: "set_servo_ch0"
-    case .ping: "ping"
-    case .telemetry: "telemetry"
+    case .arm: LegCtrlSchema.arm.name
+    case .disarm: LegCtrlSchema.disarm.name
+    case .setServoCh0: LegCtrlSchema.setServoCh0.name
+    case .ping: LegCtrlSchema.ping.name
+    case .telemetry: LegCtrlSchema.telemetry.name
     case .unknown: "unknown"
     }
   }
@@ -80,13 +79,16 @@ public struct LegCtrlCodec: FastFrameCodec {
     fields.reserveCapacity(6)
     fields.append(
       DissectionNode(
-        group: "header", range: 0..<4,
+        group: LegCtrlSchema.headerName.description, range: 0..<4,
         children: [
-          DissectionNode("version", .unsigned(UInt64(version)), range: 0..<1),
+          DissectionNode(LegCtrlSchema.versionName.description, .unsigned(UInt64(version)), range: 0..<1),
           DissectionNode(
-            "msg_type", .enumeration(name: typeName, raw: Int64(msgType)), range: 1..<2),
-          DissectionNode("payload_len", .unsigned(UInt64(payloadLength)), unit: "bytes", range: 2..<3),
-          DissectionNode("reserved", .unsigned(UInt64(reserved)), range: 3..<4),
+            LegCtrlSchema.msgTypeName.description, .enumeration(name: typeName, raw: Int64(msgType)),
+            range: 1..<2),
+          DissectionNode(
+            LegCtrlSchema.payloadLengthName.description, .unsigned(UInt64(payloadLength)),
+            unit: LegCtrlSchema.payloadLengthUnit, range: 2..<3),
+          DissectionNode(LegCtrlSchema.reservedName.description, .unsigned(UInt64(reserved)), range: 3..<4),
         ]))
 
     let body: LegCtrlMessage.Body
@@ -102,7 +104,9 @@ public struct LegCtrlCodec: FastFrameCodec {
               + "all the same",
             range: 4..<(4 + payloadLength)))
         let payload = try reader.readBytes(payloadLength, "payload")
-        fields.append(DissectionNode("payload", .bytes(payload), range: 4..<(4 + payloadLength)))
+        fields.append(
+          DissectionNode(
+            LegCtrlSchema.payloadName.description, .bytes(payload), range: 4..<(4 + payloadLength)))
       }
       body = msgType == LegCtrlMsgType.arm ? .arm : msgType == LegCtrlMsgType.disarm ? .disarm : .ping
     case LegCtrlMsgType.setServoCh0:
@@ -116,8 +120,9 @@ public struct LegCtrlCodec: FastFrameCodec {
         return try unknown(msgType, &reader, payloadLength, version, reserved, fields, diagnostics)
       }
       let pulse = try reader.readUInt16LE("pulse_us")
-      fields.append(DissectionNode("pulse_us", .unsigned(UInt64(pulse)), unit: "µs", range: 4..<6))
-      if !(500...2500).contains(pulse) {
+      let schema = LegCtrlSchema.pulse
+      fields.append(DissectionNode(schema.name, .unsigned(UInt64(pulse)), unit: schema.unit, range: 4..<6))
+      if !Self.pulseIsInRange(pulse) {
         diagnostics.append(
           .warning(
             "out-of-range", "pulse_us \(pulse) µs is outside 500…2500 µs; the firmware clamps it",
@@ -154,7 +159,9 @@ public struct LegCtrlCodec: FastFrameCodec {
     var fields = fields
     let payload = try reader.readBytes(payloadLength, "payload")
     if payloadLength > 0 {
-      fields.append(DissectionNode("payload", .bytes(payload), range: 4..<(4 + payloadLength)))
+      fields.append(
+        DissectionNode(LegCtrlSchema.payloadName.description, .bytes(payload), range: 4..<(4 + payloadLength))
+      )
     }
     let message = LegCtrlMessage(
       .unknown(msgType: msgType, payload: payload), version: version, reserved: reserved)
@@ -190,16 +197,20 @@ public struct LegCtrlCodec: FastFrameCodec {
     }
     fields.append(
       DissectionNode(
-        "state", .enumeration(name: stateCase?.name ?? "unknown(\(state))", raw: Int64(state)),
-        range: 4..<5))
+        LegCtrlSchema.state.name,
+        .enumeration(name: stateCase?.name ?? "unknown(\(state))", raw: Int64(state)), range: 4..<5))
     fields.append(
       DissectionNode(
-        "error_code",
+        LegCtrlSchema.errorCode.name,
         .enumeration(name: errorCase?.name ?? "unknown(\(errorCode))", raw: Int64(errorCode)),
         range: 5..<6))
-    fields.append(DissectionNode("last_cmd_age_ms", .unsigned(UInt64(age)), unit: "ms", range: 6..<8))
-    fields.append(DissectionNode("battery_mv", .unsigned(UInt64(battery)), unit: "mV", range: 8..<10))
-    fields.append(DissectionNode("reserved", .unsigned(UInt64(reserved)), range: 10..<12))
+    let ageSchema = LegCtrlSchema.lastCommandAge
+    let batterySchema = LegCtrlSchema.battery
+    fields.append(DissectionNode(ageSchema.name, .unsigned(UInt64(age)), unit: ageSchema.unit, range: 6..<8))
+    fields.append(
+      DissectionNode(batterySchema.name, .unsigned(UInt64(battery)), unit: batterySchema.unit, range: 8..<10))
+    fields.append(
+      DissectionNode(LegCtrlSchema.reservedName.description, .unsigned(UInt64(reserved)), range: 10..<12))
     return LegCtrlTelemetry(
       state: state, errorCode: errorCode, lastCommandAgeMilliseconds: age,
       batteryMillivolts: battery, reserved: reserved)
@@ -318,50 +329,61 @@ public struct LegCtrlCodec: FastFrameCodec {
   // MARK: Counting
 
   /// A frame `decode` reads without a diagnostic: version 1, reserved 0,
-  /// the payload length its type needs, values in range. Indices follow
-  /// `info.messages`: arm, disarm, set_servo_ch0, ping, telemetry.
+  /// the payload length its type needs, values in range. The index is the
+  /// message's place in `info.messages` (`LegCtrlSchema.kinds`).
   public func cleanKind(_ bytes: UnsafeRawBufferPointer) -> Int? {
     guard bytes.count >= Self.headerLength, bytes[0] == 1, bytes[3] == 0,
       bytes.count == Self.headerLength + Int(bytes[2])
     else { return nil }
+    let kinds = LegCtrlSchema.kinds
     switch (bytes[1], bytes.count) {
-    case (LegCtrlMsgType.arm, 4): return 0
-    case (LegCtrlMsgType.disarm, 4): return 1
+    case (LegCtrlMsgType.arm, 4): return kinds.arm
+    case (LegCtrlMsgType.disarm, 4): return kinds.disarm
     case (LegCtrlMsgType.setServoCh0, 6):
-      let pulse = UInt16(bytes[4]) | UInt16(bytes[5]) << 8
-      return (500...2500).contains(pulse) ? 2 : nil
-    case (LegCtrlMsgType.ping, 4): return 3
+      return Self.pulseIsInRange(UInt16(bytes[4]) | UInt16(bytes[5]) << 8) ? kinds.setServoCh0 : nil
+    case (LegCtrlMsgType.ping, 4): return kinds.ping
     case (LegCtrlMsgType.telemetry, 12):
-      guard bytes[4] <= 2, bytes[5] <= 4 || bytes[5] == 0xFF, bytes[10] == 0, bytes[11] == 0 else {
+      guard LegCtrlSchema.stateName(bytes[4]) != nil, LegCtrlSchema.errorCodeName(bytes[5]) != nil,
+        bytes[10] == 0, bytes[11] == 0
+      else {
         return nil
       }
-      return 4
+      return kinds.telemetry
     default: return nil
     }
   }
 
+  /// The documented pulse range (`pulse_us`'s schema), read once: outside
+  /// it a servo command decodes with a warning.
+  private static let pulseRange: ClosedRange<UInt16> = {
+    let range = LegCtrlSchema.pulse.range ?? 0...65535
+    return UInt16(range.lowerBound)...UInt16(range.upperBound)
+  }()
+
+  static func pulseIsInRange(_ pulse: UInt16) -> Bool { pulseRange.contains(pulse) }
+
   /// `cleanKind`'s frames as `decode` dissects them: the header group, then
-  /// the payload's fields, every name and value a literal of PROTOCOLS.md §2.
+  /// the payload's fields, names and units taken from `LegCtrlSchema`.
   public func cleanFields(_ bytes: UnsafeRawBufferPointer, into fields: inout FlatFields) -> Bool {
     guard let kind = cleanKind(bytes), let typeName = Self.knownTypeName(bytes[1]) else { return false }
+    let kinds = LegCtrlSchema.kinds
     fields.removeAll()
-    switch kind {
-    case 0: fields.message = "arm"
-    case 1: fields.message = "disarm"
-    case 2: fields.message = "set_servo_ch0"
-    case 3: fields.message = "ping"
-    default: fields.message = "telemetry"
-    }
-    fields.append(.init("header", .group(count: 4), range: 0..<4))
-    fields.append(.init("version", .unsigned(UInt64(bytes[0])), range: 0..<1))
-    fields.append(.init("msg_type", .enumeration(typeName, raw: Int64(bytes[1])), range: 1..<2))
-    fields.append(.init("payload_len", .unsigned(UInt64(bytes[2])), unit: "bytes", range: 2..<3))
-    fields.append(.init("reserved", .unsigned(UInt64(bytes[3])), range: 3..<4))
-    switch kind {
-    case 2:
+    fields.message = kinds.names[kind]
+    fields.append(.init(LegCtrlSchema.headerName, .group(count: 4), range: 0..<4))
+    fields.append(.init(LegCtrlSchema.versionName, .unsigned(UInt64(bytes[0])), range: 0..<1))
+    fields.append(
+      .init(LegCtrlSchema.msgTypeName, .enumeration(typeName, raw: Int64(bytes[1])), range: 1..<2))
+    fields.append(
+      .init(
+        LegCtrlSchema.payloadLengthName, .unsigned(UInt64(bytes[2])),
+        unit: LegCtrlSchema.payloadLengthUnit.text,
+        range: 2..<3))
+    fields.append(.init(LegCtrlSchema.reservedName, .unsigned(UInt64(bytes[3])), range: 3..<4))
+    if kind == kinds.setServoCh0 {
+      let schema = LegCtrlSchema.pulse
       let pulse = UInt64(bytes[4]) | UInt64(bytes[5]) << 8
-      fields.append(.init("pulse_us", .unsigned(pulse), unit: "µs", range: 4..<6))
-    case 4:
+      fields.append(.init(schema.flatName, .unsigned(pulse), unit: schema.flatUnit, range: 4..<6))
+    } else if kind == kinds.telemetry {
       guard let state = LegCtrlSchema.stateName(bytes[4]), let error = LegCtrlSchema.errorCodeName(bytes[5])
       else {
         return false
@@ -369,13 +391,16 @@ public struct LegCtrlCodec: FastFrameCodec {
       let age = UInt64(bytes[6]) | UInt64(bytes[7]) << 8
       let battery = UInt64(bytes[8]) | UInt64(bytes[9]) << 8
       let reserved = UInt64(bytes[10]) | UInt64(bytes[11]) << 8
-      fields.append(.init("state", .enumeration(state, raw: Int64(bytes[4])), range: 4..<5))
-      fields.append(.init("error_code", .enumeration(error, raw: Int64(bytes[5])), range: 5..<6))
-      fields.append(.init("last_cmd_age_ms", .unsigned(age), unit: "ms", range: 6..<8))
-      fields.append(.init("battery_mv", .unsigned(battery), unit: "mV", range: 8..<10))
-      fields.append(.init("reserved", .unsigned(reserved), range: 10..<12))
-    default:
-      break
+      let ageSchema = LegCtrlSchema.lastCommandAge
+      let batterySchema = LegCtrlSchema.battery
+      fields.append(
+        .init(LegCtrlSchema.state.flatName, .enumeration(state, raw: Int64(bytes[4])), range: 4..<5))
+      fields.append(
+        .init(LegCtrlSchema.errorCode.flatName, .enumeration(error, raw: Int64(bytes[5])), range: 5..<6))
+      fields.append(.init(ageSchema.flatName, .unsigned(age), unit: ageSchema.flatUnit, range: 6..<8))
+      fields.append(
+        .init(batterySchema.flatName, .unsigned(battery), unit: batterySchema.flatUnit, range: 8..<10))
+      fields.append(.init(LegCtrlSchema.reservedName, .unsigned(reserved), range: 10..<12))
     }
     return true
   }

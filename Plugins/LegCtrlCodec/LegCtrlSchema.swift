@@ -54,24 +54,50 @@ enum LegCtrlSchema {
     "battery_mv", flag: "battery-mv", kind: .integer, unit: "mV", range: 0...65535,
     default: .integer(7400), help: "battery voltage in millivolts")
 
+  // The messages, each written once: `info` lists them, `kind(of:)` and
+  // the fast path name them from here, and `Kinds` finds their places.
+  static let arm = MessageSchema(
+    "arm", summary: "ARM: enable the servo outputs", direction: .appToDevice, fields: [])
+  static let disarm = MessageSchema(
+    "disarm", summary: "DISARM: disable the outputs, clear a FAULT", direction: .appToDevice, fields: [])
+  static let setServoCh0 = MessageSchema(
+    "set_servo_ch0", craftNames: ["servo"],
+    summary: "SET_SERVO_CH0: servo pulse; repeated at 50 Hz as the deadman keep-alive",
+    direction: .appToDevice, fields: [pulse])
+  static let ping = MessageSchema("ping", summary: "PING: keep-alive", direction: .appToDevice, fields: [])
+  static let telemetry = MessageSchema(
+    "telemetry", summary: "TELEMETRY: state, error, command age, battery; 10 Hz notify",
+    direction: .deviceToApp, fields: [state, errorCode, lastCommandAge, battery])
+
+  /// Where each message sits in `info.messages`, looked up by name once:
+  /// the fast path's kind indices follow the schema, not a position.
+  struct Kinds: Sendable {
+    let arm, disarm, setServoCh0, ping, telemetry: Int
+    /// The message names as literals, by index (flat fields carry them).
+    let names: [StaticString]
+  }
+
+  static let kinds: Kinds = {
+    func index(_ message: MessageSchema) -> Int { info.messageIndex(named: message.name) ?? 0 }
+    return Kinds(
+      arm: index(arm), disarm: index(disarm), setServoCh0: index(setServoCh0), ping: index(ping),
+      telemetry: index(telemetry), names: info.messages.map { $0.staticName ?? "unknown" })
+  }()
+
+  // The header's fields, telemetry's reserved word and an unread payload,
+  // as the dissection tree and the flat fields both name them.
+  static let headerName: StaticString = "header"
+  static let versionName: StaticString = "version"
+  static let msgTypeName: StaticString = "msg_type"
+  static let payloadLengthName: StaticString = "payload_len"
+  static let payloadLengthUnit: FieldUnit = "bytes"
+  static let reservedName: StaticString = "reserved"
+  static let payloadName: StaticString = "payload"
+
   static let info = CodecInfo(
     name: "legctrl", title: "LegCtrl servo leg controller",
     transport: "BLE GATT (command …789abd, telemetry …789abe); also UDP",
-    messages: [
-      MessageSchema(
-        "arm", summary: "ARM: enable the servo outputs", direction: .appToDevice, fields: []),
-      MessageSchema(
-        "disarm", summary: "DISARM: disable the outputs, clear a FAULT",
-        direction: .appToDevice, fields: []),
-      MessageSchema(
-        "set_servo_ch0", craftNames: ["servo"],
-        summary: "SET_SERVO_CH0: servo pulse; repeated at 50 Hz as the deadman keep-alive",
-        direction: .appToDevice, fields: [pulse]),
-      MessageSchema("ping", summary: "PING: keep-alive", direction: .appToDevice, fields: []),
-      MessageSchema(
-        "telemetry", summary: "TELEMETRY: state, error, command age, battery; 10 Hz notify",
-        direction: .deviceToApp, fields: [state, errorCode, lastCommandAge, battery]),
-    ],
+    messages: [arm, disarm, setServoCh0, ping, telemetry],
     notes: [
       "4-byte little-endian header: version 01, msg_type, payload_len 0…8, reserved 00",
       "deadman: no valid command for 200 ms while ARMED trips FAULT / DEADMAN_TIMEOUT",

@@ -9,7 +9,6 @@ public struct RallieCodec: FrameCodec {
 
   public var info: CodecInfo { RallieSchema.info }
 
-
   public func kind(of message: RallieMessage) -> String {
     switch message.body {
     case .command: "command"

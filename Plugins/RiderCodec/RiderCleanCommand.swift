@@ -117,28 +117,16 @@ struct RiderCleanCommand {
     let end = bytes.count
     var index = 0
     let speedRange = RiderSchema.speedRange
-    @inline(__always) func skipSpace() {
-      if compact { return }
-      while index < end {
-        switch base[index] {
-        case UInt8(ascii: " "), UInt8(ascii: "\t"), UInt8(ascii: "\r"), UInt8(ascii: "\n"): index += 1
-        default: return
-        }
-      }
-    }
-    @inline(__always) func take(_ byte: UInt8) -> Bool {
-      guard index < end, base[index] == byte else { return false }
-      index += 1
-      return true
-    }
-    skipSpace()
-    guard take(UInt8(ascii: "{")) else { return false }
+    Self.skipSpace(base, &index, end, compact: compact)
+    guard Self.take(UInt8(ascii: "{"), base, &index, end) else { return false }
     while true {
-      skipSpace()
-      guard take(UInt8(ascii: "\"")), let key = Self.key(base, &index, end) else { return false }
-      skipSpace()
-      guard take(UInt8(ascii: ":")) else { return false }
-      skipSpace()
+      Self.skipSpace(base, &index, end, compact: compact)
+      guard Self.take(UInt8(ascii: "\""), base, &index, end), let key = Self.key(base, &index, end) else {
+        return false
+      }
+      Self.skipSpace(base, &index, end, compact: compact)
+      guard Self.take(UInt8(ascii: ":"), base, &index, end) else { return false }
+      Self.skipSpace(base, &index, end, compact: compact)
       let start = index
       var number = 0.0
       var isInteger = true
@@ -173,13 +161,35 @@ struct RiderCleanCommand {
           return false
         }
       }
-      skipSpace()
-      if take(UInt8(ascii: ",")) { continue }
-      guard take(UInt8(ascii: "}")) else { return false }
+      Self.skipSpace(base, &index, end, compact: compact)
+      if Self.take(UInt8(ascii: ","), base, &index, end) { continue }
+      guard Self.take(UInt8(ascii: "}"), base, &index, end) else { return false }
       break
     }
-    skipSpace()
+    Self.skipSpace(base, &index, end, compact: compact)
     return index == end && (seen == Self.driveKeys || seen == Self.moveKeys)
+  }
+
+  // Static, with `index` passed inout: nested functions capturing the
+  // local `index` made each access a dynamic exclusivity check.
+  @inline(__always)
+  private static func skipSpace(_ base: UnsafePointer<UInt8>, _ index: inout Int, _ end: Int, compact: Bool) {
+    if compact { return }
+    while index < end {
+      switch base[index] {
+      case UInt8(ascii: " "), UInt8(ascii: "\t"), UInt8(ascii: "\r"), UInt8(ascii: "\n"): index += 1
+      default: return
+      }
+    }
+  }
+
+  @inline(__always)
+  private static func take(_ byte: UInt8, _ base: UnsafePointer<UInt8>, _ index: inout Int, _ end: Int)
+    -> Bool
+  {
+    guard index < end, base[index] == byte else { return false }
+    index += 1
+    return true
   }
 
   /// The key after an opening quote, when it is one of the six known ones,

@@ -9,7 +9,6 @@ public struct RiderCodec: FastFrameCodec {
 
   public var info: CodecInfo { RiderSchema.info }
 
-
   /// A datagram is at most 64 KiB; a command object is flat and small.
   static let jsonLimits = JSONTape.Limits(maxBytes: 65_536, maxDepth: 32, maxElements: 4096)
 

@@ -39,7 +39,9 @@ public class CodecCalls: @unchecked Sendable {
   }
   public func decodeFrame(_ bytes: UnsafeRawBufferPointer) -> FrameDecode { preconditionFailure("abstract") }
   public func selfCheck(_ bytes: UnsafeRawBufferPointer) -> SelfCheck { preconditionFailure("abstract") }
-  public func craftCheck(_ kind: String, values: CraftValues) -> CraftCheck { preconditionFailure("abstract") }
+  public func craftCheck(_ kind: String, values: CraftValues) -> CraftCheck {
+    preconditionFailure("abstract")
+  }
   /// `craft` of the message kind from values (the fuzzer's seeds).
   public func craft(_ kind: String, values: CraftValues) -> [UInt8]? { preconditionFailure("abstract") }
 
@@ -59,7 +61,8 @@ public class CodecCalls: @unchecked Sendable {
       typed.probe(ByteView(unsafeBytes: bytes))
     }
     @inlinable override func cleanKind(_ bytes: UnsafeRawBufferPointer) -> Int? { nil }
-    @inlinable override func cleanFields(_ bytes: UnsafeRawBufferPointer, _ fields: inout FlatFields) -> Bool {
+    @inlinable override func cleanFields(_ bytes: UnsafeRawBufferPointer, _ fields: inout FlatFields) -> Bool
+    {
       false
     }
     @inlinable override func decodeFrame(_ bytes: UnsafeRawBufferPointer) -> FrameDecode {
@@ -86,7 +89,8 @@ public class CodecCalls: @unchecked Sendable {
   final class FastBound<Codec: FastFrameCodec>: Bound<Codec>, @unchecked Sendable {
     @inlinable override init(_ codec: Codec) { super.init(codec) }
     @inlinable override func cleanKind(_ bytes: UnsafeRawBufferPointer) -> Int? { typed.cleanKind(bytes) }
-    @inlinable override func cleanFields(_ bytes: UnsafeRawBufferPointer, _ fields: inout FlatFields) -> Bool {
+    @inlinable override func cleanFields(_ bytes: UnsafeRawBufferPointer, _ fields: inout FlatFields) -> Bool
+    {
       typed.cleanFields(bytes, into: &fields)
     }
   }

@@ -28,7 +28,8 @@ public struct ByteView {
   /// The bytes in `range`, as a view; a range outside the view stops the program.
   @inlinable
   public subscript(range: Range<Int>) -> ByteView {
-    precondition(range.lowerBound >= 0 && range.upperBound <= storage.count, "ByteView range outside the view")
+    precondition(
+      range.lowerBound >= 0 && range.upperBound <= storage.count, "ByteView range outside the view")
     return ByteView(unsafeBytes: UnsafeRawBufferPointer(rebasing: storage[range]))
   }
 

@@ -64,6 +64,13 @@ public final class FieldSchema: Sendable {
   /// For text: what the receiver accepts (nil: any text).
   public let textRule: TextRule?
 
+  /// The name as a fast path's flat fields carry it: the literal it was
+  /// written as ("" for a run-time name, which no fast path has).
+  public var flatName: StaticString { staticName ?? "" }
+
+  /// The unit as flat fields carry it ("" when the field has none).
+  public var flatUnit: StaticString { unit?.text ?? "" }
+
   /// A field named by a literal: its name serves the fast path too.
   public convenience init(
     _ name: StaticString, flag: String? = nil, kind: Kind, unit: FieldUnit? = nil,

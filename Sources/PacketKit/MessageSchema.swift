@@ -24,7 +24,8 @@ public struct MessageSchema: Sendable {
     _ name: StaticString, craftNames: [String] = [], summary: String,
     direction: Direction, fields: [FieldSchema]
   ) {
-    self.init(named: name.description, craftNames: craftNames, summary: summary, direction: direction, fields: fields)
+    self.init(
+      named: name.description, craftNames: craftNames, summary: summary, direction: direction, fields: fields)
     staticName = name
   }
 

@@ -13,7 +13,8 @@ import Testing
 
   @Test(.enabled(if: gitRepository, "needs the repository's own git history"))
   func theCoreResolvesFromATaggedRepository() throws {
-    let work = FileManager.default.temporaryDirectory.appendingPathComponent("pktbench-dep-\(UUID().uuidString)")
+    let work = FileManager.default.temporaryDirectory.appendingPathComponent(
+      "pktbench-dep-\(UUID().uuidString)")
     defer { try? FileManager.default.removeItem(at: work) }
     let server = work.appendingPathComponent("pktbench")
     let consumer = work.appendingPathComponent("consumer")
@@ -83,7 +84,8 @@ import Testing
       print("error \\(error.code) at \\(error.offset ?? -1)")
     }
     print(try Level().craft("level", values: CraftValues(["percent": .integer(7)])))
-    """.write(to: consumer.appendingPathComponent("Sources/Consumer/main.swift"), atomically: true, encoding: .utf8)
+    """.write(
+      to: consumer.appendingPathComponent("Sources/Consumer/main.swift"), atomically: true, encoding: .utf8)
 
     _ = try run(swift, ["build", "--package-path", consumer.path, "--product", "Consumer"])
     let output = try run(consumer.appendingPathComponent(".build/debug/Consumer").path, [])

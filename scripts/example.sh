@@ -1,0 +1,18 @@
+#!/usr/bin/env bash
+# CI: Examples/ExternalCodec builds from this clone as a package of its own,
+# its tests pass, and the pktbench it builds decodes its capture with the
+# codec it adds (six readings, five acks, one reading spoiled in transit).
+set -euo pipefail
+cd "$(dirname "$0")/../Examples/ExternalCodec"
+swift build --product pktbench-beacon
+swift test
+ndjson="$(.build/debug/pktbench-beacon decode Captures/beacon.pcap --format ndjson)"
+count() { grep -c "$1" <<<"$ndjson" || true; }
+readings="$(count '"message":"reading"')"
+acks="$(count '"message":"ack"')"
+spoiled="$(count '"code":"bad-check"')"
+echo "example: $readings readings, $acks acks, $spoiled bad-check"
+if [ "$readings" != 5 ] || [ "$acks" != 5 ] || [ "$spoiled" != 1 ]; then
+  echo "example: expected 5 clean readings, 5 acks and 1 bad-check (Captures/make_beacon_capture.py)" >&2
+  exit 1
+fi
