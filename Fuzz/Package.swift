@@ -7,6 +7,7 @@ import PackageDescription
 
 let harnesses = [
   "FuzzRider", "FuzzLegCtrl", "FuzzRallie", "FuzzFalconEye", "FuzzPcap", "FuzzWebSocket", "FuzzHCI",
+  "FuzzPacketLogger",
 ]
 
 let package = Package(

@@ -12,7 +12,7 @@ cores="$(nproc)"
 jobs="${FUZZ_JOBS:-$((cores < 64 ? cores : 64))}"
 echo "fuzz-ci: pktbench fuzz, seed $seed, ${runner_seconds}s, $jobs jobs"
 .build/debug/pktbench fuzz --time "${runner_seconds}s" --seed "$seed" --jobs "$jobs" --crashes fuzz-crashes/runner
-for codec in rider legctrl rallie falconeye pcap websocket hci; do
+for codec in rider legctrl rallie falconeye pcap websocket hci pklg; do
   echo "fuzz-ci: libFuzzer $codec, ${libfuzzer_seconds}s"
   scripts/libfuzzer.sh "$codec" "$libfuzzer_seconds"
 done

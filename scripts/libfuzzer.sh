@@ -6,7 +6,7 @@
 # written to fuzz-crashes/libfuzzer-<codec>/ and a reproduce line is printed.
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
-codec="${1:?usage: scripts/libfuzzer.sh rider|legctrl|rallie|falconeye|pcap|websocket|hci SECONDS}"
+codec="${1:?usage: scripts/libfuzzer.sh rider|legctrl|rallie|falconeye|pcap|websocket|hci|pklg SECONDS}"
 seconds="${2:-60}"
 case "$codec" in
   rider) product=FuzzRider ;;
@@ -16,7 +16,8 @@ case "$codec" in
   pcap) product=FuzzPcap ;;
   websocket) product=FuzzWebSocket ;;
   hci) product=FuzzHCI ;;
-  *) echo "libfuzzer.sh: unknown target '$codec'; allowed: rider, legctrl, rallie, falconeye, pcap, websocket, hci" >&2; exit 2 ;;
+  pklg) product=FuzzPacketLogger ;;
+  *) echo "libfuzzer.sh: unknown target '$codec'; allowed: rider, legctrl, rallie, falconeye, pcap, websocket, hci, pklg" >&2; exit 2 ;;
 esac
 "$root/scripts/bootstrap.sh"
 export SWIFT_BACKTRACE=enable=no

@@ -39,6 +39,33 @@ if [ "$codec" = hci ]; then
   printf '\x00\x16\x04\x3e\x13\x01\x00\x40\x00\x00\x00\x3c\x71\x5e\xc4\x0a\x24\x18\x00\x00\x00\xf4\x01\x00\x12\x02\x40\x00\x0d\x00\x09\x00\x04\x00\x52\x12\x00\x01\x03\x02\x00\xdc\x05' >"$out/servo-write.bin"
   exit 0
 fi
+if [ "$codec" = pklg ]; then
+  # A note, LE Connection Complete and an ATT Write Command carrying LegCtrl
+  # SET_SERVO_CH0 1500, big-endian as PacketLogger on a Mac writes them.
+  printf '\x00\x00\x00\x0e\x6b\x02\x68\xc0\x00\x00\x00\x00\xfc\x6e\x6f\x74\x65\x00\x00\x00\x00\x1e\x6b\x02\x68\xc0\x00\x00\x0b\xb8\x01\x3e\x13\x01\x00\x40\x00\x00\x00\x3c\x71\x5e\xc4\x0a\x24\x18\x00\x00\x00\xf4\x01\x00\x00\x00\x00\x1a\x6b\x02\x68\xc0\x00\x00\x0f\xa0\x02\x40\x00\x0d\x00\x09\x00\x04\x00\x52\x12\x00\x01\x03\x02\x00\xdc\x05' >"$out/servo-write-be.pklg"
+  # The shipped btsnoop sessions as PacketLogger files in both byte orders
+  # (H4 type to record type, btsnoop's 0 AD microseconds to Unix time).
+  if command -v python3 >/dev/null 2>&1; then
+    python3 - "$out" "$root"/Captures/ble/*.btsnoop <<'PY'
+import os, struct, sys
+for path in sys.argv[2:]:
+    data, at, records = open(path, "rb").read(), 16, []
+    while at + 24 <= len(data):
+        _, included, flags, _, stamp = struct.unpack(">IIIIq", data[at:at + 24])
+        packet, received = data[at + 24:at + 24 + included], flags & 1
+        kind = {1: 0, 4: 1, 2: 3 if received else 2, 3: 9 if received else 8}.get(packet[0]) if packet else None
+        if kind is not None:
+            micros = stamp - 0x00DCDDB30F2F8000
+            records.append((micros // 1000000, micros % 1000000, bytes([kind]) + packet[1:]))
+        at += 24 + included
+    for order, name in ((">", "be"), ("<", "le")):
+        out = b"".join(struct.pack(order + "III", 8 + len(r), s, u) + r for s, u, r in records)
+        base = os.path.basename(path).rsplit(".", 1)[0]
+        open(os.path.join(sys.argv[1], f"{base}-{name}.pklg"), "wb").write(out[:65536])
+PY
+  fi
+  exit 0
+fi
 if [ "$codec" = websocket ]; then
   printf '\x0b\x81\x85\x37\xfa\x21\x3d\x7f\x9f\x4d\x51\x58\x81\x05Hello' >"$out/hello.bin"
   exit 0

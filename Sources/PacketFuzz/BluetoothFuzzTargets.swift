@@ -92,6 +92,7 @@ public final class HCIFuzzTarget: FuzzTarget {
     case .hci(_, _, let kind): stats.noteField(String(kind.prefix(40)))
     case .damaged(_, _, let layer, _, _): stats.errorCodes.add("damaged-\(layer)")
     case .undecoded: stats.errorCodes.add("undecoded")
+    case .log(let entry): stats.noteField("log \(entry.kind)")
     }
   }
 }
@@ -155,5 +156,83 @@ public final class BtsnoopFuzzTarget: FuzzTarget {
     }
     if case .damaged = end { stats.errorCodes.add("damaged-file") } else { stats.decoded += 1 }
     return failure
+  }
+}
+
+/// Whole Apple PacketLogger files (`pklg`), in either byte order, through
+/// pktbench's own reader and the decoder, read from memory as the btsnoop
+/// target reads its inputs.
+public final class PacketLoggerFuzzTarget: FuzzTarget {
+  public init() {}
+
+  public var name: String { "pklg" }
+  public var isJSON: Bool { false }
+
+  public func seed(rng: inout SplitMix64) -> [UInt8]? {
+    let bigEndian = rng.below(2) == 0
+    let records: [[UInt8]] = [
+      [0xFC] + Array("note\0".utf8),
+      [0x00, 0x0C, 0x20, 0x02, 0x01, 0x00],  // HCI LE Set Scan Enable
+      [0x01, 0x0E, 0x04, 0x01, 0x0C, 0x20, 0x00],  // Command Complete
+      [0xF7, 0x9C, 0x01, 0, 0, 0] + Array("bluetoothd\0s\0sub\0cat\0message\0".utf8),
+      // LE Connection Complete (handle 0x0040), then a Write Command to 0x0012.
+      [
+        0x01, 0x3E, 0x13, 0x01, 0x00, 0x40, 0x00, 0x00, 0x00, 0x3C, 0x71, 0x5E, 0xC4, 0x0A, 0x24, 0x18, 0x00,
+        0x00, 0x00, 0xF4, 0x01, 0x00,
+      ],
+      [0x02, 0x40, 0x00, 0x0A, 0x00, 0x06, 0x00, 0x04, 0x00, 0x52, 0x12, 0x00, 0x01, 0x01, 0x00],
+    ]
+    var out: [UInt8] = []
+    for (index, record) in records.enumerated() {
+      let fields = [UInt32(8 + record.count), 1_795_320_000, UInt32(index * 1000 + Int(rng.below(1000)))]
+      for field in fields {
+        let bytes = [
+          UInt8(field >> 24), UInt8(field >> 16 & 0xFF), UInt8(field >> 8 & 0xFF), UInt8(field & 0xFF),
+        ]
+        out += bigEndian ? bytes : bytes.reversed()
+      }
+      out += record
+    }
+    return out
+  }
+
+  public func roundTrip(rng: inout SplitMix64, stats: inout FuzzStats) -> FuzzFailure? { nil }
+
+  public func check(_ input: [UInt8], stats: inout FuzzStats) -> FuzzFailure? {
+    stats.executions += 1
+    let file: PacketLoggerFile
+    do {
+      file = try PacketLoggerFile(bytes: input)
+    } catch {
+      stats.errorCodes.add("not-packetlogger")
+      return nil
+    }
+    let decoder = BluetoothDecoder()
+    var lastFrame = 0
+    var failure: FuzzFailure?
+    let start = monotonicNanoseconds()
+    let end = file.read { record in
+      if record.frame <= lastFrame, failure == nil {
+        failure = FuzzFailure(
+          target: name, kind: "order", detail: "record \(record.frame) after \(lastFrame)", input: input)
+      }
+      lastFrame = record.frame
+      // Values are views of the record, as `decode` reads them: each must
+      // be the record's bytes at the offset it names.
+      decoder.decodeBorrowing(
+        .packetLogger, frame: record.frame, time: record.time, flags: 0, data: record.data
+      ) {
+        HCIFuzzTarget.count($0, &stats)
+        if failure == nil, let misplaced = HCIFuzzTarget.misplacedValue($0, in: record.data) {
+          failure = FuzzFailure(target: name, kind: "value-offset", detail: misplaced, input: input)
+        }
+      }
+    }
+    decoder.finish { HCIFuzzTarget.count($0, &stats) }
+    if case .damaged = end { stats.errorCodes.add("damaged-file") } else { stats.decoded += 1 }
+    return failure
+      ?? .bounds(
+        target: name, input: input, buffered: decoder.bufferedBytes, limit: decoder.limits.maxBufferedBytes,
+        startedAt: start)
   }
 }

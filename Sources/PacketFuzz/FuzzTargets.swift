@@ -9,9 +9,12 @@ public enum FuzzTargets {
 
   /// The capture parsers: whole pcap/pcapng files down through TCP, TCP
   /// reassembly on its own, the WebSocket decoder, HCI/L2CAP/ATT, and
-  /// btsnoop files.
+  /// btsnoop and Apple PacketLogger files.
   public static func parserTargets() -> [FuzzTarget] {
-    [PcapFuzzTarget(), TCPFuzzTarget(), WebSocketFuzzTarget(), HCIFuzzTarget(), BtsnoopFuzzTarget()]
+    [
+      PcapFuzzTarget(), TCPFuzzTarget(), WebSocketFuzzTarget(), HCIFuzzTarget(), BtsnoopFuzzTarget(),
+      PacketLoggerFuzzTarget(),
+    ]
   }
 
   public static func all() -> [FuzzTarget] {

@@ -8,7 +8,7 @@ public struct Pktbench: ParsableCommand {
     abstract: "Decode, craft, fuzz and emulate \(Codecs.titleList).",
     discussion: """
       Typical use:
-        pktbench decode capture.pcap     decode a capture (pcap, pcapng, btsnoop)
+        pktbench decode capture.pcap     decode pcap, pcapng, btsnoop or pklg
         pktbench analyze capture.pcap    health report: what each device did
         pktbench codecs                  list codecs, messages and fields
         pktbench capture -i lo           capture with libpcap and decode

@@ -6,6 +6,7 @@ import Testing
 @Suite struct BluetoothATTTests {
   static let hciLinkTypes: [BluetoothLinkType] = [
     .hciH4, .hciUnencapsulated, .hciH4WithDirectionHeader, .linuxMonitorBtsnoop, .linuxMonitorPcap,
+    .packetLogger,
   ]
 
   @Test(arguments: hciLinkTypes)

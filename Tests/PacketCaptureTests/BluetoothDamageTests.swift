@@ -138,7 +138,7 @@ import Testing
 
   /// Every strict prefix of every record of the session is damage, never a
   /// value and never a trap.
-  @Test(arguments: [BluetoothLinkType.hciH4, .linuxMonitorPcap, .hciH4WithDirectionHeader])
+  @Test(arguments: [BluetoothLinkType.hciH4, .linuxMonitorPcap, .hciH4WithDirectionHeader, .packetLogger])
   func everyTruncationIsDamaged(linkType: BluetoothLinkType) {
     for packet in LegCtrlSession.session {
       let (flags, data) = packet.framed(for: linkType)
@@ -153,7 +153,7 @@ import Testing
   /// Random records on every link type: no trap, memory within the limits.
   @Test(arguments: [
     BluetoothLinkType.hciUnencapsulated, .hciH4, .hciH4WithoutDirection, .hciH4WithDirectionHeader,
-    .linuxMonitorBtsnoop, .linuxMonitorPcap, .leLinkLayerWithPseudoHeader, .nordicBLESniffer,
+    .linuxMonitorBtsnoop, .linuxMonitorPcap, .leLinkLayerWithPseudoHeader, .nordicBLESniffer, .packetLogger,
   ])
   func randomRecordsNeverTrap(linkType: BluetoothLinkType) {
     var random = BluetoothTestRandom(seed: 0x5EED_B1E0)

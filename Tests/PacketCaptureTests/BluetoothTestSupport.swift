@@ -39,6 +39,16 @@ enum BluetoothTestPacket {
       // Adapter index u16 BE (0), opcode u16 BE.
       return (0, [0x00, 0x00, 0x00, monitorOpcode] + bytes)
     case .leLinkLayerWithPseudoHeader, .nordicBLESniffer: return (0, bytes)
+    case .packetLogger:
+      // The record type byte: 00 command, 01 event, 02 ACL sent, 03 ACL received.
+      let type: UInt8 =
+        switch self {
+        case .command: 0x00
+        case .event: 0x01
+        case .aclSent: 0x02
+        case .aclReceived: 0x03
+        }
+      return (0, [type] + bytes)
     }
   }
 }

@@ -90,6 +90,8 @@ public final class BluetoothDecoder {
       decodeLinkLayerWithPseudoHeader(data, record, emit)
     case .nordicBLESniffer:
       decodeNordicSniffer(data, record, emit)
+    case .packetLogger:
+      decodePacketLogger(data, record, emit)
     }
   }
 

@@ -16,6 +16,10 @@ public enum BluetoothEvent: Sendable, Equatable {
   case damaged(frame: Int, time: Double, layer: String, offset: Int, text: String)
   /// A record that is intact but carries nothing this decoder reads.
   case undecoded(frame: Int, time: Double, reason: String)
+  /// A text record of the capturing host (PacketLogger's notes, syslog
+  /// lines, kernel, error, power and config messages): part of the log,
+  /// shown as it is, not a packet.
+  case log(BluetoothLogEntry)
 }
 
 /// Which way a PDU went. With the connection's role known (from an LE
@@ -220,5 +224,51 @@ public struct BluetoothConnectionEvent: Sendable, Equatable {
     self.accessAddress = accessAddress
     self.change = change
     self.summary = summary
+  }
+}
+
+/// A text record of the capturing host's Bluetooth log: PacketLogger's
+/// syslog (F7), kernel (F8), kernel debug (F9), error (FA), power (FB), note
+/// (FC), config (FD) and new-controller (FE) records.
+public struct BluetoothLogEntry: Sendable, Equatable {
+  /// A syslog record's fields besides its message, as Wireshark names them.
+  public struct Syslog: Sendable, Equatable {
+    public var processID: UInt32
+    /// The os_log type: 0 default, 1 info, 2 debug, 16 error, 17 fault.
+    public var messageType: UInt8
+    public var process: String
+    public var sender: String
+    public var subsystem: String
+    public var category: String
+
+    public init(
+      processID: UInt32, messageType: UInt8, process: String, sender: String, subsystem: String,
+      category: String
+    ) {
+      self.processID = processID
+      self.messageType = messageType
+      self.process = process
+      self.sender = sender
+      self.subsystem = subsystem
+      self.category = category
+    }
+  }
+
+  public var frame: Int
+  public var time: Double
+  /// `syslog`, `kernel`, `kernel-debug`, `error`, `power`, `note`, `config`,
+  /// `new-controller`.
+  public var kind: String
+  /// The text, up to its first NUL, with trailing white space removed; for
+  /// syslog, the message.
+  public var message: String
+  public var syslog: Syslog?
+
+  public init(frame: Int, time: Double, kind: String, message: String, syslog: Syslog? = nil) {
+    self.frame = frame
+    self.time = time
+    self.kind = kind
+    self.message = message
+    self.syslog = syslog
   }
 }

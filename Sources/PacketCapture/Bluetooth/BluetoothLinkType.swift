@@ -26,6 +26,10 @@ public enum BluetoothLinkType: Sendable, Hashable, CustomStringConvertible {
   /// pcap 272 (NORDIC_BLE): nRF Sniffer board id and UART header, event
   /// packet header, then access address, LL PDU and CRC.
   case nordicBLESniffer
+  /// Apple PacketLogger (`.pklg`): the record's type byte (00 command, 01
+  /// event, 02 ACL sent, 03 ACL received, 08/09 SCO, 0A/0B LMP, F7–FE text)
+  /// then the packet or text; the type says the direction.
+  case packetLogger
 
   @inlinable
   public static func forPcapLinkType<T: BinaryInteger>(_ linkType: T) -> BluetoothLinkType? {
@@ -61,6 +65,7 @@ public enum BluetoothLinkType: Sendable, Hashable, CustomStringConvertible {
     case .linuxMonitorPcap: "pcap BLUETOOTH_LINUX_MONITOR (254)"
     case .leLinkLayerWithPseudoHeader: "pcap BLUETOOTH_LE_LL_WITH_PHDR (256)"
     case .nordicBLESniffer: "pcap NORDIC_BLE (272)"
+    case .packetLogger: "Apple PacketLogger"
     }
   }
 }

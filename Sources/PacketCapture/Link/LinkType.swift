@@ -13,6 +13,9 @@ public enum LinkType {
   public static let ipv4: Int32 = 228
   public static let ipv6: Int32 = 229
   public static let linuxSLL2: Int32 = 276
+  /// Apple PKTAP: LINKTYPE_PKTAP, and DLT_PKTAP as macOS numbers it.
+  public static let pktap: Int32 = PKTAP.linkType
+  public static let pktapDarwin: Int32 = PKTAP.darwinDLT
 
   /// libpcap's name for a link type ("EN10MB"), or its number.
   public static func name(_ linkType: Int32) -> String {
@@ -38,7 +41,8 @@ enum LinkLayer {
   static func supports(_ linkType: Int32) -> Bool {
     switch linkType {
     case LinkType.ethernet, LinkType.linuxSLL, LinkType.linuxSLL2, LinkType.null, LinkType.loop,
-      LinkType.raw, LinkType.rawDLT, LinkType.rawOpenBSD, LinkType.ipv4, LinkType.ipv6:
+      LinkType.raw, LinkType.rawDLT, LinkType.rawOpenBSD, LinkType.ipv4, LinkType.ipv6, LinkType.pktap,
+      LinkType.pktapDarwin:
       true
     default: false
     }
@@ -53,6 +57,7 @@ enum LinkLayer {
     case LinkType.raw, LinkType.rawDLT, LinkType.rawOpenBSD: try raw(input)
     case LinkType.ipv4: LinkFrame(network: .ipv4, offset: 0)
     case LinkType.ipv6: LinkFrame(network: .ipv6, offset: 0)
+    case LinkType.pktap, LinkType.pktapDarwin: try PKTAP.decode(input)
     default: throw .undecoded("link type \(linkType) (\(LinkType.name(linkType)))")
     }
   }

@@ -18,6 +18,8 @@ public final class PcapFileReader {
   private let handle: OpaquePointer
   private var filter: UnsafeMutablePointer<bpf_program>?
   private var filterExpression: String?
+  /// Set for a PKTAP file with a filter: it runs on the packet inside.
+  private var filtersInnerPackets = false
   private var fallback: PcapngFallbackReader?
   /// Filters compiled per link type for the fallback reader; nil where the
   /// expression does not compile for that link type (nothing matches).
@@ -158,6 +160,7 @@ public final class PcapFileReader {
   /// Compiles a BPF expression for this file's link type; later reads skip
   /// records it rejects (they still count in frame numbers).
   public func setFilter(_ bpf: String) throws(CaptureError) {
+    if PKTAP.isPKTAP(linkType) { return try setPKTAPFilter(bpf) }
     let program = UnsafeMutablePointer<bpf_program>.allocate(capacity: 1)
     program.initialize(to: bpf_program())
     guard pcap_compile(handle, program, bpf, 1, PCAP_NETMASK_UNKNOWN) == 0 else {
@@ -172,6 +175,43 @@ public final class PcapFileReader {
     fallbackFilters = [:]
   }
 
+  /// libpcap compiles no filter for PKTAP outside macOS, so the filter is
+  /// run on the packet inside each record, compiled for that packet's link
+  /// type as the fallback reader's are (macOS's libpcap also filters the
+  /// inner packet). The expression must compile for Ethernet at least.
+  private func setPKTAPFilter(_ bpf: String) throws(CaptureError) {
+    guard let dead = pcap_open_dead(LinkType.ethernet, 262_144) else {
+      throw CaptureError("cannot compile filter '\(bpf)'")
+    }
+    defer { pcap_close(dead) }
+    var program = bpf_program()
+    guard pcap_compile(dead, &program, bpf, 1, PCAP_NETMASK_UNKNOWN) == 0 else {
+      throw CaptureError("invalid filter '\(bpf)': \(String(cString: pcap_geterr(dead)))")
+    }
+    pcap_freecode(&program)
+    Self.free(filter)
+    filter = nil
+    filterExpression = bpf
+    filtersInnerPackets = true
+    for program in fallbackFilters.values { Self.free(program) }
+    fallbackFilters = [:]
+  }
+
+  /// Whether a PKTAP record's packet passes the filter; a header too short
+  /// to say where the packet is passes nothing.
+  private func innerPacketPasses(_ record: CaptureRecord) -> Bool {
+    let data = record.data
+    guard data.count >= PKTAP.minimumHeaderLength, let base = data.baseAddress else { return false }
+    let length = Int(UInt32(littleEndian: data.loadUnaligned(fromByteOffset: 0, as: UInt32.self)))
+    let dlt = Int32(bitPattern: UInt32(littleEndian: data.loadUnaligned(fromByteOffset: 8, as: UInt32.self)))
+    guard length >= PKTAP.minimumHeaderLength, length <= data.count, let program = fallbackFilter(for: dlt)
+    else { return false }
+    var header = pcap_pkthdr()
+    header.caplen = UInt32(data.count - length)
+    header.len = UInt32(max(record.originalLength - length, data.count - length))
+    return pcap_offline_filter(program, &header, (base + length).assumingMemoryBound(to: UInt8.self)) != 0
+  }
+
   /// Makes a `read` in progress return after the current record.
   public func stop() {
     stopRequested = true
@@ -180,6 +220,16 @@ public final class PcapFileReader {
   /// Calls `body` for each record (that passes the filter) and returns how
   /// reading ended. A second call continues where the first stopped.
   public func read(_ body: (CaptureRecord) -> Void) -> ReadEnd {
+    // Decided per read, not per record: other files' loops stay as they were.
+    if filtersInnerPackets {
+      return readRecords { record in
+        if innerPacketPasses(record) { body(record) }
+      }
+    }
+    return readRecords(body)
+  }
+
+  private func readRecords(_ body: (CaptureRecord) -> Void) -> ReadEnd {
     let link = linkType
     let divisor = nanosecondStamps ? 1e9 : 1e6
     var header: UnsafeMutablePointer<pcap_pkthdr>?

@@ -7,14 +7,15 @@ import CStream
 #endif
 
 /// Standard input, looked at before it is read: its first bytes tell a
-/// btsnoop log from a pcap or pcapng capture, or a capture from one
-/// payload (`adb shell cat btsnoop_hci.log | pktbench decode -`). A pipe
+/// btsnoop log, an Apple PacketLogger file (by its first record header: it
+/// has no magic number) and a pcap or pcapng capture apart, or a capture
+/// from one payload (`adb shell cat btsnoop_hci.log | pktbench decode -`). A pipe
 /// cannot be read twice, so the bytes looked at are handed back in front
 /// of the rest by a C stream of our own, and a reader sees all of it.
 public final class StandardInput {
   /// The formats a capture on standard input can be in.
   public enum Format: Sendable, Equatable {
-    case pcap, pcapng, btsnoop
+    case pcap, pcapng, btsnoop, packetLogger
   }
 
   /// The bytes read so far: the first `peek` bytes, or all of a shorter input.
@@ -23,8 +24,11 @@ public final class StandardInput {
   public private(set) var ended: Bool
   private var opened = false
 
-  /// Bytes enough to tell the formats apart (btsnoop's magic is eight).
-  public static let peekLength = 8
+  /// Bytes enough to tell the formats apart (btsnoop's magic is eight, a
+  /// PacketLogger record header and type byte thirteen). No shipped
+  /// codec's payload passes for a PacketLogger file: LegCtrl's are at most
+  /// twelve bytes, Rallie's start 5A A5 83, and JSON text has no zero bytes.
+  public static let peekLength = max(8, PacketLoggerFile.detectionLength)
 
   /// Reads the first `count` bytes of standard input (all of it, when it is
   /// shorter). Fails with one line when it cannot be read: closed, a
@@ -45,8 +49,8 @@ public final class StandardInput {
     }
     guard prefix.count >= 4 else { return nil }
     let value = prefix.prefix(4).reduce(UInt32(0)) { $0 << 8 | UInt32($1) }
-    guard CaptureFileCheck.knownMagics.contains(value) else { return nil }
-    return value == 0x0A0D_0D0A ? .pcapng : .pcap
+    if CaptureFileCheck.knownMagics.contains(value) { return value == 0x0A0D_0D0A ? .pcapng : .pcap }
+    return PacketLoggerFile.byteOrder(ofFirstBytes: prefix) != nil ? .packetLogger : nil
   }
 
   /// All of standard input, when it is at most `limit` bytes; nil (having

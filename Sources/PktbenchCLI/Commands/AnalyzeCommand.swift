@@ -53,7 +53,7 @@ struct AnalyzeCommand: ParsableCommand {
     }
   }
 
-  @Argument(help: "Capture file (pcap, pcapng, btsnoop), or - for stdin.")
+  @Argument(help: "Capture file (pcap, pcapng, btsnoop, PacketLogger .pklg), or - for stdin.")
   var input: String
 
   @Option(help: "Report on stdout: text or json.")

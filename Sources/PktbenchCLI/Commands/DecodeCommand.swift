@@ -23,7 +23,7 @@ struct DecodeCommand: ParsableCommand {
     case text, json, ndjson
   }
 
-  @Argument(help: "Capture file(s) (pcap, pcapng, btsnoop), or - for stdin.")
+  @Argument(help: "Capture file(s) (pcap, pcapng, btsnoop, PacketLogger .pklg), or - for stdin.")
   var inputs: [String] = []
 
   @Option(help: "Payload bytes as hex, decoded as one message.")

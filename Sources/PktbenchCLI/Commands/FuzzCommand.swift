@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import PacketCapture
 import PacketFuzz
 import PacketKit
 
@@ -205,6 +206,7 @@ enum CorpusCapture {
   static func parserTarget(_ bytes: [UInt8]) -> String? {
     guard bytes.count >= 8 else { return nil }
     if bytes.starts(with: Array("btsnoop\0".utf8)) { return "btsnoop" }
+    if PacketLoggerFile.byteOrder(ofFirstBytes: bytes) != nil { return "pklg" }
     let magic = bytes.prefix(4)
     let pcapMagics: [[UInt8]] = [
       [0xD4, 0xC3, 0xB2, 0xA1], [0xA1, 0xB2, 0xC3, 0xD4], [0x4D, 0x3C, 0xB2, 0xA1], [0xA1, 0xB2, 0x3C, 0x4D],

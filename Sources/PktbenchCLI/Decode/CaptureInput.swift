@@ -3,8 +3,9 @@ import PacketCapture
 import PacketKit
 
 /// One capture file (or stdin) as `decode` and `analyze` read it: btsnoop
-/// logs with pktbench's own reader (libpcap does not read them), everything
-/// else through libpcap, with an optional BPF filter.
+/// logs and Apple PacketLogger files with pktbench's own readers (libpcap
+/// reads neither), everything else through libpcap, with an optional BPF
+/// filter.
 ///
 /// Reading stops early, after a whole record, when SIGINT or SIGTERM
 /// arrives (`ReadInterruption`); `pipeline.stats.interrupted` then says so.
@@ -28,6 +29,15 @@ struct CaptureInput {
       }
       return try readBtsnoop(file, into: pipeline)
     }
+    if Self.isPacketLogger(path: path) {
+      let file: PacketLoggerFile
+      do {
+        file = try PacketLoggerFile(path: path)
+      } catch {
+        throw CommandFailure("\(path): \(error.text)", status: unreadableStatus)
+      }
+      return try readPacketLogger(file, into: pipeline)
+    }
     let reader: PcapFileReader
     do {
       reader = try PcapFileReader(path: path)
@@ -41,8 +51,8 @@ struct CaptureInput {
     return end
   }
 
-  /// stdin: a btsnoop log (Android's, piped from adb) or pcap/pcapng, told
-  /// apart by their first bytes, as a file's are.
+  /// stdin: a btsnoop log (Android's, piped from adb), a PacketLogger file
+  /// or pcap/pcapng, told apart by their first bytes, as a file's are.
   private func readStandardInput(into pipeline: CapturePipeline) throws -> ReadEnd {
     var input: StandardInput
     if let standardInput {
@@ -65,6 +75,14 @@ struct CaptureInput {
         throw CommandFailure("-: \(error.text)", status: unreadableStatus)
       }
       return try readBtsnoop(file, into: pipeline)
+    case .packetLogger?:
+      let file: PacketLoggerFile
+      do {
+        file = try PacketLoggerFile(standardInput: input)
+      } catch {
+        throw CommandFailure("-: \(error.text)", status: unreadableStatus)
+      }
+      return try readPacketLogger(file, into: pipeline)
     case .pcap?, .pcapng?:
       let reader: PcapFileReader
       do {
@@ -127,6 +145,21 @@ struct CaptureInput {
     }
   }
 
+  private func readPacketLogger(_ file: PacketLoggerFile, into pipeline: CapturePipeline) throws -> ReadEnd {
+    if filter != nil {
+      throw CommandFailure(
+        "\(path): --filter (BPF) applies to pcap and pcapng files, not PacketLogger files",
+        status: ExitStatus.usage)
+    }
+    let interruption = ReadInterruption.shared
+    let end = file.read { record in
+      pipeline.processBluetooth(
+        .packetLogger, frame: record.frame, time: record.time, flags: 0, data: record.data)
+      if interruption.isSet { file.stop() }
+    }
+    return ended(end, pipeline: pipeline)
+  }
+
   /// How reading ended: a signal overrules what the reader saw (a read the
   /// signal cut short looks like damage, and is not).
   private func ended(_ end: ReadEnd, pipeline: CapturePipeline) -> ReadEnd {
@@ -134,6 +167,14 @@ struct CaptureInput {
     guard interruption.isSet else { return end }
     pipeline.stats.interrupted = interruption.signalName
     return .endOfFile
+  }
+
+  /// Apple PacketLogger has no magic number: its first record header tells it.
+  static func isPacketLogger(path: String) -> Bool {
+    guard let handle = FileHandle(forReadingAtPath: path) else { return false }
+    defer { try? handle.close() }
+    let head = (try? handle.read(upToCount: PacketLoggerFile.detectionLength)) ?? Data()
+    return PacketLoggerFile.byteOrder(ofFirstBytes: head) != nil
   }
 
   static func isBtsnoop(path: String) -> Bool {

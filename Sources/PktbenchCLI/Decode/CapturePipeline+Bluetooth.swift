@@ -73,6 +73,22 @@ extension CapturePipeline {
       deliver(record)
     case .undecoded(_, _, let reason):
       stats.undecoded[reason, default: 0] += 1
+    case .log(let entry):
+      // The capturing host's own words (PacketLogger notes, syslog lines):
+      // shown where they fell among the packets, belonging to no connection.
+      var record = DecodedRecord(
+        frame: entry.frame, time: entry.time, transport: "packetlogger", payloadLength: 0)
+      var fields: [FieldValue.Member] = [.init("message", .string(entry.message))]
+      if let syslog = entry.syslog {
+        fields += [
+          .init("process_id", .integer(Int64(syslog.processID))),
+          .init("message_type", .integer(Int64(syslog.messageType))),
+          .init("process", .string(syslog.process)), .init("sender", .string(syslog.sender)),
+          .init("subsystem", .string(syslog.subsystem)), .init("category", .string(syslog.category)),
+        ]
+      }
+      record.event = ("packetlogger.\(entry.kind)", fields)
+      deliver(record)
     }
   }
 

@@ -35,6 +35,12 @@ final class CapturePipeline {
   private let flatMessage = FlatMessage()
   @exclusivity(unchecked) var endpointNames = EndpointNames()
   @exclusivity(unchecked) var bleNames = BluetoothNames()
+  /// The process a PKTAP record names, while the payloads of that record
+  /// are decoded; nil otherwise. `carrying` says so in one byte: `deliver`
+  /// asks for every record.
+  private var carrierProcess: PKTAP.Process?
+  private var carrying = false
+  private var processNames = ProcessNames()
   /// The codecs probes found on flows, for their later payloads.
   @exclusivity(unchecked) private var udpCodecs = FlowCodecs<UDPFlowKey>()
   @exclusivity(unchecked) private var streamCodecs = FlowCodecs<TCPConnectionID>()
@@ -57,9 +63,14 @@ final class CapturePipeline {
   }
 
   func process(_ record: CaptureRecord) {
-    if let bluetoothLink = BluetoothLinkType.forPcapLinkType(record.linkType) {
-      processBluetooth(bluetoothLink, frame: record.frame, time: record.time, flags: 0, data: record.data)
-      return
+    // Most captures are Ethernet: one comparison takes their records past
+    // the link types that go elsewhere.
+    if record.linkType != LinkType.ethernet {
+      if let bluetoothLink = BluetoothLinkType.forPcapLinkType(record.linkType) {
+        processBluetooth(bluetoothLink, frame: record.frame, time: record.time, flags: 0, data: record.data)
+        return
+      }
+      if PKTAP.isPKTAP(record.linkType) { return processPKTAP(record) }
     }
     stats.record(frame: record.frame, time: record.time)
     decoder.decode(
@@ -70,6 +81,28 @@ final class CapturePipeline {
           diagnostics: [])
       }
     ) { self.handle($0) }
+  }
+
+  /// A PKTAP record (macOS, an iPhone's traffic through rvictl): decoded as
+  /// the packet inside it, and the messages its own bytes complete carry the
+  /// process its header names. Events of other records that this one's
+  /// arrival sets off (idle connections closing) do not.
+  @inline(never)
+  private func processPKTAP(_ record: CaptureRecord) {
+    stats.record(frame: record.frame, time: record.time)
+    let process = PKTAP.process(record.data)
+    decoder.decode(record) { event in
+      switch event {
+      case .datagram, .streamData:
+        self.carrierProcess = process
+        self.carrying = process != nil
+        self.handle(event)
+        self.carrierProcess = nil
+        self.carrying = false
+      default:
+        self.handle(event)
+      }
+    }
   }
 
   func finish(readEnd: ReadEnd) {
@@ -427,6 +460,16 @@ final class CapturePipeline {
   }
 
   func deliver(_ record: DecodedRecord) {
+    if carrying, let process = carrierProcess {
+      var carried = record
+      processNames.attach(process, to: &carried)
+      return send(carried)
+    }
+    send(record)
+  }
+
+  @inline(__always)
+  private func send(_ record: DecodedRecord) {
     if let displayFilter, !displayFilter.matches(record) { return sink.skipped(record) }
     if wantsCounts { stats.add(record) }
     if wantsRecords { sink.emit(record) }

@@ -18,7 +18,7 @@ enum TreeRenderer {
     out.append(style.bold(head.joined(separator: "  ")))
     if let routing = record.routing { out.append("  codec chosen by \(routing)") }
     for member in record.extra {
-      out.append("  \(TerminalText.escaped(member.key)): \(member.value.display)")
+      out.append("  \(TerminalText.escaped(member.key)): \(inline(member.value))")
     }
     switch record.result {
     case .decoded(let frame):
@@ -48,6 +48,14 @@ enum TreeRenderer {
       out.append("  " + diagnosticLine(diagnostic, style: style))
     }
     return out
+  }
+
+  /// A transport detail on one line, an object's members included (a
+  /// PKTAP process: `{name: "HawkSight", pid: 412}`), not only their count.
+  static func inline(_ value: FieldValue) -> String {
+    guard case .object(let members) = value else { return value.display }
+    return "{"
+      + members.map { "\(TerminalText.escaped($0.key)): \(inline($0.value))" }.joined(separator: ", ") + "}"
   }
 
   static func diagnosticLine(_ diagnostic: Diagnostic, style: Style) -> String {
