@@ -71,6 +71,9 @@ public final class BtsnoopFile {
   /// left the stream, so a pipe (which cannot seek) is read too.
   private var hasRead = false
   private var stopRequested = false
+  /// Standard input (a pipe, maybe a live `adb shell` stream), read a
+  /// record at a time rather than a window at a time.
+  private var isStream: Bool { path == "-" }
 
   public convenience init(path: String) throws(BluetoothError) {
     guard let file = fopen(path, "rb") else {
@@ -179,7 +182,11 @@ public final class BtsnoopFile {
         start = 0
       }
       while end < need, readError == nil {
-        let got = fread(window + end, 1, Self.windowLength - end, file)
+        // From a pipe, fread waits for all it is asked: ask only for what
+        // this record needs, so a paused writer's records are decoded (and
+        // counted when Ctrl-C comes) as they arrive.
+        let want = isStream ? need - end : Self.windowLength - end
+        let got = fread(window + end, 1, want, file)
         end += got
         if got == 0 {
           if ferror(file) != 0 { readError = String(cString: strerror(errno)) }
