@@ -14,6 +14,10 @@ if [ "${1:-}" = "--test-tools" ]; then
   command -v nc >/dev/null 2>&1 || need+=(netcat-openbsd)
   # The display filter's tests check -Y against the same selection made by jq.
   command -v jq >/dev/null 2>&1 || need+=(jq)
+  # The corpus test reads each run's own peak memory from GNU time.
+  [ -x /usr/bin/time ] || need+=(time)
+  # The wss tests make their certificates with the openssl command.
+  command -v openssl >/dev/null 2>&1 || need+=(openssl)
 fi
 
 if [ ${#need[@]} -gt 0 ]; then
