@@ -71,6 +71,23 @@ struct DecodeCommand: ParsableCommand {
   )
   var lineBuffered = false
 
+  @Option(
+    name: [.customShort("w"), .customLong("write")],
+    help: ArgumentHelp(
+      "Write the records that carried the messages shown (after --filter and -Y; every segment or fragment of a reassembled message) to this pcapng file, as tshark -w.",
+      valueName: "OUT.pcapng"))
+  var write: String?
+
+  @Flag(name: .customShort("P"), help: "With -w, still write the messages to stdout, as tshark -P.")
+  var print = false
+
+  @Option(
+    name: [.customShort("c"), .customLong("count")],
+    help: "Stop after N messages shown (after -Y), as tshark -c; with several files, N in all.")
+  var count: Int?
+
+  @OptionGroup var timeWindow: TimeWindowOptions
+
   func validate() throws {
     if hex != nil && !inputs.isEmpty {
       throw ValidationError("give either --hex or input files, not both")
@@ -79,6 +96,14 @@ struct DecodeCommand: ParsableCommand {
       throw ValidationError("nothing to decode: give a capture file, - for stdin, or --hex BYTES")
     }
     if jobs < 1 { throw ValidationError("--jobs must be at least 1") }
+    if let count, count < 1 { throw ValidationError("-c must be at least 1") }
+    if write != nil, hex != nil {
+      throw ValidationError("-w writes records of capture files; --hex is one payload")
+    }
+    if write != nil, inputs.contains("-") {
+      throw ValidationError(
+        "-w reads its input twice (to decode, then to copy records); give a file, not - (stdin)")
+    }
   }
 
   func run() throws {

@@ -14,8 +14,9 @@ extension DecodeCommand {
     let interruption = ReadInterruption.shared
     interruption.install()
     var failures: [CommandFailure] = []
+    let run = DecodeRun(command: self)
     var parallel: ParallelDecode?
-    if jobs > 1 && inputs.count > 1 {
+    if jobs > 1 && inputs.count > 1 && !run.isShared {
       parallel = ParallelDecode(command: self, jobs: jobs, color: color)
       if parallel == nil {
         OutputWriter.standardError.line(
@@ -26,9 +27,11 @@ extension DecodeCommand {
     if let parallel {
       failures = try parallel.run(out: out)
     } else {
-      for input in inputs where !interruption.isSet {
+      for input in inputs where !interruption.isSet && run.messagesLeft != 0 {
         do {
-          if let failure = try decodeOne(input, out: out, color: color, standardInput: standardInput) {
+          if let failure = try decodeOne(
+            input, out: out, color: color, standardInput: standardInput, run: run)
+          {
             failures.append(CommandFailure(failure, status: ExitStatus.failed))
           }
         } catch let failure as CommandFailure where inputs.count > 1 && failure.status != ExitStatus.usage {
@@ -37,6 +40,7 @@ extension DecodeCommand {
       }
     }
     out.flush()
+    try run.finish()
     if interruption.isSet {
       for failure in failures { OutputWriter.standardError.line("pktbench: \(failure.message)") }
       OutputWriter.standardError.line(
@@ -52,13 +56,16 @@ extension DecodeCommand {
 
   /// Decodes one file into `out`; returns where a damaged file stopped.
   func decodeOne(
-    _ input: String, out: OutputWriter, color: Bool, standardInput: StandardInput? = nil
+    _ input: String, out: OutputWriter, color: Bool, standardInput: StandardInput? = nil,
+    run: DecodeRun? = nil
   ) throws -> String? {
     let rules = try routing.rules()
     let router = try routing.router()
     let sink: MessageSink
     if stats {
       sink = StatsSink(out: out, json: format != .text)
+    } else if write != nil && !print {
+      sink = SilentSink()
     } else {
       switch format {
       case .text:
@@ -68,13 +75,61 @@ extension DecodeCommand {
       }
     }
     let pipeline = CapturePipeline(
-      router: router, rules: rules, sink: sink, displayFilter: try RecordFilter.compile(displayFilter))
+      router: router, rules: rules, sink: sink, displayFilter: try RecordFilter.compile(displayFilter),
+      recordsNeeded: run?.needsRecords ?? false)
     pipeline.bleMap = try bleMap.map { try BLEMapRule.parse($0) }
+    pipeline.timeWindow = try timeWindow.window()
+    run?.prepare(pipeline)
     let end = try CaptureInput(path: input, filter: filter, standardInput: standardInput).read(into: pipeline)
     pipeline.finish(readEnd: end)
     sink.finish(name: input, stats: pipeline.stats)
+    try run?.finished(input, pipeline)
     return pipeline.stats.stoppedEarly.map {
       "\(input): the file is damaged; decoded up to it, stopped \($0)"
     }
+  }
+}
+
+/// What one `decode` run carries from file to file: the `-w` file the
+/// records of every input go to.
+final class DecodeRun {
+  let export: PcapngExport?
+  /// `-c`: messages still to show in all the files; nil for no limit.
+  private(set) var messagesLeft: Int?
+
+  init(command: DecodeCommand) {
+    export = command.write.map(PcapngExport.init(path:))
+    messagesLeft = command.count
+  }
+
+  /// Whether files must be decoded one after the other, in this process's
+  /// order (not by `--jobs` workers): they share the `-w` file, or `-c`.
+  var isShared: Bool { export != nil || messagesLeft != nil }
+
+  /// Whether every message must be a record, even for `--stats`: to mark
+  /// its records, or to count it.
+  var needsRecords: Bool { isShared }
+
+  func prepare(_ pipeline: CapturePipeline) {
+    if export != nil { pipeline.selection = FrameSelection() }
+    pipeline.messagesLeft = messagesLeft
+  }
+
+  /// One input decoded: its marked records go to the `-w` file.
+  func finished(_ input: String, _ pipeline: CapturePipeline) throws(CommandFailure) {
+    if messagesLeft != nil { messagesLeft = pipeline.messagesLeft }
+    if let export, let selection = pipeline.selection {
+      try export.copy(from: input, selection: selection)
+    }
+  }
+
+  /// All inputs decoded: the `-w` file is closed, and stderr says what it holds.
+  func finish() throws(CommandFailure) {
+    guard let export else { return }
+    try export.close()
+    let skipped = export.skipped > 0 ? " (\(export.skipped) of another link type left out)" : ""
+    OutputWriter.standardError.line(
+      "pktbench: wrote \(export.recordsWritten) record\(export.recordsWritten == 1 ? "" : "s") to \(export.path)\(skipped)"
+    )
   }
 }

@@ -97,7 +97,7 @@ struct CaptureInput {
     let interruption = ReadInterruption.shared
     let end = reader.read { record in
       pipeline.process(record)
-      if interruption.isSet { reader.stop() }
+      if interruption.isSet || pipeline.isFull { reader.stop() }
     }
     return ended(end, pipeline: pipeline)
   }
@@ -117,7 +117,7 @@ struct CaptureInput {
     let end = file.read { record in
       pipeline.processBluetooth(
         linkType, frame: record.frame, time: record.time, flags: record.flags, data: record.data)
-      if interruption.isSet { file.stop() }
+      if interruption.isSet || pipeline.isFull { file.stop() }
     }
     switch end {
     case .endOfFile: return ended(.endOfFile, pipeline: pipeline)

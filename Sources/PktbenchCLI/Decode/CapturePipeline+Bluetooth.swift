@@ -9,6 +9,8 @@ extension CapturePipeline {
   func processBluetooth(
     _ linkType: BluetoothLinkType, frame: Int, time: Double, flags: UInt32, data: UnsafeRawBufferPointer
   ) {
+    if let timeWindow, !timeWindow.contains(time) { return }
+    if selection != nil { carrierFrames.bluetooth(linkType, frame: frame, flags: flags, data: data) }
     stats.record(frame: frame, time: time)
     // Values are views of `data`: each is handled before the next record.
     bluetooth.decodeBorrowing(linkType, frame: frame, time: time, flags: flags, data: data) {
@@ -31,6 +33,9 @@ extension CapturePipeline {
         return
       }
       var record = bleRecord(value.connectionHandle, value.direction, frame: value.frame, time: value.time)
+      if selection != nil {
+        messageFrames = carrierFrames.aclFrames(handle: value.connectionHandle, first: value.frame)
+      }
       record.payloadLength = value.valueCount
       let carrier = bleNames.carrier(value)
       record.extra = carrier.extra
@@ -41,6 +46,9 @@ extension CapturePipeline {
     case .att(let operation):
       var record = bleRecord(
         operation.connectionHandle, operation.direction, frame: operation.frame, time: operation.time)
+      if selection != nil {
+        messageFrames = carrierFrames.aclFrames(handle: operation.connectionHandle, first: operation.frame)
+      }
       record.event = (
         Self.eventName(operation.name), operation.fields.map { .init($0.name, .string($0.value)) }
       )

@@ -39,8 +39,28 @@ final class CapturePipeline {
   @exclusivity(unchecked) private var udpCodecs = FlowCodecs<UDPFlowKey>()
   @exclusivity(unchecked) private var streamCodecs = FlowCodecs<TCPConnectionID>()
   @exclusivity(unchecked) var bleCodecs = FlowCodecs<BLEHandleKey>()
+  /// `decode -w`: the records behind every message shown; nil unless asked.
+  var selection: FrameSelection?
+  var carrierFrames = CarrierFrames()
+  /// The records besides its own `frame` that carried the record about to
+  /// be delivered (a reassembled message's other segments or fragments).
+  var messageFrames: [Int] = []
+  /// `-c N`: messages still to show; nil for no limit. At 0 nothing more
+  /// is delivered and the reader is told to stop (`isFull`).
+  var messagesLeft: Int?
+  /// `--start`/`--stop`: records outside these Unix times are not read,
+  /// as editcap -A/-B leaves them out.
+  var timeWindow: TimeWindow?
 
-  init(router: PayloadRouter, rules: [DecodeAsRule], sink: MessageSink, displayFilter: RecordFilter? = nil) {
+  /// Whether `-c` has been reached: reading can stop.
+  var isFull: Bool { messagesLeft == 0 }
+
+  /// `recordsNeeded`: every message as a record even when the sink only
+  /// counts (`-w` marks their records, `-c` counts them).
+  init(
+    router: PayloadRouter, rules: [DecodeAsRule], sink: MessageSink, displayFilter: RecordFilter? = nil,
+    recordsNeeded: Bool = false
+  ) {
     self.router = router
     self.rules = rules
     self.sink = sink
@@ -48,7 +68,7 @@ final class CapturePipeline {
     self.displayFilter = displayFilter
     // A filter reads records, so `--stats` with one counts what it keeps
     // rather than classifying clean payloads without a record.
-    wantsRecords = sink.wantsRecords || displayFilter != nil
+    wantsRecords = sink.wantsRecords || displayFilter != nil || recordsNeeded
     wantsCounts = sink.wantsCounts
     wantsPayload = sink.wantsPayload
     // Counters take flat records too: `--stats -Y` reads each message's
@@ -57,6 +77,7 @@ final class CapturePipeline {
   }
 
   func process(_ record: CaptureRecord) {
+    if let timeWindow, !timeWindow.contains(record.time) { return }
     if let bluetoothLink = BluetoothLinkType.forPcapLinkType(record.linkType) {
       processBluetooth(bluetoothLink, frame: record.frame, time: record.time, flags: 0, data: record.data)
       return
@@ -166,6 +187,7 @@ final class CapturePipeline {
         time: time, reason: reason)
       websockets[connection] = nil
       plainStreams.remove(connection)
+      if selection != nil { carrierFrames.closed(connection) }
     case .undecoded(_, _, let reason):
       stats.undecoded[reason, default: 0] += 1
     case .damaged(let frame, let time, let layer, let offset, let text):
@@ -277,6 +299,9 @@ final class CapturePipeline {
         plainStreams.insert(connection)
       }
     }
+    if selection != nil, websockets[connection] != nil {
+      carrierFrames.streamData(connection, direction, frame: frame)
+    }
     let fed = changeWebSocket(connection) { stream, emit in
       stream.feed(bytes, direction: wsDirection(direction), frame: frame, time: time, emit: emit)
     }
@@ -346,6 +371,10 @@ final class CapturePipeline {
               .init("last_frame", .integer(Int64(message.lastFrame))),
             ] + (message.isComplete ? [] : [.init("missing_bytes", .integer(Int64(message.missingBytes)))])))
       ]
+      if selection != nil {
+        messageFrames = carrierFrames.streamFrames(
+          connection, direction, first: message.firstFrame, last: message.lastFrame)
+      }
       let carrier = PayloadRouter.Carrier.websocket(path: path)
       message.payload.withUnsafeBytes { payload in
         guard message.missingBytes > 0 else {
@@ -427,9 +456,22 @@ final class CapturePipeline {
   }
 
   func deliver(_ record: DecodedRecord) {
-    if let displayFilter, !displayFilter.matches(record) { return sink.skipped(record) }
+    if messagesLeft == 0 { return }
+    if let displayFilter, !displayFilter.matches(record) {
+      messageFrames.removeAll(keepingCapacity: true)
+      return sink.skipped(record)
+    }
+    if selection != nil { select(record) }
     if wantsCounts { stats.add(record) }
     if wantsRecords { sink.emit(record) }
+    if let left = messagesLeft { messagesLeft = left - 1 }
+  }
+
+  /// Marks the records that carried `record` for `-w`.
+  private func select(_ record: DecodedRecord) {
+    if let frame = record.frame { selection?.insert(frame) }
+    for frame in messageFrames { selection?.insert(frame) }
+    messageFrames.removeAll(keepingCapacity: true)
   }
 
   private func endpoints(

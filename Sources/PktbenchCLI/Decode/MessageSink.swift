@@ -162,3 +162,12 @@ final class StatsSink: MessageSink {
     }
   }
 }
+
+/// `decode -w` without `-P`: the messages go to the file, not to stdout,
+/// as with tshark -w.
+final class SilentSink: MessageSink {
+  var wantsPayload: Bool { false }
+  var acceptsFlatRecords: Bool { true }
+  func emit(_ record: DecodedRecord) {}
+  func finish(name: String, stats: CaptureStats) {}
+}
