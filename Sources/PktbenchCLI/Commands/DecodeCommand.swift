@@ -19,8 +19,14 @@ struct DecodeCommand: ParsableCommand {
         "pktbench decode --hex 'BYTES'   # no --codec: the best probe wins",
       ]))
 
+  /// The formats live commands share with `decode`.
   enum Format: String, ExpressibleByArgument, CaseIterable {
     case text, json, ndjson
+  }
+
+  /// `decode`'s own: those, and the column formats.
+  enum OutputFormat: String, ExpressibleByArgument, CaseIterable {
+    case text, json, ndjson, csv, tsv
   }
 
   @Argument(help: "Capture file(s) (pcap, pcapng, btsnoop), or - for stdin.")
@@ -31,8 +37,18 @@ struct DecodeCommand: ParsableCommand {
 
   @OptionGroup var routing: RoutingOptions
 
-  @Option(help: "Output: text, json or ndjson.")
-  var format: Format = .text
+  @Option(help: "Output: text, json, ndjson, csv (RFC 4180, a header row) or tsv.")
+  var format: OutputFormat = .text
+
+  @Option(
+    help: ArgumentHelp(
+      "Columns of csv and tsv, named as -Y names fields (frame,time,src,dst,codec,message,legctrl.state,…; "
+        + "file when several files); default: \(ColumnSink.defaultFields.joined(separator: ",")).",
+      valueName: "NAMES"))
+  var fields: String?
+
+  @Option(name: .customShort("t"), help: ArgumentHelp(TimeFormat.help, valueName: "r|a|ad|u|ud|d|e"))
+  var timeFormat: TimeFormat?
 
   @Flag(name: .customShort("V"), help: "Full tree per message, like tshark -V.")
   var verbose = false
@@ -97,6 +113,9 @@ struct DecodeCommand: ParsableCommand {
     }
     if jobs < 1 { throw ValidationError("--jobs must be at least 1") }
     if let count, count < 1 { throw ValidationError("-c must be at least 1") }
+    if fields != nil, format != .csv, format != .tsv {
+      throw ValidationError("--fields names the columns of --format csv or tsv")
+    }
     if write != nil, hex != nil {
       throw ValidationError("-w writes records of capture files; --hex is one payload")
     }
@@ -175,7 +194,7 @@ struct DecodeCommand: ParsableCommand {
     }
     let style = Style.forOutput(out)
     switch format {
-    case .json, .ndjson:
+    case .json, .ndjson, .csv, .tsv:
       out.bytes(JSONRenderer.object(record))
       out.line()
     case .text:

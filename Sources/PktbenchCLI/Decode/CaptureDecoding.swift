@@ -62,6 +62,8 @@ extension DecodeCommand {
     let rules = try routing.rules()
     let router = try routing.router()
     let sink: MessageSink
+    // Several files: each says which it is (a header line, a `file` key or column).
+    let named = inputs.count > 1 ? input : nil
     if stats {
       sink = StatsSink(out: out, json: format != .text)
     } else if write != nil && !print {
@@ -69,9 +71,24 @@ extension DecodeCommand {
     } else {
       switch format {
       case .text:
-        sink = TextSink(out: out, style: Style(enabled: color), verbose: verbose, hexDump: hexDump)
-      case .json: sink = JSONSink(out: out, asArray: true, payloadHex: payloadHex)
-      case .ndjson: sink = JSONSink(out: out, asArray: false, payloadHex: payloadHex)
+        if let named {
+          if input != inputs.first { out.line() }
+          out.line("==> \(named) <==")
+        }
+        sink = TextSink(
+          out: out, style: Style(enabled: color), verbose: verbose, hexDump: hexDump,
+          clock: timeFormat.map(TimeColumn.init))
+      case .json: sink = JSONSink(out: out, asArray: true, payloadHex: payloadHex, file: named)
+      case .ndjson: sink = JSONSink(out: out, asArray: false, payloadHex: payloadHex, file: named)
+      case .csv, .tsv:
+        var names =
+          fields.map { $0.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) } }
+          ?? ColumnSink.defaultFields
+        if named != nil, !names.contains("file") { names.insert("file", at: 0) }
+        sink = ColumnSink(
+          out: out, columns: try ColumnSink.columns(names), names: names,
+          separator: format == .csv ? .comma : .tab, clock: timeFormat.map(TimeColumn.init), file: input,
+          header: input == inputs.first)
       }
     }
     let pipeline = CapturePipeline(

@@ -10,6 +10,7 @@ extension CapturePipeline {
     _ linkType: BluetoothLinkType, frame: Int, time: Double, flags: UInt32, data: UnsafeRawBufferPointer
   ) {
     if let timeWindow, !timeWindow.contains(time) { return }
+    if stats.firstTime == nil { sink.firstRecord(time: time) }
     if selection != nil { carrierFrames.bluetooth(linkType, frame: frame, flags: flags, data: data) }
     stats.record(frame: frame, time: time)
     // Values are views of `data`: each is handled before the next record.

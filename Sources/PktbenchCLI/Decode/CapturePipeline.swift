@@ -78,6 +78,7 @@ final class CapturePipeline {
 
   func process(_ record: CaptureRecord) {
     if let timeWindow, !timeWindow.contains(record.time) { return }
+    if stats.firstTime == nil { sink.firstRecord(time: record.time) }
     if let bluetoothLink = BluetoothLinkType.forPcapLinkType(record.linkType) {
       processBluetooth(bluetoothLink, frame: record.frame, time: record.time, flags: 0, data: record.data)
       return

@@ -20,9 +20,10 @@ enum SummaryRenderer {
 
   /// `write`, with a clean message's middle (endpoints to message name)
   /// from `middles` (a sink keeps one for all its lines).
+  /// `clock`: the time as `-t` asks (nil: relative to `firstTime`).
   static func write(
     _ record: DecodedRecord, firstTime: Double?, style: Style, middles: inout SummaryMiddles,
-    into out: inout JSONWriter
+    clock: TimeColumn? = nil, into out: inout JSONWriter
   ) {
     let line = Line(style: style, start: out.count)
     if let frame = record.frame {
@@ -30,9 +31,12 @@ enum SummaryRenderer {
       out.decimal(Int64(frame), width: 6, fill: UInt8(ascii: " "))
     }
     if let time = record.time {
-      let relative = time - (firstTime ?? time)
       line.part(&out)
-      appendFixed(relative, digits: 6, width: 11, to: &out)
+      if let clock {
+        clock.write(time, into: &out)
+      } else {
+        appendFixed(time - (firstTime ?? time), digits: 6, width: 11, to: &out)
+      }
     }
     // Not a switch over (result, flat): building that tuple copied the
     // result on every record, although a flat record has none.
