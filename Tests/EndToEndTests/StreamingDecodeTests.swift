@@ -83,7 +83,8 @@ import Testing
     #expect(result.stdout.contains(#"{"file":"-","frame":1,"#))
     #expect(
       result.stdout
-        == serial.text.replacingOccurrences(of: #"{"file":"Captures/rider-20hz.pcap","#, with: #"{"file":"-","#))
+        == serial.text.replacingOccurrences(
+          of: #"{"file":"Captures/rider-20hz.pcap","#, with: #"{"file":"-","#))
   }
 
   @Test func jobsLeaveNoTemporaryFileBehind() throws {
