@@ -29,8 +29,19 @@ struct DecodeCommand: ParsableCommand {
     case text, json, ndjson, csv, tsv
   }
 
-  @Argument(help: "Capture file(s) (pcap, pcapng, btsnoop), or - for stdin.")
+  @Argument(
+    help: ArgumentHelp(
+      "Capture file(s) (pcap, pcapng, btsnoop), or - for stdin; words after them are a BPF expression, as tcpdump takes it.",
+      valueName: "inputs"))
   var inputs: [String] = []
+
+  @Option(
+    name: .customShort("r"),
+    help: "Read this capture file, as tcpdump -r (repeatable); every word then is the BPF expression.")
+  var read: [String] = []
+
+  @Flag(name: .customShort("n"), help: "Accepted for tcpdump's sake: pktbench never resolves names.")
+  var numeric = false
 
   @Option(help: "Payload bytes as hex, decoded as one message.")
   var hex: String?
@@ -104,7 +115,19 @@ struct DecodeCommand: ParsableCommand {
 
   @OptionGroup var timeWindow: TimeWindowOptions
 
-  func validate() throws {
+  mutating func validate() throws {
+    let (files, expression) = TcpdumpArguments.split(inputs, read: read)
+    if hex != nil, let expression {
+      throw ValidationError("--hex takes no files or BPF expression; got '\(expression)'")
+    }
+    if hex == nil {
+      inputs = files
+      filter = TcpdumpArguments.combined(filter, expression)
+    }
+    if hex == nil, inputs.isEmpty, let expression {
+      throw ValidationError(
+        "no capture file: '\(expression.split(separator: " ").first ?? "")' is not a file")
+    }
     if hex != nil && !inputs.isEmpty {
       throw ValidationError("give either --hex or input files, not both")
     }
