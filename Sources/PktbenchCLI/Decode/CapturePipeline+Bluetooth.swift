@@ -29,7 +29,12 @@ extension CapturePipeline {
       let key = BLEHandleKey(connection: value.connectionHandle, handle: value.attributeHandle)
       let choice = bleCodec(value) ?? bleCodecs.choice(for: key)
       if !wantsRecords, let choice, let kind = value.withValueBytes({ choice.cleanKind($0) }) {
-        stats.countClean(codec: choice.index, kind: kind, bytes: value.valueCount, transport: .bleATT)
+        stats.countClean(
+          codec: choice.index, kind: kind, bytes: value.valueCount, time: value.time, transport: .bleATT)
+        let (source, destination) = bleNames.endpoints(value.connectionHandle, value.direction)
+        stats.flows.add(
+          source: source, destination: destination, codec: Codecs.names[choice.index],
+          message: Codecs.messageNames[choice.index][kind], time: value.time)
         bleCodecs.learn(key, choice, decoded: true)
         return
       }

@@ -256,7 +256,10 @@ final class CapturePipeline {
       .udp, sourcePort: source.port, destinationPort: destination.port, payload: payload)
     if choice == nil { choice = udpCodecs.choice(for: UDPFlowKey(source, destination)) }
     if !wantsRecords, diagnostics.isEmpty, let choice, let kind = choice.cleanKind(payload) {
-      stats.countClean(codec: choice.index, kind: kind, bytes: payload.count, transport: .udp)
+      stats.countClean(codec: choice.index, kind: kind, bytes: payload.count, time: time, transport: .udp)
+      stats.flows.add(
+        source: endpointNames.name(source), destination: endpointNames.name(destination),
+        codec: Codecs.names[choice.index], message: Codecs.messageNames[choice.index][kind], time: time)
       udpCodecs.learn(UDPFlowKey(source, destination), choice, decoded: true)
       return
     }
