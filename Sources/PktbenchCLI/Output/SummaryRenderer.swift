@@ -158,17 +158,18 @@ enum SummaryRenderer {
     }
   }
 
-  /// Up to five leaf fields as `name=value`, skipping header bookkeeping.
+  /// Up to six leaf fields as `name=value`, skipping header bookkeeping
+  /// (six: a Rallie command's start or stop is its sixth).
   /// Inner fields come after an envelope's: each name is shown once.
   private struct KeyFields {
-    static let limit = 5
-    private var shown: (String, String, String, String, String) = ("", "", "", "", "")
+    static let limit = 6
+    private var shown: (String, String, String, String, String, String) = ("", "", "", "", "", "")
     private var count = 0
 
     private func wasShown(_ name: String) -> Bool {
       count > 0 && Self.same(shown.0, name) || count > 1 && Self.same(shown.1, name)
         || count > 2 && Self.same(shown.2, name) || count > 3 && Self.same(shown.3, name)
-        || count > 4 && Self.same(shown.4, name)
+        || count > 4 && Self.same(shown.4, name) || count > 5 && Self.same(shown.5, name)
     }
 
     /// String equality, with the cheap length test first: most names differ in length.
@@ -182,7 +183,8 @@ enum SummaryRenderer {
       case 1: shown.1 = name
       case 2: shown.2 = name
       case 3: shown.3 = name
-      default: shown.4 = name
+      case 4: shown.4 = name
+      default: shown.5 = name
       }
       count += 1
     }
@@ -243,7 +245,7 @@ enum SummaryRenderer {
     }
 
     /// The key fields among flat fields, a bit per index: the tree's rules
-    /// (skipped names, a skipped group with its members, a name once, five
+    /// (skipped names, a skipped group with its members, a name once, six
     /// at most), decided by names and groups alone.
     private static func shown(_ fields: UnsafeBufferPointer<FlatFields.Field>) -> Int {
       var shown = 0
