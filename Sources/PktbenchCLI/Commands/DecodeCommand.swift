@@ -105,6 +105,13 @@ struct DecodeCommand: ParsableCommand {
       valueName: "OUT.pcapng"))
   var write: String?
 
+  @Option(
+    name: .customLong("export-jpeg"),
+    help: ArgumentHelp(
+      "Save every JPEG the messages carry (fields their codec's schema marks image/jpeg, e.g. camera frames) in this directory, named by the field the schema names (frameId), as tshark --export-objects.",
+      valueName: "DIR"))
+  var exportJPEG: String?
+
   @Flag(name: .customShort("P"), help: "With -w, still write the messages to stdout, as tshark -P.")
   var print = false
 

@@ -14,7 +14,7 @@ extension DecodeCommand {
     let interruption = ReadInterruption.shared
     interruption.install()
     var failures: [CommandFailure] = []
-    let run = DecodeRun(command: self)
+    let run = try DecodeRun(command: self)
     var parallel: ParallelDecode?
     if jobs > 1 && inputs.count > 1 && !run.isShared {
       parallel = ParallelDecode(command: self, jobs: jobs, color: color)
@@ -61,7 +61,7 @@ extension DecodeCommand {
   ) throws -> String? {
     let rules = try routing.rules()
     let router = try routing.router()
-    let sink: MessageSink
+    var sink: MessageSink
     // Several files: each says which it is (a header line, a `file` key or column).
     let named = inputs.count > 1 ? input : nil
     if stats {
@@ -91,6 +91,11 @@ extension DecodeCommand {
           header: input == inputs.first)
       }
     }
+    var exportSink: ObjectExportSink?
+    if let export = run?.objects {
+      exportSink = ObjectExportSink(inner: sink, export: export)
+      sink = exportSink!
+    }
     let pipeline = CapturePipeline(
       router: router, rules: rules, sink: sink, displayFilter: try RecordFilter.compile(displayFilter),
       recordsNeeded: run?.needsRecords ?? false)
@@ -100,6 +105,7 @@ extension DecodeCommand {
     let end = try CaptureInput(path: input, filter: filter, standardInput: standardInput).read(into: pipeline)
     pipeline.finish(readEnd: end)
     sink.finish(name: input, stats: pipeline.stats)
+    if let failure = exportSink?.failure { throw failure }
     try run?.finished(input, pipeline)
     return pipeline.stats.stoppedEarly.map {
       "\(input): the file is damaged; decoded up to it, stopped \($0)"
@@ -111,17 +117,23 @@ extension DecodeCommand {
 /// records of every input go to.
 final class DecodeRun {
   let export: PcapngExport?
+  /// `--export-jpeg`: where the objects of every file go.
+  let objects: ObjectExport?
   /// `-c`: messages still to show in all the files; nil for no limit.
   private(set) var messagesLeft: Int?
 
-  init(command: DecodeCommand) {
+  init(command: DecodeCommand) throws(CommandFailure) {
     export = command.write.map(PcapngExport.init(path:))
+    objects = try command.exportJPEG.map { directory throws(CommandFailure) in
+      try ObjectExport(directory: directory, mediaType: "image/jpeg")
+    }
     messagesLeft = command.count
   }
 
   /// Whether files must be decoded one after the other, in this process's
-  /// order (not by `--jobs` workers): they share the `-w` file, or `-c`.
-  var isShared: Bool { export != nil || messagesLeft != nil }
+  /// order (not by `--jobs` workers): they share the `-w` file, the export
+  /// directory, or `-c`.
+  var isShared: Bool { export != nil || objects != nil || messagesLeft != nil }
 
   /// Whether every message must be a record, even for `--stats`: to mark
   /// its records, or to count it.
@@ -142,6 +154,11 @@ final class DecodeRun {
 
   /// All inputs decoded: the `-w` file is closed, and stderr says what it holds.
   func finish() throws(CommandFailure) {
+    if let objects {
+      OutputWriter.standardError.line(
+        "pktbench: exported \(objects.written) JPEG file\(objects.written == 1 ? "" : "s") to \(objects.directory)"
+      )
+    }
     guard let export else { return }
     try export.close()
     let skipped = export.skipped > 0 ? " (\(export.skipped) of another link type left out)" : ""
