@@ -112,6 +112,13 @@ struct DecodeCommand: ParsableCommand {
       valueName: "DIR"))
   var exportJPEG: String?
 
+  @Flag(
+    name: .customLong("no-progress"),
+    help:
+      "No progress line on stderr (shown only on a terminal, after two seconds, when stdout is not the same terminal's messages)."
+  )
+  var noProgress = false
+
   @Flag(name: .customShort("P"), help: "With -w, still write the messages to stdout, as tshark -P.")
   var print = false
 

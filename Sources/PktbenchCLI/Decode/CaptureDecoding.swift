@@ -93,8 +93,9 @@ extension DecodeCommand {
     }
     var exportSink: ObjectExportSink?
     if let export = run?.objects {
-      exportSink = ObjectExportSink(inner: sink, export: export)
-      sink = exportSink!
+      let wrapped = ObjectExportSink(inner: sink, export: export)
+      exportSink = wrapped
+      sink = wrapped
     }
     let pipeline = CapturePipeline(
       router: router, rules: rules, sink: sink, displayFilter: try RecordFilter.compile(displayFilter),
@@ -102,7 +103,12 @@ extension DecodeCommand {
     pipeline.bleMap = try bleMap.map { try BLEMapRule.parse($0) }
     pipeline.timeWindow = try timeWindow.window()
     run?.prepare(pipeline)
-    let end = try CaptureInput(path: input, filter: filter, standardInput: standardInput).read(into: pipeline)
+    // Messages written to the terminal as they come would scroll the line away.
+    let quiet = stats || (write != nil && !print)
+    let progress = ProgressLine.make(
+      path: input, disabled: noProgress || jobs > 1, messagesToTerminal: out.isTerminal && !quiet)
+    let end = try CaptureInput(path: input, filter: filter, standardInput: standardInput, progress: progress)
+      .read(into: pipeline)
     pipeline.finish(readEnd: end)
     sink.finish(name: input, stats: pipeline.stats)
     if let failure = exportSink?.failure { throw failure }
