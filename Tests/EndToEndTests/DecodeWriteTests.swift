@@ -112,6 +112,19 @@ import Testing
     }
   }
 
+  @Test func nanosecondTimesAreKeptToTheNanosecond() throws {
+    guard Pktbench.which("tshark") != nil else { return }
+    let capture = "Captures/field-session.pcapng"
+    let out = try Self.write([capture, "udp", "port", "5005"])
+    defer { try? FileManager.default.removeItem(atPath: out) }
+    let original = try Self.tshark([
+      "-r", capture, "-Y", "udp.port == 5005", "-T", "fields", "-e", "frame.time_epoch",
+    ])
+    let written = try Self.tshark(["-r", out, "-T", "fields", "-e", "frame.time_epoch"])
+    #expect(written.count == 42 && written == original)
+    #expect(original.contains { !$0.hasSuffix("000") }, "the capture has nanoseconds to keep")
+  }
+
   @Test func stdinAndHexAreRefused() throws {
     let stdin = try Pktbench.run(["decode", "-", "-w", "/tmp/never.pcapng"], stdin: [])
     #expect(stdin.status == 64)

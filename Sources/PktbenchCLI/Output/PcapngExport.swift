@@ -1,3 +1,4 @@
+import CPcap
 import Foundation
 import PacketCapture
 import PacketKit
@@ -27,6 +28,15 @@ final class PcapngExport {
       try copyBtsnoop(input, selection)
       return
     }
+    guard let last = selection.last else {
+      // Nothing kept: the file still gets its headers, with this input's link type.
+      if writer == nil, let reader = try? PcapFileReader(path: input) {
+        _ = try self.writer(linkType: reader.linkType, snapshotLength: Int(reader.snapshotLength), input)
+      }
+      return
+    }
+    let copied = try copyExact(input, selection, last: last)
+    guard copied < last else { return }
     let reader: PcapFileReader
     do {
       reader = try PcapFileReader(path: input)
@@ -34,11 +44,10 @@ final class PcapngExport {
       throw CommandFailure("\(input): \(error.text)", status: ExitStatus.unreadable)
     }
     let writer = try self.writer(linkType: reader.linkType, snapshotLength: Int(reader.snapshotLength), input)
-    guard let last = selection.last else { return }
     let microseconds = Self.hasMicrosecondStamps(input)
     var failure: CaptureError?
     _ = reader.read { record in
-      guard selection.contains(record.frame) else {
+      guard record.frame > copied, selection.contains(record.frame) else {
         if record.frame >= last { reader.stop() }
         return
       }
@@ -56,6 +65,40 @@ final class PcapngExport {
       }
     }
     if let failure { throw CommandFailure(failure.text, status: ExitStatus.output) }
+  }
+
+  /// Copies through libpcap itself, so that times keep every digit (the
+  /// reader hands them over as a Double: about 0.2 µs of a Unix time);
+  /// returns the records read, fewer than `last` when libpcap stopped (a
+  /// pcapng whose interfaces have several link types: the reader's own
+  /// fallback copies the rest).
+  private func copyExact(_ input: String, _ selection: FrameSelection, last: Int) throws(CommandFailure)
+    -> Int
+  {
+    var error = [CChar](repeating: 0, count: Int(PCAP_ERRBUF_SIZE) + 1)
+    guard
+      let handle = pcap_open_offline_with_tstamp_precision(input, UInt32(PCAP_TSTAMP_PRECISION_NANO), &error)
+    else { return 0 }
+    defer { pcap_close(handle) }
+    let writer = try self.writer(
+      linkType: pcap_datalink(handle), snapshotLength: Int(pcap_snapshot(handle)), input)
+    var header: UnsafeMutablePointer<pcap_pkthdr>?
+    var data: UnsafePointer<UInt8>?
+    var frame = 0
+    while frame < last, pcap_next_ex(handle, &header, &data) == 1 {
+      frame += 1
+      guard selection.contains(frame), let header, let data else { continue }
+      let stamp = header.pointee.ts
+      do throws(CaptureError) {
+        try writer.write(
+          timeNanoseconds: UInt64(stamp.tv_sec) &* 1_000_000_000 &+ UInt64(stamp.tv_usec),
+          data: UnsafeRawBufferPointer(start: data, count: Int(header.pointee.caplen)),
+          originalLength: Int(header.pointee.len))
+      } catch {
+        throw CommandFailure(error.text, status: ExitStatus.output)
+      }
+    }
+    return frame
   }
 
   /// A btsnoop log's records, as the pcap link types that keep what its
