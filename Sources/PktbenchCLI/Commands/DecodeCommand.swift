@@ -16,6 +16,10 @@ struct DecodeCommand: ParsableCommand {
         "pktbench decode capture.pcap --stats",
         "tcpdump -i eth0 -U -w - | pktbench decode - -l   # live",
         "pktbench decode a.pcap b.pcap --jobs 2",
+        "pktbench decode capture.pcap udp port 5005 -c 100   # BPF after the file",
+        "pktbench decode capture.pcap -Y 'error or diagnostics' -w odd.pcapng",
+        "pktbench decode capture.pcap --format csv --fields frame,time,message -t ud",
+        "pktbench decode capture.pcap --start '2026-11-22 02:52:42' --stop 1795315963",
         "pktbench decode --hex 'BYTES'   # no --codec: the best probe wins",
       ]))
 
