@@ -123,6 +123,13 @@ import Testing
       }.compactMap { $0["time"] as? Double }
       #expect(times.map { ($0 * 1e6).rounded() } == kept.map { ($0 * 1e6).rounded() }, "\(bounds)")
     }
+    // analyze reads the same records.
+    let analysed = try Pktbench.run([
+      "analyze", "Captures/rider-20hz.pcap", "--format", "json", "--start", "2026-11-22 02:52:42.5", "--stop",
+      "1795315963.75",
+    ])
+    let report = try JSONSerialization.jsonObject(with: Data(analysed.stdout)) as? [String: Any]
+    #expect(report?["records"] as? Int == kept.count)
     let bad = try Pktbench.run(["decode", "Captures/rider-20hz.pcap", "--start", "yesterday"])
     #expect(bad.status == 64)
     #expect(bad.stderr.contains("--start 'yesterday' is not a time"))

@@ -31,10 +31,18 @@ extension CapturePipeline {
       if !wantsRecords, let choice, let kind = value.withValueBytes({ choice.cleanKind($0) }) {
         stats.countClean(
           codec: choice.index, kind: kind, bytes: value.valueCount, time: value.time, transport: .bleATT)
-        let (source, destination) = bleNames.endpoints(value.connectionHandle, value.direction)
-        stats.flows.add(
-          source: source, destination: destination, codec: Codecs.names[choice.index],
-          message: Codecs.messageNames[choice.index][kind], time: value.time)
+        let flow = BLEFlow(connection: value.connectionHandle, direction: value.direction)
+        if let slot = recentBLEFlows.slot(flow, codec: choice.index, kind: kind) {
+          stats.flows.add(slot: slot, time: value.time)
+        } else {
+          let (source, destination) = bleNames.endpoints(value.connectionHandle, value.direction)
+          if let slot = stats.flows.add(
+            source: source, destination: destination, codec: Codecs.names[choice.index],
+            message: Codecs.messageNames[choice.index][kind], time: value.time)
+          {
+            recentBLEFlows.remember(flow, codec: choice.index, kind: kind, slot: slot)
+          }
+        }
         bleCodecs.learn(key, choice, decoded: true)
         return
       }

@@ -39,18 +39,23 @@ final class CapturePipeline {
   @exclusivity(unchecked) private var udpCodecs = FlowCodecs<UDPFlowKey>()
   @exclusivity(unchecked) private var streamCodecs = FlowCodecs<TCPConnectionID>()
   @exclusivity(unchecked) var bleCodecs = FlowCodecs<BLEHandleKey>()
+  /// `--stats`: the flows clean messages were last counted for.
+  @exclusivity(unchecked) private var recentUDPFlows = RecentFlowSlots<DirectedFlow>()
+  @exclusivity(unchecked) var recentBLEFlows = RecentFlowSlots<BLEFlow>()
   /// `decode -w`: the records behind every message shown; nil unless asked.
-  var selection: FrameSelection?
-  var carrierFrames = CarrierFrames()
+  /// (These are read per record: `@exclusivity(unchecked)` spares each
+  /// read a dynamic exclusivity check, some 30 instructions.)
+  @exclusivity(unchecked) var selection: FrameSelection?
+  @exclusivity(unchecked) var carrierFrames = CarrierFrames()
   /// The records besides its own `frame` that carried the record about to
   /// be delivered (a reassembled message's other segments or fragments).
-  var messageFrames: [Int] = []
+  @exclusivity(unchecked) var messageFrames: [Int] = []
   /// `-c N`: messages still to show; nil for no limit. At 0 nothing more
   /// is delivered and the reader is told to stop (`isFull`).
-  var messagesLeft: Int?
+  @exclusivity(unchecked) var messagesLeft: Int?
   /// `--start`/`--stop`: records outside these Unix times are not read,
   /// as editcap -A/-B leaves them out.
-  var timeWindow: TimeWindow?
+  @exclusivity(unchecked) var timeWindow: TimeWindow?
 
   /// Whether `-c` has been reached: reading can stop.
   var isFull: Bool { messagesLeft == 0 }
@@ -257,9 +262,15 @@ final class CapturePipeline {
     if choice == nil { choice = udpCodecs.choice(for: UDPFlowKey(source, destination)) }
     if !wantsRecords, diagnostics.isEmpty, let choice, let kind = choice.cleanKind(payload) {
       stats.countClean(codec: choice.index, kind: kind, bytes: payload.count, time: time, transport: .udp)
-      stats.flows.add(
+      let flow = DirectedFlow(source: source, destination: destination)
+      if let slot = recentUDPFlows.slot(flow, codec: choice.index, kind: kind) {
+        stats.flows.add(slot: slot, time: time)
+      } else if let slot = stats.flows.add(
         source: endpointNames.name(source), destination: endpointNames.name(destination),
         codec: Codecs.names[choice.index], message: Codecs.messageNames[choice.index][kind], time: time)
+      {
+        recentUDPFlows.remember(flow, codec: choice.index, kind: kind, slot: slot)
+      }
       udpCodecs.learn(UDPFlowKey(source, destination), choice, decoded: true)
       return
     }

@@ -13,24 +13,47 @@ struct FlowRates {
     var message: String
   }
 
-  private var tallies: [Key: MessageTally] = [:]
+  /// Where each key's tally is in `tallies`.
+  private var slots: [Key: Int] = [:]
+  private var keys: [Key] = []
+  private var tallies: [MessageTally] = []
   /// Messages of flows past `limit` (a scan across ports): counted, not tallied.
   private(set) var overflow = 0
   static let limit = 10_000
   /// Flows listed in the text report; JSON lists them all.
   static let shown = 20
 
-  mutating func add(source: String, destination: String, codec: String, message: String, time: Double) {
+  /// Counts a message of this flow and kind; returns its tally's slot
+  /// (for `add(slot:time:)`), nil past `limit` flows.
+  @discardableResult
+  mutating func add(source: String, destination: String, codec: String, message: String, time: Double) -> Int?
+  {
     let key = Key(source: source, destination: destination, codec: codec, message: message)
-    if tallies[key] == nil, tallies.count >= Self.limit {
-      overflow += 1
-      return
+    let slot: Int
+    if let known = slots[key] {
+      slot = known
+    } else {
+      guard keys.count < Self.limit else {
+        overflow += 1
+        return nil
+      }
+      slot = keys.count
+      slots[key] = slot
+      keys.append(key)
+      tallies.append(MessageTally())
     }
-    tallies[key, default: MessageTally()].add(bytes: 0, time: time)
+    tallies[slot].add(bytes: 0, time: time)
+    return slot
+  }
+
+  /// Counts a message of the flow and kind whose slot `add` returned.
+  @inline(__always)
+  mutating func add(slot: Int, time: Double) {
+    tallies[slot].add(bytes: 0, time: time)
   }
 
   private var sorted: [(key: Key, value: MessageTally)] {
-    tallies.sorted {
+    zip(keys, tallies).map { (key: $0, value: $1) }.sorted {
       $0.value.count != $1.value.count
         ? $0.value.count > $1.value.count
         : ($0.key.source, $0.key.destination, $0.key.message) < (
@@ -40,7 +63,7 @@ struct FlowRates {
   }
 
   func lines() -> [String] {
-    guard !tallies.isEmpty else { return [] }
+    guard !keys.isEmpty else { return [] }
     var out = ["  flows (count, rate over the flow's own span):"]
     let rows = sorted.prefix(Self.shown).map { entry -> (String, String) in
       let key = entry.key

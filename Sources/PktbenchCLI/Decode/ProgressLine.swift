@@ -15,8 +15,8 @@ final class ProgressLine {
   private let total: Int?
   private let started = monotonicNanoseconds()
   private let delay: UInt64
-  private var records = 0
-  private var bytes = 0
+  @exclusivity(unchecked) private var records = 0
+  @exclusivity(unchecked) private var bytes = 0
   private var lastDrawn: UInt64 = 0
   private var shown = false
 
