@@ -104,6 +104,23 @@ import Testing
     #expect(text.contains(",\""), "some error text needs quoting")
   }
 
+  @Test func timeColumnTakesMinusT() throws {
+    guard let tshark = Pktbench.which("tshark") else { return }
+    let capture = "Captures/rallie-udp.pcap"
+    let rows = try Pktbench.run(["decode", capture, "--format", "tsv", "--fields", "frame,time", "-t", "ud"])
+      .text.split(separator: "\n").dropFirst().map { $0.split(separator: "\t").map(String.init) }
+    let shark = try Pktbench.runProgram(
+      tshark, ["-r", capture, "-t", "ud"], environment: ["TZ": "UTC"]
+    ).text.split(separator: "\n").map { $0.split(separator: " ").map(String.init) }
+    var times: [String: String] = [:]
+    for words in shark where words.count > 2 { times[words[0]] = "\(words[1]) \(words[2])" }
+    #expect(rows.count == 12)
+    for row in rows { #expect(times[row[0]] == row[1], "frame \(row[0])") }
+    // Without -t, ndjson's Unix seconds.
+    let plain = try Pktbench.run(["decode", capture, "--format", "csv", "--fields", "time"])
+    #expect(plain.text.split(separator: "\r\n").dropFirst().first == "1795315972.330066")
+  }
+
   @Test func anUnknownColumnIsAUsageError() throws {
     let result = try Pktbench.run([
       "decode", "Captures/rallie-udp.pcap", "--format", "csv", "--fields", "frame,nope",
