@@ -37,4 +37,11 @@ if [ "${1:-}" = "--test-tools" ] && command -v python3 >/dev/null 2>&1; then
       || python3 -m pip install --quiet --break-system-packages "websockets>=13" >/dev/null \
       || echo "bootstrap: could not install websockets; its live tests will be skipped" >&2
   fi
+  # The fleet example's test loads pktbench's ndjson and csv into DuckDB.
+  if ! python3 -c "import duckdb" >/dev/null 2>&1; then
+    echo "bootstrap: installing python3 duckdb" >&2
+    python3 -m pip install --quiet duckdb >/dev/null 2>&1 \
+      || python3 -m pip install --quiet --break-system-packages duckdb >/dev/null \
+      || echo "bootstrap: could not install duckdb; its test will be skipped" >&2
+  fi
 fi

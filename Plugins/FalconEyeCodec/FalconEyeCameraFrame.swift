@@ -29,6 +29,16 @@ public struct FalconEyeCameraFrame: Sendable, Equatable {
   /// The decoded image bytes, or nil when `imageData` is not strict base64.
   public var imageBytes: [UInt8]? { imageData.imageBytes }
 
+  /// The image of the camera frame a WebSocket message's payload holds,
+  /// for tools that save it (the schema's content trait): the dissection
+  /// shows only its size and first bytes.
+  @Sendable public static func image(inPayload payload: [UInt8]) -> [UInt8]? {
+    guard let decoded = try? FalconEyeCodec().decode(payload),
+      case .cameraFrame(let frame) = decoded.message.body
+    else { return nil }
+    return frame.imageBytes
+  }
+
   /// Size and first/last bytes of the image, without keeping it twice.
   public var image: FalconEyeImage? { imageBytes.map(FalconEyeImage.init) }
 }

@@ -50,7 +50,8 @@ enum FalconEyeSchema {
 
   // cameraFrame
   static let imageData = FieldSchema(
-    "imageData", flag: "jpeg", kind: .file, help: "JPEG file sent base64 as imageData")
+    "imageData", flag: "jpeg", kind: .file, help: "JPEG file sent base64 as imageData",
+    content: .jpeg(.extracted(FalconEyeCameraFrame.image(inPayload:)), namedBy: "frameId"))
   static let frameId = FieldSchema(
     "frameId", flag: "frame-id", kind: .string, default: .string("f-0001"), help: "frame identifier")
   static let fx = FieldSchema(

@@ -51,7 +51,8 @@ public struct RallieCodec: FrameCodec {
     var fields: [DissectionNode] = []
     fields.reserveCapacity(isCommand ? 10 : 5)
     fields.append(DissectionNode("magic", .bytes(magic), range: 0..<2))
-    fields.append(DissectionNode("source", .unsigned(UInt64(source)), range: 2..<3))
+    // "hex": shown as the byte it is (0x83), as PROTOCOLS.md writes it.
+    fields.append(DissectionNode("source", .unsigned(UInt64(source)), unit: "hex", range: 2..<3))
     let expectedSource = isCommand ? RallieSource.command : RallieSource.response
     if source != expectedSource {
       diagnostics.append(
@@ -73,7 +74,7 @@ public struct RallieCodec: FrameCodec {
 
     let check = try reader.readUInt8("check")
     let checkRange = checkOffset..<(checkOffset + 1)
-    fields.append(DissectionNode("check", .unsigned(UInt64(check)), range: checkRange))
+    fields.append(DissectionNode("check", .unsigned(UInt64(check)), unit: "hex", range: checkRange))
     fields.append(
       DissectionNode(
         "check_variant", .enumeration(name: variant.rawValue, raw: variant.raw), range: checkRange))

@@ -40,6 +40,42 @@ public final class FieldSchema: Sendable {
     case craftParameter
   }
 
+  /// What a field's value holds when it is a file's bytes (a camera
+  /// frame's JPEG), so that tools can save it without knowing the codec
+  /// (`decode --export-jpeg`), as tshark's `--export-objects` does.
+  public struct Content: Sendable {
+    public enum Encoding: Sendable {
+      /// The field's dissection value is the bytes themselves (`.bytes`).
+      case raw
+      /// The field's dissection value is text: the bytes in base64.
+      case base64
+      /// The dissection shows something else (a size and the first bytes):
+      /// `extract` gets the bytes from the message's payload.
+      case extracted(@Sendable ([UInt8]) -> [UInt8]?)
+    }
+
+    /// The IANA media type (`image/jpeg`).
+    public var mediaType: String
+    /// The usual file name extension, without the dot (`jpg`).
+    public var fileExtension: String
+    public var encoding: Encoding
+    /// A field of the same message whose value names the object (a frame's
+    /// `frameId`); nil when nothing does.
+    public var nameField: String?
+
+    public init(mediaType: String, fileExtension: String, encoding: Encoding, nameField: String? = nil) {
+      self.mediaType = mediaType
+      self.fileExtension = fileExtension
+      self.encoding = encoding
+      self.nameField = nameField
+    }
+
+    /// A JPEG image; `encoding` says how to get its bytes.
+    public static func jpeg(_ encoding: Encoding, namedBy field: String?) -> Content {
+      Content(mediaType: "image/jpeg", fileExtension: "jpg", encoding: encoding, nameField: field)
+    }
+  }
+
   /// The protocol's name for the field (`pulse_us`, `upper_wheel`, `deviceId`).
   public let name: String
   /// The same name as the literal it was written as, for a codec's fast
@@ -63,6 +99,8 @@ public final class FieldSchema: Sendable {
   public let casesAreFlags: Bool
   /// For text: what the receiver accepts (nil: any text).
   public let textRule: TextRule?
+  /// When the value is a file's bytes: which kind (nil: an ordinary value).
+  public let content: Content?
 
   /// The name as a fast path's flat fields carry it: the literal it was
   /// written as ("" for a run-time name, which no fast path has).
@@ -76,12 +114,12 @@ public final class FieldSchema: Sendable {
     _ name: StaticString, flag: String? = nil, kind: Kind, unit: FieldUnit? = nil,
     range: ClosedRange<Double>? = nil, default defaultValue: FieldValue? = nil,
     defaultDescription: String? = nil, help: String, role: Role = .field,
-    casesAreFlags: Bool = false, textRule: TextRule? = nil
+    casesAreFlags: Bool = false, textRule: TextRule? = nil, content: Content? = nil
   ) {
     self.init(
       name: name.description, staticName: name, flag: flag, kind: kind, unit: unit, range: range,
       default: defaultValue, defaultDescription: defaultDescription, help: help, role: role,
-      casesAreFlags: casesAreFlags, textRule: textRule)
+      casesAreFlags: casesAreFlags, textRule: textRule, content: content)
   }
 
   /// A field whose name is made at run time (a spec file's).
@@ -89,18 +127,18 @@ public final class FieldSchema: Sendable {
     named name: String, flag: String? = nil, kind: Kind, unit: FieldUnit? = nil,
     range: ClosedRange<Double>? = nil, default defaultValue: FieldValue? = nil,
     defaultDescription: String? = nil, help: String, role: Role = .field,
-    casesAreFlags: Bool = false, textRule: TextRule? = nil
+    casesAreFlags: Bool = false, textRule: TextRule? = nil, content: Content? = nil
   ) {
     self.init(
       name: name, staticName: nil, flag: flag, kind: kind, unit: unit, range: range, default: defaultValue,
       defaultDescription: defaultDescription, help: help, role: role, casesAreFlags: casesAreFlags,
-      textRule: textRule)
+      textRule: textRule, content: content)
   }
 
   private init(
     name: String, staticName: StaticString?, flag: String?, kind: Kind, unit: FieldUnit?,
     range: ClosedRange<Double>?, default defaultValue: FieldValue?, defaultDescription: String?, help: String,
-    role: Role, casesAreFlags: Bool, textRule: TextRule?
+    role: Role, casesAreFlags: Bool, textRule: TextRule?, content: Content?
   ) {
     self.name = name
     self.staticName = staticName
@@ -114,6 +152,7 @@ public final class FieldSchema: Sendable {
     self.role = role
     self.casesAreFlags = casesAreFlags
     self.textRule = textRule
+    self.content = content
   }
 
   /// "0…100 %" style text for help and errors.

@@ -242,3 +242,22 @@ extension PacketLoggerInputTests {
       (report["stopped_early"] as? String)?.contains("SIGINT") == true, "\(report["stopped_early"] ?? "")")
   }
 }
+
+extension PacketLoggerInputTests {
+  /// `-w` copies records as pcapng, which has no link type for a
+  /// PacketLogger record: one sentence and the usage status, nothing written.
+  @Test func writingAPacketLoggerFileOutIsRefusedInOneLine() throws {
+    let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+      "pklg-w-\(UUID().uuidString)")
+    try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(at: directory) }
+    let input = directory.appendingPathComponent("session.pklg")
+    let output = directory.appendingPathComponent("out.pcapng")
+    try Data(try Self.session().bytes(.big)).write(to: input)
+    let result = try Pktbench.run(["decode", input.path, "-Y", "legctrl", "-w", output.path])
+    #expect(result.status == 64)
+    #expect(result.stderr.split(separator: "\n").count == 1, "\(result.stderr)")
+    #expect(result.stderr.contains("PacketLogger"), "\(result.stderr)")
+    #expect(!FileManager.default.fileExists(atPath: output.path))
+  }
+}

@@ -79,7 +79,12 @@ import Testing
     #expect(result.status == 0)
     let serial = try Pktbench.run(
       ["decode", "Captures/rider-20hz.pcap", "Captures/legctrl-udp.pcap", "--format", "ndjson"])
-    #expect(result.stdout == serial.text)
+    // Each line names its file; stdin is "-".
+    #expect(result.stdout.contains(#"{"file":"-","frame":1,"#))
+    #expect(
+      result.stdout
+        == serial.text.replacingOccurrences(
+          of: #"{"file":"Captures/rider-20hz.pcap","#, with: #"{"file":"-","#))
   }
 
   @Test func jobsLeaveNoTemporaryFileBehind() throws {

@@ -105,6 +105,13 @@ struct AnalyzeCommand: ParsableCommand {
       """)
   var timeline = false
 
+  @Flag(
+    name: .customLong("no-progress"),
+    help: "No progress line on stderr (shown only on a terminal, after two seconds).")
+  var noProgress = false
+
+  @OptionGroup var timeWindow: TimeWindowOptions
+
   func run() throws {
     let out = OutputWriter()
     ReadInterruption.shared.install()
@@ -151,7 +158,11 @@ struct AnalyzeCommand: ParsableCommand {
     let pipeline = CapturePipeline(
       router: router, rules: rules, sink: sink, displayFilter: try RecordFilter.compile(displayFilter))
     pipeline.bleMap = try bleMap.map { try BLEMapRule.parse($0) }
-    let end = try CaptureInput(path: input, filter: filter).read(into: pipeline)
+    pipeline.timeWindow = try timeWindow.window()
+    // The report comes at the end: the line shows however stdout is read.
+    let progress = ProgressLine.make(
+      path: input, disabled: noProgress, messagesToTerminal: timeline != nil && isatty(1) == 1)
+    let end = try CaptureInput(path: input, filter: filter, progress: progress).read(into: pipeline)
     pipeline.finish(readEnd: end)
     sink.finish(name: input, stats: pipeline.stats)
     guard let report = sink.report else {

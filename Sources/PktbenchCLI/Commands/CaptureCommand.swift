@@ -34,8 +34,16 @@ struct CaptureCommand: ParsableCommand {
     help: "Also write every packet to this pcapng file (- for stdout).")
   var write: String?
 
-  @Option(name: [.customShort("s"), .customLong("snaplen")], help: "Bytes kept of each packet.")
-  var snaplen: Int32 = 262_144
+  @Option(
+    name: [.customShort("s"), .customLong("snaplen")],
+    help: "Bytes kept of each packet; 0 for the most (262144), as tcpdump -s 0.")
+  var snaplen: Int32 = Self.largestSnaplen
+
+  /// tcpdump's MAXIMUM_SNAPLEN, what its `-s 0` means.
+  static let largestSnaplen: Int32 = 262_144
+
+  @Flag(name: .customShort("n"), help: "Accepted for tcpdump's sake: pktbench never resolves names.")
+  var numeric = false
 
   @Flag(help: "Put the interface in promiscuous mode.")
   var promiscuous = false
@@ -54,8 +62,9 @@ struct CaptureCommand: ParsableCommand {
   )
   var displayFilter: String?
 
-  func validate() throws {
-    if snaplen < 64 { throw ValidationError("--snaplen must be at least 64") }
+  mutating func validate() throws {
+    if snaplen == 0 { snaplen = Self.largestSnaplen }
+    if snaplen < 64 { throw ValidationError("--snaplen must be 0 (the most) or at least 64") }
   }
 
   func run() throws {

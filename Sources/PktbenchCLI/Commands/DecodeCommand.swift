@@ -16,23 +16,55 @@ struct DecodeCommand: ParsableCommand {
         "pktbench decode capture.pcap --stats",
         "tcpdump -i eth0 -U -w - | pktbench decode - -l   # live",
         "pktbench decode a.pcap b.pcap --jobs 2",
+        "pktbench decode capture.pcap udp port 5005 -c 100   # BPF after the file",
+        "pktbench decode capture.pcap -Y 'error or diagnostics' -w odd.pcapng",
+        "pktbench decode capture.pcap --format csv --fields frame,time,message -t ud",
+        "pktbench decode capture.pcap --start '2026-11-22 02:52:42' --stop 1795315963",
         "pktbench decode --hex 'BYTES'   # no --codec: the best probe wins",
       ]))
 
+  /// The formats live commands share with `decode`.
   enum Format: String, ExpressibleByArgument, CaseIterable {
     case text, json, ndjson
   }
 
-  @Argument(help: "Capture file(s) (pcap, pcapng, btsnoop, PacketLogger .pklg), or - for stdin.")
+  /// `decode`'s own: those, and the column formats.
+  enum OutputFormat: String, ExpressibleByArgument, CaseIterable {
+    case text, json, ndjson, csv, tsv
+  }
+
+  @Argument(
+    help: ArgumentHelp(
+      "Capture file(s) (pcap, pcapng, btsnoop, PacketLogger .pklg), or - for stdin; words after them are a "
+        + "BPF expression, as tcpdump takes it.",
+      valueName: "inputs"))
   var inputs: [String] = []
+
+  @Option(
+    name: .customShort("r"),
+    help: "Read this capture file, as tcpdump -r (repeatable); every word then is the BPF expression.")
+  var read: [String] = []
+
+  @Flag(name: .customShort("n"), help: "Accepted for tcpdump's sake: pktbench never resolves names.")
+  var numeric = false
 
   @Option(help: "Payload bytes as hex, decoded as one message.")
   var hex: String?
 
   @OptionGroup var routing: RoutingOptions
 
-  @Option(help: "Output: text, json or ndjson.")
-  var format: Format = .text
+  @Option(help: "Output: text, json, ndjson, csv (RFC 4180, a header row) or tsv.")
+  var format: OutputFormat = .text
+
+  @Option(
+    help: ArgumentHelp(
+      "Columns of csv and tsv, named as -Y names fields (frame,time,src,dst,codec,message,legctrl.state,…; "
+        + "file when several files); default: \(ColumnSink.defaultFields.joined(separator: ",")).",
+      valueName: "NAMES"))
+  var fields: String?
+
+  @Option(name: .customShort("t"), help: ArgumentHelp(TimeFormat.help, valueName: "r|a|ad|u|ud|d|e"))
+  var timeFormat: TimeFormat?
 
   @Flag(name: .customShort("V"), help: "Full tree per message, like tshark -V.")
   var verbose = false
@@ -71,7 +103,50 @@ struct DecodeCommand: ParsableCommand {
   )
   var lineBuffered = false
 
-  func validate() throws {
+  @Option(
+    name: [.customShort("w"), .customLong("write")],
+    help: ArgumentHelp(
+      "Write the records that carried the messages shown (after --filter and -Y; every segment or fragment of a reassembled message) to this pcapng file, as tshark -w.",
+      valueName: "OUT.pcapng"))
+  var write: String?
+
+  @Option(
+    name: .customLong("export-jpeg"),
+    help: ArgumentHelp(
+      "Save every JPEG the messages carry (fields their codec's schema marks image/jpeg, e.g. camera frames) in this directory, named by the field the schema names (frameId), as tshark --export-objects.",
+      valueName: "DIR"))
+  var exportJPEG: String?
+
+  @Flag(
+    name: .customLong("no-progress"),
+    help:
+      "No progress line on stderr (shown only on a terminal, after two seconds, when stdout is not the same terminal's messages)."
+  )
+  var noProgress = false
+
+  @Flag(name: .customShort("P"), help: "With -w, still write the messages to stdout, as tshark -P.")
+  var print = false
+
+  @Option(
+    name: [.customShort("c"), .customLong("count")],
+    help: "Stop after N messages shown (after -Y), as tshark -c; with several files, N in all.")
+  var count: Int?
+
+  @OptionGroup var timeWindow: TimeWindowOptions
+
+  mutating func validate() throws {
+    let (files, expression) = TcpdumpArguments.split(inputs, read: read)
+    if hex != nil, let expression {
+      throw ValidationError("--hex takes no files or BPF expression; got '\(expression)'")
+    }
+    if hex == nil {
+      inputs = files
+      filter = TcpdumpArguments.combined(filter, expression)
+    }
+    if hex == nil, inputs.isEmpty, let expression {
+      throw ValidationError(
+        "no capture file: '\(expression.split(separator: " ").first ?? "")' is not a file")
+    }
     if hex != nil && !inputs.isEmpty {
       throw ValidationError("give either --hex or input files, not both")
     }
@@ -79,6 +154,23 @@ struct DecodeCommand: ParsableCommand {
       throw ValidationError("nothing to decode: give a capture file, - for stdin, or --hex BYTES")
     }
     if jobs < 1 { throw ValidationError("--jobs must be at least 1") }
+    if let count, count < 1 { throw ValidationError("-c must be at least 1") }
+    if fields != nil, format != .csv, format != .tsv {
+      throw ValidationError("--fields names the columns of --format csv or tsv")
+    }
+    if write != nil, hex != nil {
+      throw ValidationError("-w writes records of capture files; --hex is one payload")
+    }
+    if write != nil, inputs.contains("-") {
+      throw ValidationError(
+        "-w reads its input twice (to decode, then to copy records); give a file, not - (stdin)")
+    }
+    // A PacketLogger record has no pcapng link type to be copied as.
+    if write != nil, let logger = (inputs + read).first(where: { CaptureInput.isPacketLogger(path: $0) }) {
+      throw ValidationError(
+        "-w copies records of pcap, pcapng and btsnoop files; \(logger) is a PacketLogger file, whose "
+          + "records pcapng has no link type for")
+    }
   }
 
   func run() throws {
@@ -150,7 +242,7 @@ struct DecodeCommand: ParsableCommand {
     }
     let style = Style.forOutput(out)
     switch format {
-    case .json, .ndjson:
+    case .json, .ndjson, .csv, .tsv:
       out.bytes(JSONRenderer.object(record))
       out.line()
     case .text:

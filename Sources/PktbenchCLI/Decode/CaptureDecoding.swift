@@ -14,8 +14,9 @@ extension DecodeCommand {
     let interruption = ReadInterruption.shared
     interruption.install()
     var failures: [CommandFailure] = []
+    let run = try DecodeRun(command: self)
     var parallel: ParallelDecode?
-    if jobs > 1 && inputs.count > 1 {
+    if jobs > 1 && inputs.count > 1 && !run.isShared {
       parallel = ParallelDecode(command: self, jobs: jobs, color: color)
       if parallel == nil {
         OutputWriter.standardError.line(
@@ -26,9 +27,11 @@ extension DecodeCommand {
     if let parallel {
       failures = try parallel.run(out: out)
     } else {
-      for input in inputs where !interruption.isSet {
+      for input in inputs where !interruption.isSet && run.messagesLeft != 0 {
         do {
-          if let failure = try decodeOne(input, out: out, color: color, standardInput: standardInput) {
+          if let failure = try decodeOne(
+            input, out: out, color: color, standardInput: standardInput, run: run)
+          {
             failures.append(CommandFailure(failure, status: ExitStatus.failed))
           }
         } catch let failure as CommandFailure where inputs.count > 1 && failure.status != ExitStatus.usage {
@@ -37,6 +40,7 @@ extension DecodeCommand {
       }
     }
     out.flush()
+    try run.finish()
     if interruption.isSet {
       for failure in failures { OutputWriter.standardError.line("pktbench: \(failure.message)") }
       OutputWriter.standardError.line(
@@ -52,29 +56,120 @@ extension DecodeCommand {
 
   /// Decodes one file into `out`; returns where a damaged file stopped.
   func decodeOne(
-    _ input: String, out: OutputWriter, color: Bool, standardInput: StandardInput? = nil
+    _ input: String, out: OutputWriter, color: Bool, standardInput: StandardInput? = nil,
+    run: DecodeRun? = nil
   ) throws -> String? {
     let rules = try routing.rules()
     let router = try routing.router()
-    let sink: MessageSink
+    var sink: MessageSink
+    // Several files: each says which it is (a header line, a `file` key or column).
+    let named = inputs.count > 1 ? input : nil
     if stats {
       sink = StatsSink(out: out, json: format != .text)
+    } else if write != nil && !print {
+      sink = SilentSink()
     } else {
       switch format {
       case .text:
-        sink = TextSink(out: out, style: Style(enabled: color), verbose: verbose, hexDump: hexDump)
-      case .json: sink = JSONSink(out: out, asArray: true, payloadHex: payloadHex)
-      case .ndjson: sink = JSONSink(out: out, asArray: false, payloadHex: payloadHex)
+        if let named {
+          if input != inputs.first { out.line() }
+          out.line("==> \(named) <==")
+        }
+        sink = TextSink(
+          out: out, style: Style(enabled: color), verbose: verbose, hexDump: hexDump,
+          clock: timeFormat.map(TimeColumn.init))
+      case .json: sink = JSONSink(out: out, asArray: true, payloadHex: payloadHex, file: named)
+      case .ndjson: sink = JSONSink(out: out, asArray: false, payloadHex: payloadHex, file: named)
+      case .csv, .tsv:
+        var names =
+          fields.map { $0.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) } }
+          ?? ColumnSink.defaultFields
+        if named != nil, !names.contains("file") { names.insert("file", at: 0) }
+        sink = ColumnSink(
+          out: out, columns: try ColumnSink.columns(names), names: names,
+          separator: format == .csv ? .comma : .tab, clock: timeFormat.map(TimeColumn.init), file: input,
+          header: input == inputs.first)
       }
     }
+    var exportSink: ObjectExportSink?
+    if let export = run?.objects {
+      let wrapped = ObjectExportSink(inner: sink, export: export)
+      exportSink = wrapped
+      sink = wrapped
+    }
     let pipeline = CapturePipeline(
-      router: router, rules: rules, sink: sink, displayFilter: try RecordFilter.compile(displayFilter))
+      router: router, rules: rules, sink: sink, displayFilter: try RecordFilter.compile(displayFilter),
+      recordsNeeded: run?.needsRecords ?? false)
     pipeline.bleMap = try bleMap.map { try BLEMapRule.parse($0) }
-    let end = try CaptureInput(path: input, filter: filter, standardInput: standardInput).read(into: pipeline)
+    pipeline.timeWindow = try timeWindow.window()
+    run?.prepare(pipeline)
+    // Messages written to the terminal as they come would scroll the line away.
+    let quiet = stats || (write != nil && !print)
+    let progress = ProgressLine.make(
+      path: input, disabled: noProgress || jobs > 1, messagesToTerminal: out.isTerminal && !quiet)
+    let end = try CaptureInput(path: input, filter: filter, standardInput: standardInput, progress: progress)
+      .read(into: pipeline)
     pipeline.finish(readEnd: end)
     sink.finish(name: input, stats: pipeline.stats)
+    if let failure = exportSink?.failure { throw failure }
+    try run?.finished(input, pipeline)
     return pipeline.stats.stoppedEarly.map {
       "\(input): the file is damaged; decoded up to it, stopped \($0)"
     }
+  }
+}
+
+/// What one `decode` run carries from file to file: the `-w` file the
+/// records of every input go to.
+final class DecodeRun {
+  let export: PcapngExport?
+  /// `--export-jpeg`: where the objects of every file go.
+  let objects: ObjectExport?
+  /// `-c`: messages still to show in all the files; nil for no limit.
+  private(set) var messagesLeft: Int?
+
+  init(command: DecodeCommand) throws(CommandFailure) {
+    export = command.write.map(PcapngExport.init(path:))
+    objects = try command.exportJPEG.map { directory throws(CommandFailure) in
+      try ObjectExport(directory: directory, mediaType: "image/jpeg")
+    }
+    messagesLeft = command.count
+  }
+
+  /// Whether files must be decoded one after the other, in this process's
+  /// order (not by `--jobs` workers): they share the `-w` file, the export
+  /// directory, or `-c`.
+  var isShared: Bool { export != nil || objects != nil || messagesLeft != nil }
+
+  /// Whether every message must be a record, even for `--stats`: to mark
+  /// its records, or to count it.
+  var needsRecords: Bool { isShared }
+
+  func prepare(_ pipeline: CapturePipeline) {
+    if export != nil { pipeline.selection = FrameSelection() }
+    pipeline.messagesLeft = messagesLeft
+  }
+
+  /// One input decoded: its marked records go to the `-w` file.
+  func finished(_ input: String, _ pipeline: CapturePipeline) throws(CommandFailure) {
+    if messagesLeft != nil { messagesLeft = pipeline.messagesLeft }
+    if let export, let selection = pipeline.selection {
+      try export.copy(from: input, selection: selection)
+    }
+  }
+
+  /// All inputs decoded: the `-w` file is closed, and stderr says what it holds.
+  func finish() throws(CommandFailure) {
+    if let objects {
+      OutputWriter.standardError.line(
+        "pktbench: exported \(objects.written) JPEG file\(objects.written == 1 ? "" : "s") to \(objects.directory)"
+      )
+    }
+    guard let export else { return }
+    try export.close()
+    let skipped = export.skipped > 0 ? " (\(export.skipped) of another link type left out)" : ""
+    OutputWriter.standardError.line(
+      "pktbench: wrote \(export.recordsWritten) record\(export.recordsWritten == 1 ? "" : "s") to \(export.path)\(skipped)"
+    )
   }
 }

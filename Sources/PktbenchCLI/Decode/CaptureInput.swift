@@ -17,8 +17,11 @@ struct CaptureInput {
   /// Standard input already looked at (`decode --codec X -` looks first,
   /// to tell a capture from a payload); nil: looked at here.
   var standardInput: StandardInput?
+  /// The line on stderr that shows how far reading has got, when there is one.
+  var progress: ProgressLine?
 
   func read(into pipeline: CapturePipeline) throws -> ReadEnd {
+    defer { progress?.finish() }
     if path == "-" { return try readStandardInput(into: pipeline) }
     if Self.isBtsnoop(path: path) {
       let file: BtsnoopFile
@@ -115,7 +118,9 @@ struct CaptureInput {
     let interruption = ReadInterruption.shared
     let end = reader.read { record in
       pipeline.process(record)
-      if interruption.isSet { reader.stop() }
+      // A record header is 16 bytes in pcap, 28 and more in pcapng.
+      progress?.record(length: record.capturedLength + 20)
+      if interruption.isSet || pipeline.isFull { reader.stop() }
     }
     return ended(end, pipeline: pipeline)
   }
@@ -135,7 +140,8 @@ struct CaptureInput {
     let end = file.read { record in
       pipeline.processBluetooth(
         linkType, frame: record.frame, time: record.time, flags: record.flags, data: record.data)
-      if interruption.isSet { file.stop() }
+      progress?.record(length: record.data.count + BtsnoopFile.recordHeaderLength)
+      if interruption.isSet || pipeline.isFull { file.stop() }
     }
     switch end {
     case .endOfFile: return ended(.endOfFile, pipeline: pipeline)

@@ -9,6 +9,9 @@ extension CapturePipeline {
   func processBluetooth(
     _ linkType: BluetoothLinkType, frame: Int, time: Double, flags: UInt32, data: UnsafeRawBufferPointer
   ) {
+    if let timeWindow, !timeWindow.contains(time) { return }
+    if stats.firstTime == nil { sink.firstRecord(time: time) }
+    if selection != nil { carrierFrames.bluetooth(linkType, frame: frame, flags: flags, data: data) }
     stats.record(frame: frame, time: time)
     // Values are views of `data`: each is handled before the next record.
     bluetooth.decodeBorrowing(linkType, frame: frame, time: time, flags: flags, data: data) {
@@ -26,11 +29,27 @@ extension CapturePipeline {
       let key = BLEHandleKey(connection: value.connectionHandle, handle: value.attributeHandle)
       let choice = bleCodec(value) ?? bleCodecs.choice(for: key)
       if !wantsRecords, let choice, let kind = value.withValueBytes({ choice.cleanKind($0) }) {
-        stats.countClean(codec: choice.index, kind: kind, bytes: value.valueCount, transport: .bleATT)
+        stats.countClean(
+          codec: choice.index, kind: kind, bytes: value.valueCount, time: value.time, transport: .bleATT)
+        let flow = BLEFlow(connection: value.connectionHandle, direction: value.direction)
+        if let slot = recentBLEFlows.slot(flow, codec: choice.index, kind: kind) {
+          stats.flows.add(slot: slot, time: value.time)
+        } else {
+          let (source, destination) = bleNames.endpoints(value.connectionHandle, value.direction)
+          if let slot = stats.flows.add(
+            source: source, destination: destination, codec: Codecs.names[choice.index],
+            message: Codecs.messageNames[choice.index][kind], time: value.time)
+          {
+            recentBLEFlows.remember(flow, codec: choice.index, kind: kind, slot: slot)
+          }
+        }
         bleCodecs.learn(key, choice, decoded: true)
         return
       }
       var record = bleRecord(value.connectionHandle, value.direction, frame: value.frame, time: value.time)
+      if selection != nil {
+        messageFrames = carrierFrames.aclFrames(handle: value.connectionHandle, first: value.frame)
+      }
       record.payloadLength = value.valueCount
       let carrier = bleNames.carrier(value)
       record.extra = carrier.extra
@@ -41,6 +60,9 @@ extension CapturePipeline {
     case .att(let operation):
       var record = bleRecord(
         operation.connectionHandle, operation.direction, frame: operation.frame, time: operation.time)
+      if selection != nil {
+        messageFrames = carrierFrames.aclFrames(handle: operation.connectionHandle, first: operation.frame)
+      }
       record.event = (
         Self.eventName(operation.name), operation.fields.map { .init($0.name, .string($0.value)) }
       )

@@ -45,8 +45,33 @@ final class CapturePipeline {
   @exclusivity(unchecked) private var udpCodecs = FlowCodecs<UDPFlowKey>()
   @exclusivity(unchecked) private var streamCodecs = FlowCodecs<TCPConnectionID>()
   @exclusivity(unchecked) var bleCodecs = FlowCodecs<BLEHandleKey>()
+  /// `--stats`: the flows clean messages were last counted for.
+  @exclusivity(unchecked) private var recentUDPFlows = RecentFlowSlots<DirectedFlow>()
+  @exclusivity(unchecked) var recentBLEFlows = RecentFlowSlots<BLEFlow>()
+  /// `decode -w`: the records behind every message shown; nil unless asked.
+  /// (These are read per record: `@exclusivity(unchecked)` spares each
+  /// read a dynamic exclusivity check, some 30 instructions.)
+  @exclusivity(unchecked) var selection: FrameSelection?
+  @exclusivity(unchecked) var carrierFrames = CarrierFrames()
+  /// The records besides its own `frame` that carried the record about to
+  /// be delivered (a reassembled message's other segments or fragments).
+  @exclusivity(unchecked) var messageFrames: [Int] = []
+  /// `-c N`: messages still to show; nil for no limit. At 0 nothing more
+  /// is delivered and the reader is told to stop (`isFull`).
+  @exclusivity(unchecked) var messagesLeft: Int?
+  /// `--start`/`--stop`: records outside these Unix times are not read,
+  /// as editcap -A/-B leaves them out.
+  @exclusivity(unchecked) var timeWindow: TimeWindow?
 
-  init(router: PayloadRouter, rules: [DecodeAsRule], sink: MessageSink, displayFilter: RecordFilter? = nil) {
+  /// Whether `-c` has been reached: reading can stop.
+  var isFull: Bool { messagesLeft == 0 }
+
+  /// `recordsNeeded`: every message as a record even when the sink only
+  /// counts (`-w` marks their records, `-c` counts them).
+  init(
+    router: PayloadRouter, rules: [DecodeAsRule], sink: MessageSink, displayFilter: RecordFilter? = nil,
+    recordsNeeded: Bool = false
+  ) {
     self.router = router
     self.rules = rules
     self.sink = sink
@@ -54,7 +79,7 @@ final class CapturePipeline {
     self.displayFilter = displayFilter
     // A filter reads records, so `--stats` with one counts what it keeps
     // rather than classifying clean payloads without a record.
-    wantsRecords = sink.wantsRecords || displayFilter != nil
+    wantsRecords = sink.wantsRecords || displayFilter != nil || recordsNeeded
     wantsCounts = sink.wantsCounts
     wantsPayload = sink.wantsPayload
     // Counters take flat records too: `--stats -Y` reads each message's
@@ -63,6 +88,8 @@ final class CapturePipeline {
   }
 
   func process(_ record: CaptureRecord) {
+    if let timeWindow, !timeWindow.contains(record.time) { return }
+    if stats.firstTime == nil { sink.firstRecord(time: record.time) }
     // Most captures are Ethernet: one comparison takes their records past
     // the link types that go elsewhere.
     if record.linkType != LinkType.ethernet {
@@ -199,6 +226,7 @@ final class CapturePipeline {
         time: time, reason: reason)
       websockets[connection] = nil
       plainStreams.remove(connection)
+      if selection != nil { carrierFrames.closed(connection) }
     case .undecoded(_, _, let reason):
       stats.undecoded[reason, default: 0] += 1
     case .damaged(let frame, let time, let layer, let offset, let text):
@@ -266,7 +294,16 @@ final class CapturePipeline {
       .udp, sourcePort: source.port, destinationPort: destination.port, payload: payload)
     if choice == nil { choice = udpCodecs.choice(for: UDPFlowKey(source, destination)) }
     if !wantsRecords, diagnostics.isEmpty, let choice, let kind = choice.cleanKind(payload) {
-      stats.countClean(codec: choice.index, kind: kind, bytes: payload.count, transport: .udp)
+      stats.countClean(codec: choice.index, kind: kind, bytes: payload.count, time: time, transport: .udp)
+      let flow = DirectedFlow(source: source, destination: destination)
+      if let slot = recentUDPFlows.slot(flow, codec: choice.index, kind: kind) {
+        stats.flows.add(slot: slot, time: time)
+      } else if let slot = stats.flows.add(
+        source: endpointNames.name(source), destination: endpointNames.name(destination),
+        codec: Codecs.names[choice.index], message: Codecs.messageNames[choice.index][kind], time: time)
+      {
+        recentUDPFlows.remember(flow, codec: choice.index, kind: kind, slot: slot)
+      }
       udpCodecs.learn(UDPFlowKey(source, destination), choice, decoded: true)
       return
     }
@@ -309,6 +346,9 @@ final class CapturePipeline {
       } else {
         plainStreams.insert(connection)
       }
+    }
+    if selection != nil, websockets[connection] != nil {
+      carrierFrames.streamData(connection, direction, frame: frame)
     }
     let fed = changeWebSocket(connection) { stream, emit in
       stream.feed(bytes, direction: wsDirection(direction), frame: frame, time: time, emit: emit)
@@ -379,6 +419,10 @@ final class CapturePipeline {
               .init("last_frame", .integer(Int64(message.lastFrame))),
             ] + (message.isComplete ? [] : [.init("missing_bytes", .integer(Int64(message.missingBytes)))])))
       ]
+      if selection != nil {
+        messageFrames = carrierFrames.streamFrames(
+          connection, direction, first: message.firstFrame, last: message.lastFrame)
+      }
       let carrier = PayloadRouter.Carrier.websocket(path: path)
       message.payload.withUnsafeBytes { payload in
         guard message.missingBytes > 0 else {
@@ -470,9 +514,22 @@ final class CapturePipeline {
 
   @inline(__always)
   private func send(_ record: DecodedRecord) {
-    if let displayFilter, !displayFilter.matches(record) { return sink.skipped(record) }
+    if messagesLeft == 0 { return }
+    if let displayFilter, !displayFilter.matches(record) {
+      messageFrames.removeAll(keepingCapacity: true)
+      return sink.skipped(record)
+    }
+    if selection != nil { select(record) }
     if wantsCounts { stats.add(record) }
     if wantsRecords { sink.emit(record) }
+    if let left = messagesLeft { messagesLeft = left - 1 }
+  }
+
+  /// Marks the records that carried `record` for `-w`.
+  private func select(_ record: DecodedRecord) {
+    if let frame = record.frame { selection?.insert(frame) }
+    for frame in messageFrames { selection?.insert(frame) }
+    messageFrames.removeAll(keepingCapacity: true)
   }
 
   private func endpoints(

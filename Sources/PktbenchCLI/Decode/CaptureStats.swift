@@ -9,7 +9,7 @@ struct CaptureStats {
   var lastTime: Double?
   /// Per codec, per message: count and bytes. Nested, so that counting
   /// does not build a "codec message" string for every packet.
-  var perCodec: [String: [String: (count: Int, bytes: Int)]] = [:]
+  var perCodec: [String: [String: MessageTally]] = [:]
   var errors: [String: Int] = [:]
   var warnings: [String: Int] = [:]
   var transports: [String: Int] = [:]
@@ -18,6 +18,8 @@ struct CaptureStats {
   var unclaimedPayloads = 0
   var unclaimedBytes = 0
   var events: [String: Int] = [:]
+  /// Per flow and kind of message: counts and rates over the flow's own span.
+  var flows = FlowRates()
   /// Where a damaged file stopped the reading.
   var stoppedEarly: String?
   /// The signal that stopped the reading (SIGINT, SIGTERM), if one did.
@@ -29,8 +31,8 @@ struct CaptureStats {
   /// `Codecs.messageNames`), count and bytes; folded into `perCodec` for reports.
   /// One flat array (a nested one is two uniqueness checks per count):
   /// codec `c`'s kinds start at `cleanStart[c]`.
-  private var cleanCounts: [(count: Int, bytes: Int)] = Array(
-    repeating: (0, 0), count: Codecs.messageNames.reduce(0) { $0 + $1.count })
+  private var cleanCounts: [MessageTally] = Array(
+    repeating: MessageTally(), count: Codecs.messageNames.reduce(0) { $0 + $1.count })
   /// Held by each value, not a static: a static's lazy initialisation
   /// check (swift_once) ran on every count.
   private let cleanStart: [Int] = {
@@ -70,10 +72,8 @@ struct CaptureStats {
 
   /// A message its codec's `cleanKind` classified: no diagnostics, so only
   /// its kind and size count.
-  mutating func countClean(codec: Int, kind: Int, bytes: Int, transport: CleanTransport) {
-    let slot = cleanStart[codec] + kind
-    cleanCounts[slot].count += 1
-    cleanCounts[slot].bytes += bytes
+  mutating func countClean(codec: Int, kind: Int, bytes: Int, time: Double, transport: CleanTransport) {
+    cleanCounts[cleanStart[codec] + kind].add(bytes: bytes, time: time)
     cleanTransportCounts[transport.rawValue] += 1
   }
 
@@ -86,8 +86,7 @@ struct CaptureStats {
         guard entry.count > 0 else { continue }
         let codecName = Codecs.names[codec]
         let message = Codecs.messageNames[codec][kind]
-        merged.perCodec[codecName, default: [:]][message, default: (0, 0)].count += entry.count
-        merged.perCodec[codecName, default: [:]][message, default: (0, 0)].bytes += entry.bytes
+        merged.perCodec[codecName, default: [:]][message, default: MessageTally()].merge(entry)
       }
     }
     for transport in CleanTransport.allCases where cleanTransportCounts[transport.rawValue] > 0 {
@@ -108,18 +107,24 @@ struct CaptureStats {
       events[event.name, default: 0] += 1
       return
     }
+    if let source = record.source, let destination = record.destination, let time = record.time,
+      let codec = record.codecName, let message = record.messageName, record.error == nil
+    {
+      flows.add(source: source, destination: destination, codec: codec, message: message, time: time)
+    }
     switch record.result {
     case .decoded(let frame):
       // One access to both dictionaries (two hashed each key twice).
-      Self.count(&perCodec[frame.codec, default: [:]][frame.message, default: (0, 0)], record.payloadLength)
+      perCodec[frame.codec, default: [:]][frame.message, default: MessageTally()].add(
+        bytes: record.payloadLength, time: record.time)
     case .failed(let codec, let error):
       errors["\(codec) \(error.code)", default: 0] += 1
     case nil:
       if let flat = record.flat {
         // A clean message the display filter read as flat fields (`--stats -Y`).
-        Self.count(
-          &perCodec[flat.codec, default: [:]][flat.fields.pointee.message.description, default: (0, 0)],
-          record.payloadLength)
+        perCodec[flat.codec, default: [:]][flat.fields.pointee.message.description, default: MessageTally()]
+          .add(
+            bytes: record.payloadLength, time: record.time)
       } else {
         unclaimedPayloads += 1
         unclaimedBytes += record.payloadLength
@@ -128,11 +133,6 @@ struct CaptureStats {
     for diagnostic in record.allDiagnostics where diagnostic.severity >= .warning {
       warnings[diagnostic.code, default: 0] += 1
     }
-  }
-
-  private static func count(_ entry: inout (count: Int, bytes: Int), _ bytes: Int) {
-    entry.count += 1
-    entry.bytes += bytes
   }
 
   /// "codec message" → count, for reports (of `merged` counts).
@@ -165,11 +165,10 @@ struct CaptureStats {
       out.append("  time: \(TreeRenderer.format6(firstTime)) … \(TreeRenderer.format6(lastTime))")
     }
     let bytesByKey = messageBytes
-    section("messages (count, bytes, rate)", messages, into: &out) { key, count in
-      let bytes = bytesByKey[key] ?? 0
-      let rate = span > 0 ? " \(SummaryRenderer.fixed(Double(count) / span, digits: 1))/s" : ""
-      return "\(count)  \(bytes) B\(rate)"
+    section("messages (count, bytes)", messages, into: &out) { key, count in
+      "\(count)  \(bytes(bytesByKey[key] ?? 0))"
     }
+    out += flows.lines()
     section("decode errors", errors, into: &out)
     section("warnings", warnings, into: &out)
     section("transport events", events, into: &out)
@@ -182,6 +181,8 @@ struct CaptureStats {
     if let stopNote { out.append("  stopped early: \(TerminalText.escaped(stopNote))") }
     return out
   }
+
+  private func bytes(_ count: Int) -> String { "\(count) B" }
 
   private func section(
     _ title: String, _ counts: [String: Int], into out: inout [String],
@@ -214,6 +215,7 @@ struct CaptureStats {
         .init("last_time", lastTime.map { .number($0) } ?? .null),
         .init("messages", counts(messages)),
         .init("message_bytes", counts(messageBytes)),
+        .init("flows", flows.json()),
         .init("errors", counts(errors)),
         .init("warnings", counts(warnings)),
         .init("events", counts(events)),

@@ -23,6 +23,9 @@ protocol MessageSink: AnyObject {
   /// A record the display filter (`-Y`) kept out: not written, but text
   /// times stay relative to the first record read, as tshark's do.
   func skipped(_ record: DecodedRecord)
+  /// The first record of the file was read (before any message): relative
+  /// times count from it, as tshark's do.
+  func firstRecord(time: Double)
 }
 
 extension MessageSink {
@@ -31,6 +34,7 @@ extension MessageSink {
   var acceptsFlatRecords: Bool { false }
   func streamClosed(client: String, server: String, frame: Int, time: Double, reason: String) {}
   func skipped(_ record: DecodedRecord) {}
+  func firstRecord(time: Double) {}
 }
 
 /// Summary lines, `-V` trees, `-x` hex dumps.
@@ -43,16 +47,19 @@ final class TextSink: MessageSink {
   @exclusivity(unchecked) private var middles = SummaryMiddles()
   /// The one-line view; live commands lead it with arrival time and gap.
   private let summaryLine: ((DecodedRecord, _ firstTime: Double?, Style) -> String)?
+  /// `-t`: the time column of summary lines (nil: relative).
+  private let clock: TimeColumn?
 
   init(
     out: OutputWriter, style: Style, verbose: Bool, hexDump: Bool,
-    summaryLine: ((DecodedRecord, _ firstTime: Double?, Style) -> String)? = nil
+    summaryLine: ((DecodedRecord, _ firstTime: Double?, Style) -> String)? = nil, clock: TimeColumn? = nil
   ) {
     self.out = out
     self.style = style
     self.verbose = verbose
     self.hexDump = hexDump
     self.summaryLine = summaryLine
+    self.clock = clock
   }
 
   /// -x marks every payload; -V shows the bytes no codec claimed.
@@ -68,7 +75,8 @@ final class TextSink: MessageSink {
       out.line(summaryLine(record, firstTime, style))
     } else {
       out.append { buffer in
-        SummaryRenderer.write(record, firstTime: firstTime, style: style, middles: &middles, into: &buffer)
+        SummaryRenderer.write(
+          record, firstTime: firstTime, style: style, middles: &middles, clock: clock, into: &buffer)
         buffer.append(0x0A)
       }
     }
@@ -89,6 +97,11 @@ final class TextSink: MessageSink {
   func skipped(_ record: DecodedRecord) {
     if firstTime == nil { firstTime = record.time }
   }
+
+  func firstRecord(time: Double) {
+    if firstTime == nil { firstTime = time }
+    if clock?.base == nil { clock?.base = time }
+  }
 }
 
 /// `--format ndjson`: one object per line; `--format json`: one array.
@@ -96,14 +109,18 @@ final class JSONSink: MessageSink {
   private let out: OutputWriter
   private let asArray: Bool
   private let payloadHex: Bool
+  /// `"file":"a.pcap",` when several files are decoded: each object starts with it.
+  private let fileKey: [UInt8]?
+  @exclusivity(unchecked) private var scratch = JSONWriter(capacity: 0)
   @exclusivity(unchecked) private var count = 0
   @exclusivity(unchecked) private var flows = FlowTexts()
   @exclusivity(unchecked) private var templates = FlatJSONTemplate()
 
-  init(out: OutputWriter, asArray: Bool, payloadHex: Bool = false) {
+  init(out: OutputWriter, asArray: Bool, payloadHex: Bool = false, file: String? = nil) {
     self.out = out
     self.asArray = asArray
     self.payloadHex = payloadHex
+    fileKey = file.map { Array("\"file\":\(JSONWriter.quoted($0)),".utf8) }
   }
 
   var wantsPayload: Bool { payloadHex }
@@ -124,11 +141,28 @@ final class JSONSink: MessageSink {
   }
 
   private func write(_ record: DecodedRecord) {
+    if let fileKey {
+      // The object is written aside, then after `{` and the file's key:
+      // a copy per message, only when several files are decoded.
+      scratch.removeAll()
+      render(record, into: &scratch)
+      out.append { buffer in
+        buffer.append(UInt8(ascii: "{"))
+        fileKey.withUnsafeBytes { buffer.append(bytes: $0) }
+        scratch.withUnsafeBytes { buffer.append(bytes: UnsafeRawBufferPointer(rebasing: $0.dropFirst())) }
+      }
+      return
+    }
+    out.append { render(record, into: &$0) }
+  }
+
+  @inline(__always)
+  private func render(_ record: DecodedRecord, into buffer: inout JSONWriter) {
     // Clean messages reach ndjson alone (`acceptsFlatRecords`).
     if let flat = record.flat {
-      out.append { templates.write(record, flat, flows: &flows, into: &$0) }
+      templates.write(record, flat, flows: &flows, into: &buffer)
     } else {
-      out.append { JSONRenderer.write(record, includeDissection: asArray, flows: &flows, into: &$0) }
+      JSONRenderer.write(record, includeDissection: asArray, flows: &flows, into: &buffer)
     }
   }
 
@@ -161,4 +195,13 @@ final class StatsSink: MessageSink {
       for line in stats.lines(name: name) { out.line(line) }
     }
   }
+}
+
+/// `decode -w` without `-P`: the messages go to the file, not to stdout,
+/// as with tshark -w.
+final class SilentSink: MessageSink {
+  var wantsPayload: Bool { false }
+  var acceptsFlatRecords: Bool { true }
+  func emit(_ record: DecodedRecord) {}
+  func finish(name: String, stats: CaptureStats) {}
 }

@@ -20,9 +20,10 @@ enum SummaryRenderer {
 
   /// `write`, with a clean message's middle (endpoints to message name)
   /// from `middles` (a sink keeps one for all its lines).
+  /// `clock`: the time as `-t` asks (nil: relative to `firstTime`).
   static func write(
     _ record: DecodedRecord, firstTime: Double?, style: Style, middles: inout SummaryMiddles,
-    into out: inout JSONWriter
+    clock: TimeColumn? = nil, into out: inout JSONWriter
   ) {
     let line = Line(style: style, start: out.count)
     if let frame = record.frame {
@@ -30,9 +31,12 @@ enum SummaryRenderer {
       out.decimal(Int64(frame), width: 6, fill: UInt8(ascii: " "))
     }
     if let time = record.time {
-      let relative = time - (firstTime ?? time)
       line.part(&out)
-      appendFixed(relative, digits: 6, width: 11, to: &out)
+      if let clock {
+        clock.write(time, into: &out)
+      } else {
+        appendFixed(time - (firstTime ?? time), digits: 6, width: 11, to: &out)
+      }
     }
     // Not a switch over (result, flat): building that tuple copied the
     // result on every record, although a flat record has none.
@@ -154,17 +158,18 @@ enum SummaryRenderer {
     }
   }
 
-  /// Up to five leaf fields as `name=value`, skipping header bookkeeping.
+  /// Up to six leaf fields as `name=value`, skipping header bookkeeping
+  /// (six: a Rallie command's start or stop is its sixth).
   /// Inner fields come after an envelope's: each name is shown once.
   private struct KeyFields {
-    static let limit = 5
-    private var shown: (String, String, String, String, String) = ("", "", "", "", "")
+    static let limit = 6
+    private var shown: (String, String, String, String, String, String) = ("", "", "", "", "", "")
     private var count = 0
 
     private func wasShown(_ name: String) -> Bool {
       count > 0 && Self.same(shown.0, name) || count > 1 && Self.same(shown.1, name)
         || count > 2 && Self.same(shown.2, name) || count > 3 && Self.same(shown.3, name)
-        || count > 4 && Self.same(shown.4, name)
+        || count > 4 && Self.same(shown.4, name) || count > 5 && Self.same(shown.5, name)
     }
 
     /// String equality, with the cheap length test first: most names differ in length.
@@ -178,7 +183,8 @@ enum SummaryRenderer {
       case 1: shown.1 = name
       case 2: shown.2 = name
       case 3: shown.3 = name
-      default: shown.4 = name
+      case 4: shown.4 = name
+      default: shown.5 = name
       }
       count += 1
     }
@@ -239,7 +245,7 @@ enum SummaryRenderer {
     }
 
     /// The key fields among flat fields, a bit per index: the tree's rules
-    /// (skipped names, a skipped group with its members, a name once, five
+    /// (skipped names, a skipped group with its members, a name once, six
     /// at most), decided by names and groups alone.
     private static func shown(_ fields: UnsafeBufferPointer<FlatFields.Field>) -> Int {
       var shown = 0

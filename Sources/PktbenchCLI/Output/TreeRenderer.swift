@@ -75,8 +75,7 @@ enum TreeRenderer {
       let range = HexDump.rangeText(node.range)
       let name = TerminalText.escaped(node.name)
       if node.shape == .leaf {
-        let unit = node.unit.map { " \($0)" } ?? ""
-        let line = "\(indent)\(name): \(node.value.display)\(unit)"
+        let line = "\(indent)\(name): \(Self.value(node))"
         out.append("\(line.padding(toLength: 48)) \(range)")
       } else {
         let count = node.children.count
@@ -85,6 +84,24 @@ enum TreeRenderer {
         appendNodes(node.children, depth: depth + 1, into: &out)
       }
     }
+  }
+
+  /// A leaf's value and unit; the unit "hex" asks for the bytes in
+  /// hexadecimal (a check byte, a source address) rather than a number.
+  static func value(_ node: DissectionNode) -> String {
+    guard let unit = node.unit else { return node.value.display }
+    guard unit == "hex" else { return "\(node.value.display) \(unit)" }
+    let digits = max(2, 2 * node.range.count)
+    switch node.value {
+    case .unsigned(let value): return "0x" + Self.hex(value, digits: digits)
+    case .integer(let value) where value >= 0: return "0x" + Self.hex(UInt64(value), digits: digits)
+    default: return node.value.display
+    }
+  }
+
+  private static func hex(_ value: UInt64, digits: Int) -> String {
+    let text = String(value, radix: 16, uppercase: true)
+    return String(repeating: "0", count: max(0, digits - text.count)) + text
   }
 
   /// Seconds with six decimals. The magnitude is split, not the value
