@@ -20,6 +20,7 @@ let package = Package(
     .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
     .package(url: "https://github.com/apple/swift-crypto", from: "3.12.0"),
     .package(url: "https://github.com/apple/swift-nio", from: "2.80.0"),
+    .package(url: "https://github.com/jpsim/Yams", from: "6.2.2"),
   ],
   targets: [
     // Byte kernels in C with SSE vectors (base64, JSON string runs, ASCII
@@ -44,6 +45,11 @@ let package = Package(
       dependencies: ["PacketKit", "CSIMD", .product(name: "Crypto", package: "swift-crypto")],
       path: "Plugins/FalconEyeCodec", swiftSettings: releaseSettings
     ),
+
+    // Codecs described by spec files (YAML or JSON), loaded at run time.
+    .target(
+      name: "SpecCodecs", dependencies: ["PacketKit", .product(name: "Yams", package: "Yams")],
+      swiftSettings: releaseSettings),
 
     // The one list of codecs the tool knows.
     .target(
@@ -70,7 +76,7 @@ let package = Package(
     .target(
       name: "PktbenchCLI",
       dependencies: [
-        "PacketKit", "CodecRegistry", "PacketCapture", "PacketFuzz",
+        "PacketKit", "CodecRegistry", "PacketCapture", "PacketFuzz", "SpecCodecs",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
         // Live sockets: `listen`, `send`, `replay` (UDP, WebSocket server and client).
         .product(name: "NIOCore", package: "swift-nio"),
@@ -97,5 +103,8 @@ let package = Package(
       exclude: ["Regressions"]  // inputs read by path from the tests, not resources
     ),
     .testTarget(name: "EndToEndTests", dependencies: ["PacketKit"]),
+    .testTarget(
+      name: "SpecCodecsTests",
+      dependencies: ["SpecCodecs", "PacketKit", "LegCtrlCodec", "RallieCodec", "PacketFuzz"]),
   ]
 )
