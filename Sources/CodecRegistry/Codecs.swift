@@ -9,14 +9,47 @@ import RiderCodec
 public enum Codecs {
   public static let all: [any FrameCodec] = calls.map(\.codec)
 
-  /// The codecs, each with its hot-path calls bound to its own type (made
-  /// here, where the concrete types are known, so they are specialised).
-  static let calls: [CodecCalls] = [
+  /// The built-in codecs, each with its hot-path calls bound to its own
+  /// type (made here, where the concrete types are known, so they are
+  /// specialised).
+  static let builtIn: [CodecCalls] = [
     .bound(RiderCodec()),
     .bound(LegCtrlCodec()),
     .bound(RallieCodec()),
     .bound(FalconEyeCodec()),
   ]
+
+  /// Codecs registered for this run (spec files), before anything reads
+  /// the list: the CLI registers them before it parses the command line.
+  nonisolated(unsafe) private static var registered: [CodecCalls] = []
+
+  /// Adds a codec for this run; one named as a built-in replaces it in
+  /// its place. Must come before the first use of any list here.
+  public static func register(_ codec: some FrameCodec) {
+    registered.append(.bound(codec))
+  }
+
+  /// The built-in codecs and the registered ones, a registered one in the
+  /// place of the built-in of its name.
+  static let calls: [CodecCalls] = {
+    var calls = builtIn
+    for added in registered {
+      if let index = calls.firstIndex(where: { $0.codec.name == added.codec.name }) {
+        calls[index] = added
+      } else {
+        calls.append(added)
+      }
+    }
+    return calls
+  }()
+
+  /// The built-in codecs that registered ones replaced, by name: the
+  /// fuzzer compares each with its replacement.
+  public static let replaced: [(builtIn: any FrameCodec, replacement: any FrameCodec)] = registered.compactMap
+  {
+    added in
+    builtIn.first { $0.codec.name == added.codec.name }.map { ($0.codec, added.codec) }
+  }
 
   /// `calls` unretained, for per-message calls at +0: `calls` keeps every
   /// one alive for the life of the process.

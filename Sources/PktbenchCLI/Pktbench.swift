@@ -13,6 +13,7 @@ public struct Pktbench: ParsableCommand {
         pktbench codecs                  list codecs, messages and fields
         pktbench capture -i lo           capture with libpcap and decode
         pktbench listen udp:PORT         decode live traffic (also ws:PORT)
+        --spec FILE                      (any command, repeatable) a codec from a spec file
       """
         + "\n"
         + Codecs.all.compactMap { codec in
@@ -33,7 +34,7 @@ public struct Pktbench: ParsableCommand {
   /// one line on stderr naming what is wrong and what is allowed.
   public static func run(arguments: [String]) -> Int32 {
     do {
-      var command = try parseAsRoot(arguments)
+      var command = try parseAsRoot(try SpecArguments.register(arguments))
       try command.run()
       return 0
     } catch let exit as ExitCode {

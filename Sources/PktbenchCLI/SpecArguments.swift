@@ -1,0 +1,40 @@
+import CodecRegistry
+import SpecCodecs
+
+/// `--spec FILE` (repeatable, on any command): loads each spec file and
+/// registers its codec for the run, before the command line is parsed
+/// (the registry is read while parsing: help texts name the codecs).
+/// Returns the arguments without them. A bad spec file is one line naming
+/// the file, its line and the key, and exit status 64.
+enum SpecArguments {
+  static func register(_ arguments: [String]) throws -> [String] {
+    var rest: [String] = []
+    var index = arguments.startIndex
+    while index < arguments.endIndex {
+      let argument = arguments[index]
+      index += 1
+      if argument == "--" {
+        rest += arguments[(index - 1)...]
+        break
+      }
+      var path: String?
+      if argument.hasPrefix("--spec=") {
+        path = String(argument.dropFirst("--spec=".count))
+      } else if argument == "--spec" {
+        guard index < arguments.endIndex else { throw CommandFailure("--spec needs a file", status: 64) }
+        path = arguments[index]
+        index += 1
+      }
+      guard let path else {
+        rest.append(argument)
+        continue
+      }
+      do {
+        Codecs.register(SpecProgram(try SpecLoader.load(path: path)).codec())
+      } catch {
+        throw CommandFailure(error.description, status: 64)
+      }
+    }
+    return rest
+  }
+}
