@@ -13,7 +13,7 @@ public struct Pktbench: ParsableCommand {
         pktbench codecs                  list codecs, messages and fields
         pktbench capture -i lo           capture with libpcap and decode
         pktbench listen udp:PORT         decode live traffic (also ws:PORT)
-        --spec FILE                      (any command, repeatable) a codec from a spec file
+        pktbench CMD … --spec FILE       any command: a codec from a spec file
       """
         + "\n"
         + Codecs.all.compactMap { codec in

@@ -7,6 +7,9 @@ import SpecCodecs
 /// Returns the arguments without them. A bad spec file is one line naming
 /// the file, its line and the key, and exit status 64.
 enum SpecArguments {
+  /// The files loaded, for command lines that reproduce this run.
+  nonisolated(unsafe) static var loaded: [String] = []
+
   static func register(_ arguments: [String]) throws -> [String] {
     var rest: [String] = []
     var index = arguments.startIndex
@@ -31,6 +34,7 @@ enum SpecArguments {
       }
       do {
         Codecs.register(SpecProgram(try SpecLoader.load(path: path)).codec())
+        loaded.append(path)
       } catch {
         throw CommandFailure(error.description, status: 64)
       }

@@ -1,3 +1,4 @@
+import PacketFuzz
 import PacketKit
 import Testing
 
@@ -205,5 +206,19 @@ import Testing
     let bytes = try codec.craft("config", values: values)
     #expect(Array(bytes.prefix(14)) == Array(Self.config.prefix(14)))
     #expect(Array(bytes.suffix(4)) == Self.config.suffix(4).map { $0 ^ 0xFF })
+  }
+
+  /// The fuzzer's invariants on this spec: generated messages round-trip,
+  /// mutated inputs decode or fail with a typed error, re-encode alike, and
+  /// every field's range lies inside the input.
+  @Test func fuzzInvariantsHold() throws {
+    let report = FuzzRunner(
+      targets: [CodecFuzzTarget(try codec())], configuration: .init(seed: 11, iterations: 20_000)
+    )
+    .run()
+    #expect(
+      report.failures.isEmpty,
+      "\(report.failures.first.map { "\($0.kind): \($0.detail) \(Hex.spaced($0.input))" } ?? "")")
+    #expect((report.stats.first?.1.roundTrips ?? 0) > 1000)
   }
 }

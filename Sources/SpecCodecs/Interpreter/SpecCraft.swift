@@ -104,7 +104,7 @@ struct SpecCraft {
           : "0…\(width == 64 ? "18446744073709551615" : String((UInt64(1) << width) - 1))"
         throw .outOfRange(
           field.name, String(number), allowed: "\(limit) (\(signed ? "i" : "u")\(width) on the wire)",
-          unit: field.unit.flatMap(SpecUnits.unit(_:)))
+          unit: field.unit)
       }
       return signed ? .signed(number) : .unsigned(UInt64(bitPattern: number))
     case .float(let width, _):
@@ -146,7 +146,7 @@ struct SpecCraft {
 
   private func schema(_ field: SpecField) -> FieldSchema {
     FieldSchema(
-      field.name, kind: .integer, unit: field.unit.flatMap(SpecUnits.unit(_:)), range: field.range, help: "")
+      field.name, kind: .integer, unit: field.unit, range: field.range, help: "")
   }
 
   private func checkSize(_ size: SpecSize, _ count: Int, _ field: SpecField) throws(EncodeError) {

@@ -372,7 +372,7 @@ struct SpecDecoder {
   }
 
   private func unit(_ field: SpecField) -> FieldUnit? {
-    field.unit.flatMap(SpecUnits.unit(_:))
+    field.unit
   }
 
   private func size(_ size: SpecSize, _ field: SpecField, at offset: Int, end: Int) throws(DecodeError) -> Int

@@ -98,7 +98,7 @@ struct SpecEncoder {
             field.name, JSONWriter.formatNumber(number),
             allowed:
               "\(JSONWriter.formatNumber(range.lowerBound))…\(JSONWriter.formatNumber(range.upperBound))",
-            unit: field.unit.flatMap(SpecUnits.unit(_:)))
+            unit: field.unit)
         }
         if let enumeration = field.enumeration, enumeration.value(Int64(number)) == nil {
           throw .outOfRange(

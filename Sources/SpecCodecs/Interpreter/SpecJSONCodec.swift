@@ -83,7 +83,7 @@ struct SpecJSONCodec {
         .init("\(name) is a \(found); expected \(type.rawValue)", expected: type.rawValue, found: found)
       }
     }
-    let unit = field.unit.flatMap(SpecUnits.unit(_:))
+    let unit = field.unit
     let value: SpecValue
     let shown: FieldValue
     switch type {
@@ -186,7 +186,7 @@ struct SpecJSONCodec {
             field.name, JSONWriter.formatNumber(number),
             allowed:
               "\(JSONWriter.formatNumber(range.lowerBound))…\(JSONWriter.formatNumber(range.upperBound))",
-            unit: field.unit.flatMap(SpecUnits.unit(_:)))
+            unit: field.unit)
         }
       }
       if !first { writer.append(UInt8(ascii: ",")) }
@@ -246,7 +246,7 @@ struct SpecJSONCodec {
       }
     }
     let ranged = FieldSchema(
-      field.name, kind: .number, unit: field.unit.flatMap(SpecUnits.unit(_:)), range: field.range, help: "")
+      field.name, kind: .number, unit: field.unit, range: field.range, help: "")
     switch type {
     case .number:
       let number = try CraftValues.number(given, named: field.name)

@@ -37,10 +37,13 @@ struct SpecFieldLoader {
     }
     let type = try self.type(object)
     var field = SpecField(name: name, line: node.line, type: type)
-    field.unit = try object.string("unit")
-    if let unit = object["unit"], let text = field.unit, SpecUnits.unit(text) == nil {
-      throw unit.error(
-        "expected one of the units \(SpecUnits.spellings.joined(separator: " ")), found '\(text)'")
+    if let node = object["unit"] {
+      let text = try node.string()
+      guard let unit = SpecUnits.unit(text) else {
+        throw node.error(
+          "expected one of the units \(SpecUnits.spellings.joined(separator: " ")), found '\(text)'")
+      }
+      field.unit = unit
     }
     if let range = object["range"] {
       let bounds = try range.list()

@@ -10,8 +10,9 @@ public struct SpecField: Sendable {
   public var line: Int
   public var type: SpecType
   public var role: SpecRole
-  /// As the spec writes it (`µs`, `%`, `mV`).
-  public var unit: String?
+  /// As the spec writes it (`µs`, `%`, `mV`): one of the literals a
+  /// dissection node can carry (`SpecUnits`), found once at load.
+  public var unit: FieldUnit?
   /// The documented range: outside it decodes with a warning, and `craft`
   /// refuses it unless `--force`.
   public var range: ClosedRange<Double>?
@@ -36,7 +37,7 @@ public struct SpecField: Sendable {
   public var optional: Bool
 
   public init(
-    name: String, line: Int, type: SpecType, role: SpecRole = .value, unit: String? = nil,
+    name: String, line: Int, type: SpecType, role: SpecRole = .value, unit: FieldUnit? = nil,
     range: ClosedRange<Double>? = nil, enumeration: SpecEnum? = nil, flags: [SpecFlag] = [],
     display: SpecDisplay = .decimal, help: String = "", craftFlag: String? = nil,
     defaultValue: SpecLiteral? = nil, casesAreFlags: Bool = false, offset: Int? = nil, optional: Bool = false

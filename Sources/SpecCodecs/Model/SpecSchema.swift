@@ -106,7 +106,7 @@ public enum SpecSchema {
       help += (help.isEmpty ? "" : "; ") + "elements as hex, \(size) bytes each"
     }
     return FieldSchema(
-      field.name, flag: field.craftFlag, kind: kind, unit: field.unit.flatMap(SpecUnits.unit(_:)),
+      field.name, flag: field.craftFlag, kind: kind, unit: field.unit,
       range: field.range,
       default: field.defaultValue.map { value(of: $0, for: field) } ?? (field.optional ? .null : nil),
       defaultDescription: field.optional && field.defaultValue == nil ? "absent" : nil,
