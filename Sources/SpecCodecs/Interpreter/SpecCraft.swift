@@ -176,7 +176,7 @@ struct SpecCraft {
       var offset = 0
       while offset < packed.count {
         var values: [SpecValue] = []
-        for child in element {
+        for child in element.map(SpecFieldPlan.init) {
           guard let (value, _) = try? decoder.read(child, at: &offset, end: packed.count, nodeIndex: -1)
           else {
             return elements

@@ -24,10 +24,11 @@ struct SpecDecoder {
   /// The discriminator's value and bytes, once read.
   private var discriminant: (value: UInt64, range: Range<Int>)?
   /// The field governing the body's extent, once read.
-  private var bodyLength: (field: SpecField, value: UInt64, range: Range<Int>)?
+  private var bodyLength: (field: SpecFieldPlan, value: UInt64, range: Range<Int>)?
   /// Checks read, verified once every field is: the index of the check's
   /// node among the top-level nodes, and where it is.
-  private var checks: [(node: Int, field: SpecField, check: SpecCheck, value: UInt64, range: Range<Int>)] = []
+  private var checks:
+    [(node: Int, field: SpecFieldPlan, check: SpecCheck, value: UInt64, range: Range<Int>)] = []
   /// Whether the last error thrown was running past the end of a region
   /// (which a body's size-mismatch rule may turn into something else).
   private var ranPast = false
@@ -40,10 +41,18 @@ struct SpecDecoder {
   /// its body (`probe` scores such a frame above one that is not ours).
   private(set) var reachedKind = false
 
-  init(program: SpecProgram, bytes: SpecBytes) {
+  /// False for `probe`: every check runs, but no node or value is built
+  /// (it reads only whether the frame decodes, as what, with what severity).
+  let building: Bool
+
+  init(program: SpecProgram, bytes: SpecBytes, building: Bool = true) {
     self.program = program
     self.bytes = bytes
+    self.building = building
   }
+
+  /// What `read` gives back when not building.
+  private static let placeholder = DissectionNode("", .null, range: 0..<0)
 
   // MARK: The frame
 
@@ -52,19 +61,22 @@ struct SpecDecoder {
     var kind = 0
     if spec.discriminator == .frameLength { kind = try kindByLength() }
 
+    let headerPlan = program.headerPlan
     var nodes: [DissectionNode] = []
-    nodes.reserveCapacity(spec.header.count + 8)
+    nodes.reserveCapacity(headerPlan.count + 8)
+    // Where top-level fields lie, kept only for a check's range.
+    let keepSpans = program.anyCheck
     var spans: [(name: String, range: Range<Int>)] = []
     var header: [SpecValue] = []
-    header.reserveCapacity(spec.header.count)
+    header.reserveCapacity(headerPlan.count)
     var offset = 0
     readingHeader = true
-    for field in spec.header {
+    for plan in headerPlan {
       let start = offset
-      let (value, node) = try read(field, at: &offset, end: bytes.count, nodeIndex: nodes.count)
+      let (value, node) = try read(plan, at: &offset, end: bytes.count, nodeIndex: nodes.count)
       header.append(value)
       nodes.append(node)
-      spans.append((field.name, start..<offset))
+      if keepSpans { spans.append((plan.name, start..<offset)) }
     }
     readingHeader = false
     if let headerExcess { throw headerExcess }
@@ -72,7 +84,8 @@ struct SpecDecoder {
     let bodyEnd = try self.bodyEnd(after: headerEnd)
 
     if case .field = spec.discriminator {
-      kind = discriminant.flatMap { program.kinds[Int64(bitPattern: $0.value)] } ?? SpecMessage.unknownKind
+      kind =
+        discriminant.flatMap { program.kind(for: Int64(bitPattern: $0.value)) } ?? SpecMessage.unknownKind
       if kind == SpecMessage.unknownKind { try unknownKind() }
     }
 
@@ -80,7 +93,7 @@ struct SpecDecoder {
     var body: [SpecValue] = []
     var extra: [UInt8] = []
     if kind != SpecMessage.unknownKind {
-      let message = spec.messages[kind]
+      let message = program.messagePlans[kind]
       let before = diagnostics
       let firstBodyNode = nodes.count
       let checksBefore = checks.count
@@ -89,12 +102,13 @@ struct SpecDecoder {
       var failure: DecodeError?
       ranPast = false
       do {
-        for field in message.fields {
+        body.reserveCapacity(message.fields.count)
+        for plan in message.fields {
           let start = cursor
-          let (value, node) = try read(field, at: &cursor, end: bodyEnd, nodeIndex: nodes.count)
+          let (value, node) = try read(plan, at: &cursor, end: bodyEnd, nodeIndex: nodes.count)
           body.append(value)
           nodes.append(node)
-          spans.append((field.name, start..<cursor))
+          if keepSpans { spans.append((plan.name, start..<cursor)) }
         }
       } catch {
         guard ranPast else { throw error }
@@ -106,7 +120,7 @@ struct SpecDecoder {
           throw sizeError(code, failure, message: message.name, fieldsEnd: cursor, bodyEnd: bodyEnd)
         case .unknown(let warning, let text):
           nodes.removeSubrange(firstBodyNode...)
-          spans.removeSubrange(spec.header.count...)
+          if keepSpans { spans.removeSubrange(headerPlan.count...) }
           checks.removeSubrange(checksBefore...)
           body = []
           diagnostics = before
@@ -145,12 +159,12 @@ struct SpecDecoder {
 
     var trailer: [SpecValue] = []
     var cursor = bodyEnd
-    for field in spec.trailer {
+    for plan in program.trailerPlan {
       let start = cursor
-      let (value, node) = try read(field, at: &cursor, end: bytes.count, nodeIndex: nodes.count)
+      let (value, node) = try read(plan, at: &cursor, end: bytes.count, nodeIndex: nodes.count)
       trailer.append(value)
       nodes.append(node)
-      spans.append((field.name, start..<cursor))
+      if keepSpans { spans.append((plan.name, start..<cursor)) }
     }
     if cursor != bytes.count {
       let (end, count) = (cursor, bytes.count)
@@ -160,9 +174,10 @@ struct SpecDecoder {
     }
 
     var message = SpecMessage(kind: kind, header: header, body: body, trailer: trailer, extra: extra)
-    try verifyChecks(&message, &nodes, spans)
+    if !checks.isEmpty { try verifyChecks(&message, &nodes, spans) }
     let name =
-      kind == SpecMessage.unknownKind ? (spec.unknownMessage?.name ?? "unknown") : spec.messages[kind].name
+      kind == SpecMessage.unknownKind
+      ? (spec.unknownMessage?.name ?? "unknown") : program.messagePlans[kind].name
     return SpecDecoded(message: message, name: name, fields: nodes, diagnostics: diagnostics)
   }
 
@@ -188,7 +203,7 @@ struct SpecDecoder {
   }
 
   private func kindByLength() throws(DecodeError) -> Int {
-    if let kind = program.kinds[Int64(bytes.count)] { return kind }
+    if let kind = program.kind(for: Int64(bytes.count)) { return kind }
     let count = bytes.count
     let offset = min(count, program.longestFrame)
     let lengths = spec.messages.compactMap { message in message.when.map { "\($0) (\(message.name))" } }
@@ -280,46 +295,48 @@ struct SpecDecoder {
   }
 
   /// One field at `offset` (moved past it) within `end`: its value and node.
-  mutating func read(_ field: SpecField, at offset: inout Int, end: Int, nodeIndex: Int) throws(DecodeError)
+  mutating func read(_ plan: SpecFieldPlan, at offset: inout Int, end: Int, nodeIndex: Int)
+    throws(DecodeError)
     -> (SpecValue, DissectionNode)
   {
     let start = offset
-    switch field.type {
+    switch plan.type {
     case .integer(let width, let signed, let order):
       let size = width / 8
-      try need(size, field.name, at: offset, end: end)
+      try need(size, plan.name, at: offset, end: end)
       let bits = SpecInteger.read(bytes, at: offset, width: width, order: order)
       offset += size
       return try integer(
-        field, bits, width: width, signed: signed, range: start..<offset, nodeIndex: nodeIndex)
+        plan, bits, width: width, signed: signed, range: start..<offset, nodeIndex: nodeIndex)
     case .float(let width, let order):
-      try need(width / 8, field.name, at: offset, end: end)
+      try need(width / 8, plan.name, at: offset, end: end)
       let bits = SpecInteger.read(bytes, at: offset, width: width, order: order)
       offset += width / 8
       let number =
         width == 32 ? Double(Float(bitPattern: UInt32(truncatingIfNeeded: bits))) : Double(bitPattern: bits)
-      checkRange(field, number, start..<offset)
+      checkRange(plan, number, start..<offset)
       return (
-        .float(bits), DissectionNode(field.name, .number(number), unit: unit(field), range: start..<offset)
+        .float(bits), DissectionNode(plan.name, .number(number), unit: plan.unit, range: start..<offset)
       )
     case .bytes(let size), .text(let size):
-      let count = try self.size(size, field, at: offset, end: end)
-      try need(count, field.name, at: offset, end: end)
+      let count = try self.size(size, at: offset, end: end)
+      try need(count, plan.name, at: offset, end: end)
       let range = offset..<offset + count
       offset += count
       let raw = bytes.copy(range)
-      if case .bytes = field.type {
-        try checkConstant(field, raw, range)
-        return (.bytes(raw), DissectionNode(field.name, .bytes(raw), unit: unit(field), range: range))
+      if case .bytes = plan.type {
+        try checkConstant(plan, raw, range)
+        return (.bytes(raw), DissectionNode(plan.name, .bytes(raw), unit: plan.unit, range: range))
       }
       let text = String(decoding: raw, as: UTF8.self)
       if String(validating: raw, as: UTF8.self) == nil {
         diagnostics.append(
           .warning(
-            "invalid-utf8", "\(field.name) at offset \(range.lowerBound) is not valid UTF-8", range: range))
+            "invalid-utf8", "\(plan.name) at offset \(range.lowerBound) is not valid UTF-8", range: range))
       }
-      return (.text(raw), DissectionNode(field.name, .string(text), unit: unit(field), range: range))
-    case .group(let children):
+      return (.text(raw), DissectionNode(plan.name, .string(text), unit: plan.unit, range: range))
+    case .group:
+      let children = plan.children
       var values: [SpecValue] = []
       var nodes: [DissectionNode] = []
       values.reserveCapacity(children.count)
@@ -329,9 +346,10 @@ struct SpecDecoder {
         values.append(value)
         nodes.append(node)
       }
-      return (.group(values), DissectionNode(group: field.name, range: start..<offset, children: nodes))
-    case .repeated(let count, let element):
-      let elementSize = element.compactMap(\.staticSize).reduce(0, +)
+      return (.group(values), DissectionNode(group: plan.name, range: start..<offset, children: nodes))
+    case .repeated(let count, _):
+      let element = plan.children
+      let elementSize = plan.elementSize
       let total: Int
       switch count {
       case .fixed(let fixed): total = fixed
@@ -339,11 +357,11 @@ struct SpecDecoder {
       case .rest: total = elementSize > 0 ? (end - offset) / elementSize : 0
       }
       if elementSize > 0, total > (end - offset) / elementSize {
-        try need(total * elementSize, field.name, at: offset, end: end)
+        try need(total * elementSize, plan.name, at: offset, end: end)
       }
       guard total <= 65536 else {
         throw DecodeError(code: "bad-count", offset: start) {
-          .init("\(field.name) has \(total) elements; at most 65536 are read")
+          .init("\(plan.name) has \(total) elements; at most 65536 are read")
         }
       }
       var elements: [[SpecValue]] = []
@@ -364,19 +382,14 @@ struct SpecDecoder {
       }
       return (
         .list(elements),
-        DissectionNode(group: field.name, shape: .array, range: start..<offset, children: nodes)
+        DissectionNode(group: plan.name, shape: .array, range: start..<offset, children: nodes)
       )
     case .json:
       throw DecodeError(code: "spec", offset: start) { .init("a JSON field in a binary layout") }
     }
   }
 
-  private func unit(_ field: SpecField) -> FieldUnit? {
-    field.unit
-  }
-
-  private func size(_ size: SpecSize, _ field: SpecField, at offset: Int, end: Int) throws(DecodeError) -> Int
-  {
+  private func size(_ size: SpecSize, at offset: Int, end: Int) throws(DecodeError) -> Int {
     switch size {
     case .fixed(let count): return count
     case .rest: return end - offset
@@ -389,16 +402,16 @@ struct SpecDecoder {
   }
 
   private mutating func integer(
-    _ field: SpecField, _ bits: UInt64, width: Int, signed: Bool, range: Range<Int>, nodeIndex: Int
+    _ plan: SpecFieldPlan, _ bits: UInt64, width: Int, signed: Bool, range: Range<Int>, nodeIndex: Int
   ) throws(DecodeError) -> (SpecValue, DissectionNode) {
-    let name = field.name
+    let name = plan.name
     let offset = range.lowerBound
     var warnUnknown = true
-    switch field.role {
+    switch plan.role {
     case .fixed(let literal, let code):
       let expected = SpecEncoder.constantBits(literal)
       if bits != expected {
-        let display = field.display
+        let display = plan.display
         throw DecodeError(code: code, offset: offset) {
           .init(
             "\(name) at offset \(offset) is \(Self.show(bits, display)); expected \(Self.show(expected, display))",
@@ -425,30 +438,39 @@ struct SpecDecoder {
         if headerExcess == nil { headerExcess = excess }
       }
       measures.append((name, bits))
-      if case .length(.body, _, _) = field.role { bodyLength = (field, bits, range) }
-      if case .length(.frame, _, _) = field.role { bodyLength = (field, bits, range) }
+      if case .length(.body, _, _) = plan.role { bodyLength = (plan, bits, range) }
+      if case .length(.frame, _, _) = plan.role { bodyLength = (plan, bits, range) }
     case .discriminator:
       discriminant = (bits, range)
       warnUnknown = false
     case .check(let check):
-      checks.append((nodeIndex, field, check, bits, range))
+      checks.append((nodeIndex, plan, check, bits, range))
       return (.check(variant: 0), DissectionNode(name, .unsigned(bits), range: range))
     case .value:
       break
     }
     // A length or count is what the content makes it: the message keeps
     // none (encode writes it anew), so a crafted message and its decode agree.
-    var isMeasure = false
-    if case .length = field.role { isMeasure = true }
-    if case .count = field.role { isMeasure = true }
+    let isMeasure = plan.isMeasure
     let numeric: Double = signed ? Double(SpecInteger.signed(bits, width: width)) : Double(bits)
-    checkRange(field, numeric, range)
+    checkRange(plan, numeric, range)
+    if !building {
+      if warnUnknown, let enumeration = plan.enumeration,
+        !plan.isKnown(enumeration, signed ? SpecInteger.signed(bits, width: width) : Int64(bitPattern: bits))
+      {
+        diagnostics.append(.warning("unknown-enum", "", range: range))
+      }
+      if !plan.flags.isEmpty, bits & ~plan.flagMask != 0 {
+        diagnostics.append(.warning("unknown-flags", "", range: range))
+      }
+      return (.unsigned(bits), Self.placeholder)
+    }
     let value: SpecValue =
       isMeasure ? .unsigned(0) : signed ? .signed(SpecInteger.signed(bits, width: width)) : .unsigned(bits)
-    if let enumeration = field.enumeration {
+    if let enumeration = plan.enumeration {
       let raw = signed ? SpecInteger.signed(bits, width: width) : Int64(bitPattern: bits)
-      let caseName = program.enumName(field, enumeration, raw: UInt64(bitPattern: raw), width: width)
-      if warnUnknown, enumeration.value(raw) == nil {
+      let caseName = plan.enumName(enumeration, raw: raw, width: width)
+      if warnUnknown, !plan.isKnown(enumeration, raw) {
         diagnostics.append(
           .warning(
             "unknown-enum",
@@ -456,14 +478,14 @@ struct SpecDecoder {
               + enumeration.cases.map { "\($0.name) (\($0.value))" }.joined(separator: ", "), range: range))
       }
       return (
-        value, DissectionNode(name, .enumeration(name: caseName, raw: raw), unit: unit(field), range: range)
+        value, DissectionNode(name, .enumeration(name: caseName, raw: raw), unit: plan.unit, range: range)
       )
     }
-    if !field.flags.isEmpty {
+    if !plan.flags.isEmpty {
       var known: UInt64 = 0
       var children: [DissectionNode] = []
-      children.reserveCapacity(field.flags.count)
-      for flag in field.flags {
+      children.reserveCapacity(plan.flags.count)
+      for flag in plan.flags {
         known |= flag.mask
         children.append(DissectionNode(flag.name, .bool(bits & flag.mask != 0), range: range))
       }
@@ -477,11 +499,11 @@ struct SpecDecoder {
       return (value, DissectionNode(group: name, range: range, children: children))
     }
     let shown: FieldValue = signed ? .integer(SpecInteger.signed(bits, width: width)) : .unsigned(bits)
-    return (value, DissectionNode(name, shown, unit: unit(field), range: range))
+    return (value, DissectionNode(name, shown, unit: plan.unit, range: range))
   }
 
   /// A fixed or expected byte string.
-  private mutating func checkConstant(_ field: SpecField, _ raw: [UInt8], _ range: Range<Int>)
+  private mutating func checkConstant(_ field: SpecFieldPlan, _ raw: [UInt8], _ range: Range<Int>)
     throws(DecodeError)
   {
     switch field.role {
@@ -506,7 +528,7 @@ struct SpecDecoder {
     }
   }
 
-  private mutating func checkRange(_ field: SpecField, _ number: Double, _ range: Range<Int>) {
+  private mutating func checkRange(_ field: SpecFieldPlan, _ number: Double, _ range: Range<Int>) {
     guard let allowed = field.range, !allowed.contains(number) else { return }
     let unit = field.unit.map { " \($0)" } ?? ""
     let low = JSONWriter.formatNumber(allowed.lowerBound)
@@ -579,15 +601,16 @@ struct SpecDecoder {
   }
 
   private func setVariant(_ message: inout SpecMessage, check name: String, variant: Int) {
-    if let index = spec.header.firstIndex(where: { $0.name == name }) {
+    if let index = program.headerPlan.firstIndex(where: { $0.name == name }) {
       message.header[index] = .check(variant: variant)
     } else if message.kind >= 0,
-      let index = spec.messages[message.kind].fields.firstIndex(where: { $0.name == name }),
+      let index = program.messagePlans[message.kind].fields.firstIndex(where: { $0.name == name }),
       index < message.body.count
     {
       message.body[index] = .check(variant: variant)
-    } else if let index = spec.trailer.firstIndex(where: { $0.name == name }) {
+    } else if let index = program.trailerPlan.firstIndex(where: { $0.name == name }) {
       message.trailer[index] = .check(variant: variant)
     }
   }
+
 }

@@ -36,25 +36,18 @@ extension SpecProgram {
         if bytes[fixed.offset + index] != expected { return 0 }
       }
     }
-    if spec.discriminator == .frameLength, kinds[Int64(bytes.count)] == nil { return 0 }
-    var decoder = SpecDecoder(program: self, bytes: bytes)
+    if spec.discriminator == .frameLength, kind(for: Int64(bytes.count)) == nil { return 0 }
+    var decoder = SpecDecoder(program: self, bytes: bytes, building: false)
     do {
       let decoded = try decoder.decode()
       guard decoded.message.kind >= 0 else { return 10 }
-      let hasCheck =
-        decoded.message.header.contains(where: \.isCheck) || decoded.message.body.contains(where: \.isCheck)
-        || decoded.message.trailer.contains(where: \.isCheck)
-      let base = spec.messages[decoded.message.kind].probe ?? (hasCheck ? 100 : 80)
+      let plan = messagePlans[decoded.message.kind]
+      let base = plan.probe ?? (plan.hasCheck ? 100 : 80)
       // A verified check says more than a warning takes away.
       let warned = decoded.diagnostics.contains { $0.severity == .warning }
-      return warned && !hasCheck ? max(10, base - 30) : base
+      return warned && !plan.hasCheck ? max(10, base - 30) : base
     } catch {
-      let isCheck = SpecLayout.flatten(spec.header + spec.trailer + spec.messages.flatMap(\.fields)).contains
-      {
-        if case .check(let check) = $0.role { return check.error == error.code }
-        return false
-      }
-      if isCheck && decoder.reachedKind { return 50 }
+      if decoder.reachedKind, checkErrors.contains(error.code) { return 50 }
       return decoder.reachedKind ? 10 : 0
     }
   }

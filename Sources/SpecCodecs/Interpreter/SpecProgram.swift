@@ -21,6 +21,8 @@ public final class SpecProgram: Sendable {
   let earlyFixed: [EarlyFixed]
   /// Message index by the discriminator's value (a header field's, or the frame length).
   let kinds: [Int64: Int]
+  /// `kinds` for values 0…255, looked up without hashing (-1: none).
+  let smallKinds: [Int]
   /// The longest frame length a kind names (`discriminator: frame-length`).
   let longestFrame: Int
   /// Bytes of the trailer (it must have a static size).
@@ -30,6 +32,15 @@ public final class SpecProgram: Sendable {
   /// than not), by the enum's name: as decimal and as hex display.
   let enumNames: [String: [String]]
   let hexEnumNames: [String: [String]]
+  /// The layout compiled for decoding.
+  let headerPlan: [SpecFieldPlan]
+  let trailerPlan: [SpecFieldPlan]
+  let messagePlans: [SpecMessagePlan]
+  /// Whether any layout has a check (decode keeps field spans for them).
+  let anyCheck: Bool
+  /// The error codes of the spec's checks (`probe` scores a frame that
+  /// fails only its check above one that is not the protocol's).
+  let checkErrors: Set<String>
 
   public init(_ spec: Spec) {
     self.spec = spec
@@ -42,6 +53,7 @@ public final class SpecProgram: Sendable {
       if let when = message.when { kinds[when] = index }
     }
     self.kinds = kinds
+    smallKinds = (0...255).map { kinds[Int64($0)] ?? -1 }
     longestFrame = Int(spec.messages.compactMap(\.when).max() ?? 0)
     trailerSize = spec.trailer.compactMap(\.staticSize).reduce(0, +)
     var names: [String: [String]] = [:]
@@ -57,6 +69,15 @@ public final class SpecProgram: Sendable {
     }
     enumNames = names
     hexEnumNames = hexNames
+    headerPlan = spec.header.map(SpecFieldPlan.init)
+    trailerPlan = spec.trailer.map(SpecFieldPlan.init)
+    messagePlans = spec.messages.map { SpecMessagePlan($0, spec: spec) }
+    anyCheck = messagePlans.contains(where: \.hasCheck)
+    checkErrors = Set(
+      SpecLayout.flatten(spec.header + spec.trailer + spec.messages.flatMap(\.fields)).compactMap {
+        if case .check(let check) = $0.role { return check.error }
+        return nil
+      })
   }
 
   /// `unknown(63)`, or `unknown(0x3f)` for a field shown in hex.
@@ -87,5 +108,17 @@ public final class SpecProgram: Sendable {
     }
     return enumeration.value(Int64(bitPattern: raw))?.name
       ?? Self.unknownName(raw, display: field.display, width: width)
+  }
+}
+
+extension SpecProgram {
+  /// The message index for a discriminator value, or nil.
+  @inline(__always)
+  func kind(for value: Int64) -> Int? {
+    if value >= 0, value < 256 {
+      let kind = smallKinds[Int(value)]
+      return kind < 0 ? nil : kind
+    }
+    return kinds[value]
   }
 }
