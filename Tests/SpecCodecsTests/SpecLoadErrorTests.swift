@@ -71,6 +71,10 @@ import Testing
       "name: toy\nmessages: [{name: a, fields: [{name: x, type: u8}, {name: x, type: u8}]}]\n",
       "x.yaml:2: key 'name': 'x' is already a field here (line 2)"
     ),
+    (
+      "name: toy\nencoding: json\nmessages:\n  - name: a\n    fields:\n      - {name: n, type: integer, length-of: s}\n",
+      "x.yaml:6: key 'length-of': a JSON key is a value, fixed or expected; length-of is for binary layouts"
+    ),
     ("name: toy\nmessages:\n  - name: a\n   fields: []\n", "x.yaml:4: not valid YAML or JSON"),
     (
       "{\"name\": \"toy\", \"messages\": [{\"name\": \"a\", \"fields\": [{\"name\": \"x\", \"type\": \"u9\"}]}]}",

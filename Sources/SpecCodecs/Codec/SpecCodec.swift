@@ -20,7 +20,7 @@ public struct SpecCodec: FrameCodec, AnalysisRules {
 
   public var info: CodecInfo { program.info }
 
-  public var name: String { program.spec.name }
+  public var name: String { program.name }
 
   public func decode(_ bytes: UnsafeRawBufferPointer) throws(DecodeError) -> Decoded<SpecMessage> {
     let decoded = try program.decode(SpecBytes(bytes))

@@ -7,6 +7,8 @@ import PacketKit
 public final class SpecProgram: Sendable {
   public let spec: Spec
   public let info: CodecInfo
+  /// `spec.name`, read per message without touching the rest of the spec.
+  public let name: String
 
   /// Fixed values at offsets known before anything variable: checked on
   /// whatever bytes a frame has before its length is judged, so a frame
@@ -44,6 +46,7 @@ public final class SpecProgram: Sendable {
 
   public init(_ spec: Spec) {
     self.spec = spec
+    name = spec.name
     info = SpecSchema.info(spec)
     var early: [EarlyFixed] = []
     Self.collectEarly(spec.header, into: &early)

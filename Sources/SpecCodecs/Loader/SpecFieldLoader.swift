@@ -174,6 +174,9 @@ struct SpecFieldLoader {
 
   private func role(_ object: SpecObject, type: SpecType) throws(SpecLoadError) -> SpecRole {
     let roles = ["fixed", "expect", "length-of", "count-of", "check"].filter { object.has($0) }
+    if json, let binary = roles.first(where: { $0 != "fixed" && $0 != "expect" }), let node = object[binary] {
+      throw node.error("a JSON key is a value, fixed or expected; \(binary) is for binary layouts")
+    }
     if roles.count > 1, let second = object[roles[1]] {
       throw second.error(
         "a field is one of fixed, expect, length-of, count-of or check; this one is also \(roles[0])")
