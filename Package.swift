@@ -1,18 +1,19 @@
 // swift-tools-version:6.0
 import PackageDescription
 
-// Release builds skip the dynamic exclusivity checks on class properties:
-// they cost a tenth of the per-packet time on the capture path. Debug
-// builds (and so `swift test`) keep them, so a violation is still caught.
-let releaseSettings: [SwiftSetting] = [
-  .unsafeFlags(["-enforce-exclusivity=unchecked"], .when(configuration: .release))
-]
-
 let package = Package(
   name: "pktbench",
   platforms: [.macOS(.v13)],
   products: [
     .executable(name: "pktbench", targets: ["pktbench"]),
+    // The core a codec of one's own is written against: FrameCodec, schemas,
+    // dissection, errors, the device-model and analysis contracts. No I/O.
+    .library(name: "PacketKit", targets: ["PacketKit"]),
+    // The installable codec registry and the four built-in codecs.
+    .library(name: "PktbenchCodecs", targets: ["CodecRegistry"]),
+    // The command line, for a pktbench with codecs of one's own:
+    // `Pktbench.main(codecs: Codecs.builtins + [.bound(MyCodec())])`.
+    .library(name: "PktbenchCLI", targets: ["PktbenchCLI"]),
     // For the libFuzzer harnesses in Fuzz/ (a separate package).
     .library(name: "PacketFuzz", targets: ["PacketFuzz"]),
   ],
@@ -28,35 +29,33 @@ let package = Package(
     .target(name: "CSIMD"),
 
     // The core: codec contract, schemas, dissection, diagnostics, JSON, checksums. No I/O.
-    .target(name: "PacketKit", dependencies: ["CSIMD"], swiftSettings: releaseSettings),
+    .target(name: "PacketKit", dependencies: ["CSIMD"]),
 
     // Codec plugins: one folder each, depending on the core only.
     .target(
-      name: "RiderCodec", dependencies: ["PacketKit"], path: "Plugins/RiderCodec",
-      swiftSettings: releaseSettings),
+      name: "RiderCodec", dependencies: ["PacketKit"], path: "Plugins/RiderCodec"),
     .target(
-      name: "LegCtrlCodec", dependencies: ["PacketKit"], path: "Plugins/LegCtrlCodec",
-      swiftSettings: releaseSettings),
+      name: "LegCtrlCodec", dependencies: ["PacketKit"], path: "Plugins/LegCtrlCodec"),
     .target(
-      name: "RallieCodec", dependencies: ["PacketKit"], path: "Plugins/RallieCodec",
-      swiftSettings: releaseSettings),
+      name: "RallieCodec", dependencies: ["PacketKit"], path: "Plugins/RallieCodec"),
     .target(
       name: "FalconEyeCodec",
       dependencies: ["PacketKit", "CSIMD", .product(name: "Crypto", package: "swift-crypto")],
-      path: "Plugins/FalconEyeCodec", swiftSettings: releaseSettings
+      path: "Plugins/FalconEyeCodec"
     ),
 
     // Codecs described by spec files (YAML or JSON), loaded at run time.
     .target(
-      name: "SpecCodecs", dependencies: ["PacketKit", .product(name: "Yams", package: "Yams")],
-      swiftSettings: releaseSettings),
+      name: "SpecCodecs", dependencies: ["PacketKit", .product(name: "Yams", package: "Yams")]),
 
     // The one list of codecs the tool knows.
     .target(
       name: "CodecRegistry",
-      dependencies: ["PacketKit", "RiderCodec", "LegCtrlCodec", "RallieCodec", "FalconEyeCodec"],
-      swiftSettings: releaseSettings
-    ),
+      dependencies: ["PacketKit", "RiderCodec", "LegCtrlCodec", "RallieCodec", "FalconEyeCodec"]),
+
+    // A C stream over bytes already read from a descriptor, then the rest
+    // (fopencookie needs _GNU_SOURCE, which Swift's Glibc module leaves out).
+    .target(name: "CStream"),
 
     // System libraries.
     .systemLibrary(name: "CPcap", pkgConfig: "libpcap", providers: [.apt(["libpcap-dev"])]),
@@ -64,13 +63,11 @@ let package = Package(
 
     // Captures and sockets down to application payloads.
     .target(
-      name: "PacketCapture", dependencies: ["PacketKit", "CPcap", "CZlib", "CSIMD"],
-      swiftSettings: releaseSettings),
+      name: "PacketCapture", dependencies: ["PacketKit", "CPcap", "CZlib", "CSIMD", "CStream"]),
 
     // Generators, mutators, shrinking and the fuzz runner.
     .target(
-      name: "PacketFuzz", dependencies: ["PacketKit", "CodecRegistry", "PacketCapture"],
-      swiftSettings: releaseSettings),
+      name: "PacketFuzz", dependencies: ["PacketKit", "CodecRegistry", "PacketCapture"]),
 
     // The commands, as a library so tests can call them.
     .target(
@@ -83,10 +80,8 @@ let package = Package(
         .product(name: "NIOPosix", package: "swift-nio"),
         .product(name: "NIOHTTP1", package: "swift-nio"),
         .product(name: "NIOWebSocket", package: "swift-nio"),
-      ],
-      swiftSettings: releaseSettings
-    ),
-    .executableTarget(name: "pktbench", dependencies: ["PktbenchCLI"]),
+      ]),
+    .executableTarget(name: "pktbench", dependencies: ["PktbenchCLI", "CodecRegistry"]),
 
     .testTarget(name: "PacketKitTests", dependencies: ["PacketKit", "CSIMD"]),
     .testTarget(name: "RiderCodecTests", dependencies: ["RiderCodec", "PacketKit"]),
@@ -105,6 +100,6 @@ let package = Package(
     .testTarget(name: "EndToEndTests", dependencies: ["PacketKit"]),
     .testTarget(
       name: "SpecCodecsTests",
-      dependencies: ["SpecCodecs", "PacketKit", "LegCtrlCodec", "RallieCodec", "PacketFuzz"]),
+      dependencies: ["SpecCodecs", "PacketKit", "LegCtrlCodec", "RallieCodec", "PacketFuzz", "CodecRegistry"]),
   ]
 )

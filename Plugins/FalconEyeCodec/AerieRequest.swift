@@ -95,7 +95,7 @@ enum AerieRequest: Equatable {
     }
     guard
       ["authRequest", "authResponse", "cameraFrame", "poseBroadcast", "heartbeat"].contains(envelope.type)
-    else { return .undecodable("type \"\(envelope.type)\" is not a FalconEye message") }
+    else { return .undecodable("type \(Excerpt.quoted(envelope.type)) is not a FalconEye message") }
     guard envelope.type == "authRequest" else { return routed(envelope.type, token: nil) }
     let inner = try? JSONDecoder().decode(AuthRequest.self, from: envelope.payload)
     return .authRequest(token: inner?.token)

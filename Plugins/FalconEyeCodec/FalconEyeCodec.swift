@@ -10,7 +10,6 @@ public struct FalconEyeCodec: FrameCodec {
 
   public var info: CodecInfo { FalconEyeSchema.info }
 
-  public var name: String { "falconeye" }
 
   public func kind(of message: FalconEyeMessage) -> String { message.kind.rawValue }
 
@@ -18,7 +17,16 @@ public struct FalconEyeCodec: FrameCodec {
 
   /// Decodes one WebSocket text message (already reassembled from its
   /// fragments): an envelope, or a bare inner object with a note.
-  public func decode(_ bytes: UnsafeRawBufferPointer) throws(DecodeError) -> Decoded<FalconEyeMessage> {
+  public func decode(_ bytes: ByteView) throws(DecodeError) -> Decoded<FalconEyeMessage> {
+    try bytes.withUnsafeBytes { raw throws(DecodeError) in try decode(raw: raw) }
+  }
+
+  public func probe(_ bytes: ByteView) -> Int {
+    bytes.withUnsafeBytes { probe(raw: $0) }
+  }
+
+  /// `decode` on the bytes where they lie (the hot path's own form).
+  func decode(raw bytes: UnsafeRawBufferPointer) throws(DecodeError) -> Decoded<FalconEyeMessage> {
     try FalconEyeEnvelope.decode(bytes)
   }
 
@@ -83,7 +91,7 @@ public struct FalconEyeCodec: FrameCodec {
   /// 95 for an envelope with a known type, 70 for a bare inner object with
   /// keys of one of the five messages, 0 otherwise. A cheap byte scan comes
   /// first; only candidates are parsed.
-  public func probe(_ bytes: UnsafeRawBufferPointer) -> Int {
+  func probe(raw bytes: UnsafeRawBufferPointer) -> Int {
     var start = 0
     while start < bytes.count, [0x20, 0x09, 0x0A, 0x0D].contains(bytes[start]) { start += 1 }
     guard start < bytes.count, bytes[start] == UInt8(ascii: "{") else { return 0 }

@@ -95,6 +95,16 @@ extension FalconEyeCodec {
     -> FalconEyeCameraFrame
   {
     let jpeg = try values.bytes("imageData")
+    let image = FalconEyeImage(jpeg)
+    if !values.force, !image.isJPEG {
+      // A frame of anything else is a frame the app never sends (PROTOCOLS.md §4).
+      throw EncodeError(
+        code: "not-jpeg",
+        text:
+          "imageData is not a JPEG: \(image.byteCount) bytes starting \(Hex.spaced(image.head.prefix(2))) "
+          + "and ending \(Hex.spaced(image.tail)); a JPEG starts FF D8 and ends FF D9",
+        field: "imageData", forceCrafts: true)
+    }
     let intrinsics = FalconEyeIntrinsics(
       fx: try values.number("fx"), fy: try values.number("fy"), cx: try values.number("cx"),
       cy: try values.number("cy"), width: try pixels("width", values), height: try pixels("height", values))

@@ -72,11 +72,12 @@ enum FalconEyeEnvelope {
     let typeName = try reader.string(typeJSON, at: "type")
     guard let kind = FalconEyeKind.named(typeName) else {
       let offset = typeJSON.range.lowerBound
+      let (quoted, found) = (Excerpt.quoted(typeName), Excerpt.short(typeName))
       throw DecodeError(code: "unknown-kind", offset: offset, keyPath: "type") {
         .init(
-          "type \(JSONWriter.quoted(typeName)) at offset \(offset) is not a "
+          "type \(quoted) at offset \(offset) is not a "
             + "FalconEye message; the kinds are \(FalconEyeKind.list)", expected: FalconEyeKind.list,
-          found: typeName)
+          found: found)
       }
     }
     object.add(reader.leaf("type", .string(typeName), typeJSON))
@@ -147,12 +148,16 @@ enum FalconEyeEnvelope {
     -> Decoded<FalconEyeMessage>
   {
     guard let kind = FalconEyeKind.inferred(fromKeys: keys) else {
+      // The keys are the input's: a few of them, each cut, are enough to tell.
+      let shown =
+        keys.prefix(8).map { Excerpt.quoted($0) }.joined(separator: ", ")
+        + (keys.count > 8 ? " and \(keys.count - 8) more" : "")
       throw DecodeError(code: "unknown-kind", offset: root.range.lowerBound) {
         .init(
-          "a JSON object with keys \(keys.joined(separator: ", ")) is neither an envelope nor one "
+          "a JSON object with keys \(shown) is neither an envelope nor one "
             + "of the inner messages \(FalconEyeKind.list)",
           expected: "an envelope or one of \(FalconEyeKind.list)",
-          found: keys.isEmpty ? "no keys" : keys.joined(separator: ", "))
+          found: keys.isEmpty ? "no keys" : shown)
       }
     }
     var reader = FalconEyeReader(map: .identity, root: .bare)

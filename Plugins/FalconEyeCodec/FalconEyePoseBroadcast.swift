@@ -129,7 +129,7 @@ extension FalconEyePoseBroadcast: FalconEyeInner {
     if FalconEyeJointType.named(type) == nil {
       reader.warn(
         "unknown-joint",
-        "\(object.keyPath("type")) \(JSONWriter.quoted(type)) is not a JointType (\(FalconEyeJointType.list)); "
+        "\(object.keyPath("type")) \(Excerpt.quoted(type)) is not a JointType (\(FalconEyeJointType.list)); "
           + "the app's JSONDecoder rejects the whole broadcast",
         typeJSON)
     }

@@ -59,7 +59,7 @@ struct FalconEyeReader {
       if repeated {
         warn(
           "duplicate-key",
-          "\(path.appending(key.text)) appears more than once; pktbench reads the first, "
+          "\(path.appending(Excerpt.short(key.text))) appears more than once; pktbench reads the first, "
             + "other decoders may read the last",
           member.value)
         continue
@@ -67,7 +67,8 @@ struct FalconEyeReader {
       if knownIndex == nil {
         let name = key.text
         warn(
-          "unknown-key", "\(path.appending(name)) is not a field of this message; the app ignores it",
+          "unknown-key",
+          "\(path.appending(Excerpt.short(name))) is not a field of this message; the app ignores it",
           member.value)
         object.add(map.mapped(member.value.dissection(name: name)))
       }

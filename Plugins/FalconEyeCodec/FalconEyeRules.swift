@@ -275,7 +275,8 @@ final class FalconEyeRules: FlowRules, CloseExplaining {
     flow.report(
       Finding(
         "falconeye.auth-refused", .warning, time: message.time, frame: message.frame,
-        text: "the server refused the authentication: \"\(error)\" (it accepts any token of "
+        text:
+          "the server refused the authentication: \(Excerpt.quoted(error, limit: 80)) (it accepts any token of "
           + "\(FalconEyeAuthToken.serverRule.description) and checks nothing else)",
         details: [.init("error", .string(error))]))
   }
@@ -419,7 +420,8 @@ final class FalconEyeRules: FlowRules, CloseExplaining {
         text =
           "the server answered \(list.count == 1 ? "a \(what)" : "\(list.count) \(what)")"
           + (requests.isEmpty ? "" : " (\(Format.frames(requests)))")
-          + " with its notAuthenticated error — an authResponse with success false and \"\(first.error)\" at "
+          + " with its notAuthenticated error — an authResponse with success false and "
+          + "\(Excerpt.quoted(first.error, limit: 80)) at "
           + "\(Format.frames(replies)): an error report, not a refused login. The socket was not authenticated: "
         if let dropped = race.authRequest {
           text += "its authRequest (frame \(Self.text(dropped.frame))) was dropped by the server's auth race"
@@ -436,7 +438,7 @@ final class FalconEyeRules: FlowRules, CloseExplaining {
           + (requests.isEmpty ? "" : " at \(Format.frames(requests))")
           + (requests.first.flatMap { undecodable[$0] }.map { " (\($0))" } ?? "")
           + " and answered with an error report at \(Format.frames(replies)): an authResponse with success "
-          + "false and \"\(first.error)\" — not a refused login"
+          + "false and \(Excerpt.quoted(first.error, limit: 80)) — not a refused login"
           + (authenticated != nil ? " (the session stays authenticated)" : "")
       }
       flow.report(

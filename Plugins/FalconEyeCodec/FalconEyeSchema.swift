@@ -123,7 +123,8 @@ enum FalconEyeSchema {
       "the auth token is never verified: the server only checks its shape, and the signed timestamp is not sent",
       "the server keeps Vapor's 16 KiB frame limit, far below the app's 500 KB frames",
     ],
-    encoding: .json, wellKnown: [.webSocket(pathPrefix: "/ws/connect/", lastSegmentField: "deviceId")],
+    encoding: .json, maxPayloadLength: FalconEyeEnvelope.limits.maxBytes,
+    wellKnown: [.webSocket(pathPrefix: "/ws/connect/", lastSegmentField: "deviceId")],
     examples: [
       "craft": ["craft auth --device-id D --secret S --signing client", "craft frame --jpeg photo.jpg"],
       "send": [

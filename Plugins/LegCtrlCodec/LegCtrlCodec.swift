@@ -1,14 +1,13 @@
 import PacketKit
 
 /// LegCtrl (PROTOCOLS.md §2): little-endian binary, 4-byte header.
-public struct LegCtrlCodec: FrameCodec {
+public struct LegCtrlCodec: FastFrameCodec {
   public typealias Message = LegCtrlMessage
 
   public init() {}
 
   public var info: CodecInfo { LegCtrlSchema.info }
 
-  public var name: String { "legctrl" }
 
   static let headerLength = 4
   static let maxPayloadLength = 8
@@ -26,7 +25,16 @@ public struct LegCtrlCodec: FrameCodec {
 
   // MARK: Decode
 
-  public func decode(_ bytes: UnsafeRawBufferPointer) throws(DecodeError) -> Decoded<LegCtrlMessage> {
+  public func decode(_ bytes: ByteView) throws(DecodeError) -> Decoded<LegCtrlMessage> {
+    try bytes.withUnsafeBytes { raw throws(DecodeError) in try decode(raw: raw) }
+  }
+
+  public func probe(_ bytes: ByteView) -> Int {
+    bytes.withUnsafeBytes { probe(raw: $0) }
+  }
+
+  /// `decode` on the bytes where they lie (the hot path's own form).
+  func decode(raw bytes: UnsafeRawBufferPointer) throws(DecodeError) -> Decoded<LegCtrlMessage> {
     var reader = ByteReader(bytes)
     var diagnostics: [Diagnostic] = []
     let version = try reader.readUInt8("version")
@@ -47,11 +55,17 @@ public struct LegCtrlCodec: FrameCodec {
     }
     guard bytes.count == Self.headerLength + payloadLength else {
       let count = bytes.count
-      throw DecodeError(code: "bad-length", offset: min(count, Self.headerLength + payloadLength)) {
+      let expected = Self.headerLength + payloadLength
+      // The error is where the frame leaves what payload_len promised, and
+      // the text names that offset too.
+      let offset = min(count, expected)
+      throw DecodeError(code: "bad-length", offset: offset) {
         .init(
           "frame is \(count) bytes but payload_len at offset 2 says \(payloadLength), "
-            + "so \(Self.headerLength + payloadLength) were expected",
-          expected: "\(Self.headerLength + payloadLength) bytes", found: "\(count) bytes")
+            + "so \(expected) were expected: "
+            + (count > expected
+              ? "\(count - expected) more from offset \(offset)" : "it ends at offset \(offset)"),
+          expected: "\(expected) bytes", found: "\(count) bytes")
       }
     }
     if reserved != 0 {
@@ -296,7 +310,8 @@ public struct LegCtrlCodec: FrameCodec {
   {
     if !values.force { try schema.validate(.integer(value)) }
     guard (0...65535).contains(value) else {
-      throw .outOfRange(schema.name, String(value), allowed: "0…65535 (u16 on the wire)", unit: schema.unit)
+      throw .tooWide(
+        schema.name, String(value), wire: "a u16 (2 bytes)", allowed: "0…65535", unit: schema.unit)
     }
   }
 
@@ -367,7 +382,7 @@ public struct LegCtrlCodec: FrameCodec {
 
   // MARK: Probe
 
-  public func probe(_ bytes: UnsafeRawBufferPointer) -> Int {
+  func probe(raw bytes: UnsafeRawBufferPointer) -> Int {
     guard bytes.count >= 4, bytes[0] == 1, Int(bytes[2]) <= Self.maxPayloadLength,
       bytes.count == 4 + Int(bytes[2])
     else { return 0 }

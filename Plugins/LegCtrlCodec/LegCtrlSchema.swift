@@ -80,6 +80,7 @@ enum LegCtrlSchema {
       "12345678-1234-1234-1234-123456789abd",  // command: write (without response)
       "12345678-1234-1234-1234-123456789abe",  // telemetry: notify
     ],
+    maxPayloadLength: LegCtrlCodec.headerLength + LegCtrlCodec.maxPayloadLength,
     examples: [
       "craft": [
         "craft servo --us 1500 | nc -u 127.0.0.1 9000",

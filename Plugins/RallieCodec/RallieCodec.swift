@@ -9,7 +9,6 @@ public struct RallieCodec: FrameCodec {
 
   public var info: CodecInfo { RallieSchema.info }
 
-  public var name: String { "rallie" }
 
   public func kind(of message: RallieMessage) -> String {
     switch message.body {
@@ -20,7 +19,16 @@ public struct RallieCodec: FrameCodec {
 
   // MARK: Decode
 
-  public func decode(_ bytes: UnsafeRawBufferPointer) throws(DecodeError) -> Decoded<RallieMessage> {
+  public func decode(_ bytes: ByteView) throws(DecodeError) -> Decoded<RallieMessage> {
+    try bytes.withUnsafeBytes { raw throws(DecodeError) in try decode(raw: raw) }
+  }
+
+  public func probe(_ bytes: ByteView) -> Int {
+    bytes.withUnsafeBytes { probe(raw: $0) }
+  }
+
+  /// `decode` on the bytes where they lie (the hot path's own form).
+  func decode(raw bytes: UnsafeRawBufferPointer) throws(DecodeError) -> Decoded<RallieMessage> {
     try Self.checkMagic(bytes)
     guard bytes.count == RallieSchema.commandLength || bytes.count == RallieSchema.responseLength
     else {
@@ -258,7 +266,7 @@ public struct RallieCodec: FrameCodec {
 
   // MARK: Probe
 
-  public func probe(_ bytes: UnsafeRawBufferPointer) -> Int {
+  func probe(raw bytes: UnsafeRawBufferPointer) -> Int {
     guard bytes.count == RallieSchema.commandLength || bytes.count == RallieSchema.responseLength,
       bytes[0] == RallieMagic.bytes[0], bytes[1] == RallieMagic.bytes[1]
     else { return 0 }

@@ -69,8 +69,7 @@ enum RallieCraft {
   @inline(__always)
   private static func fitByte(_ schema: FieldSchema, _ value: Int64) throws(EncodeError) -> UInt8 {
     guard let byte = UInt8(exactly: value) else {
-      throw .outOfRange(
-        schema.name, String(value), allowed: "0…255 (one byte on the wire)", unit: schema.unit)
+      throw .tooWide(schema.name, String(value), wire: "a u8 (1 byte)", allowed: "0…255", unit: schema.unit)
     }
     return byte
   }

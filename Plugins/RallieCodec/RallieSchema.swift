@@ -74,6 +74,7 @@ enum RallieSchema {
       "5833ff03-9b8b-5191-6142-22a4536ef123",  // notify
     ],
     hasCheckByte: true,
+    maxPayloadLength: RallieSchema.commandLength,
     examples: [
       "craft": ["craft rallie --upper 50 --lower 50 --pitch 45 --yaw 45 --feed 50 --start"],
       "decode": ["decode --hex '5AA58332322D2D32004E'"],

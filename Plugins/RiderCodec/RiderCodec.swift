@@ -2,14 +2,13 @@ import PacketKit
 
 /// Rider (PROTOCOLS.md §1): one motor command per UDP datagram, as JSON
 /// (`drive`, `move`) or as the legacy text `left,right,direction`.
-public struct RiderCodec: FrameCodec {
+public struct RiderCodec: FastFrameCodec {
   public typealias Message = RiderMessage
 
   public init() {}
 
   public var info: CodecInfo { RiderSchema.info }
 
-  public var name: String { "rider" }
 
   /// A datagram is at most 64 KiB; a command object is flat and small.
   static let jsonLimits = JSONTape.Limits(maxBytes: 65_536, maxDepth: 32, maxElements: 4096)
@@ -24,7 +23,16 @@ public struct RiderCodec: FrameCodec {
 
   // MARK: Decode
 
-  public func decode(_ bytes: UnsafeRawBufferPointer) throws(DecodeError) -> Decoded<RiderMessage> {
+  public func decode(_ bytes: ByteView) throws(DecodeError) -> Decoded<RiderMessage> {
+    try bytes.withUnsafeBytes { raw throws(DecodeError) in try decode(raw: raw) }
+  }
+
+  public func probe(_ bytes: ByteView) -> Int {
+    bytes.withUnsafeBytes { probe(raw: $0) }
+  }
+
+  /// `decode` on the bytes where they lie (the hot path's own form).
+  func decode(raw bytes: UnsafeRawBufferPointer) throws(DecodeError) -> Decoded<RiderMessage> {
     if let clean = RiderCleanCommand.scan(bytes) { return clean.decoded() }
     do {
       return try decodeGeneral(bytes)
@@ -240,7 +248,7 @@ public struct RiderCodec: FrameCodec {
   /// Only a datagram this small is worth parsing to probe.
   static let probeLimit = 8192
 
-  public func probe(_ bytes: UnsafeRawBufferPointer) -> Int {
+  func probe(raw bytes: UnsafeRawBufferPointer) -> Int {
     guard !bytes.isEmpty, bytes.count <= Self.probeLimit,
       let first = bytes.firstIndex(where: { !Self.isSpace($0) }),
       let last = bytes.lastIndex(where: { !Self.isSpace($0) })

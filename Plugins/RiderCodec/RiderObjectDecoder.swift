@@ -45,7 +45,7 @@ struct RiderObjectDecoder {
       diagnostics.append(
         .warning(
           "duplicate-key",
-          "key \"\(key)\" appears \(entry.count) times; the robot (Python json.loads) uses the last",
+          "key \(Excerpt.quoted(key)) appears \(entry.count) times; the robot (Python json.loads) uses the last",
           range: members[entry.first].range))
     }
   }
@@ -142,7 +142,7 @@ struct RiderObjectDecoder {
     if word != RiderMoveCommand.move && word != RiderMoveCommand.stop {
       diagnostics.append(
         .warning(
-          "unknown-enum", "command \(JSONWriter.quoted(word)) is neither \"move\" nor \"stop\"",
+          "unknown-enum", "command \(Excerpt.quoted(word)) is neither \"move\" nor \"stop\"",
           range: member.value.range))
     }
     nodes[index] = DissectionNode("command", .string(word), range: member.value.range)
@@ -170,7 +170,9 @@ struct RiderObjectDecoder {
         .note(
           "unknown-key",
           "unknown key\(unknownNames.count == 1 ? "" : "s") ignored by the robot: "
-            + unknownNames.joined(separator: ", "),
+            // The keys are the sender's: a few, each cut, say enough.
+            + unknownNames.prefix(8).map { Excerpt.short($0) }.joined(separator: ", ")
+            + (unknownNames.count > 8 ? " and \(unknownNames.count - 8) more" : ""),
           range: firstUnknown))
     }
     return extras

@@ -87,7 +87,7 @@ enum RiderSchema {
       "the robot reads at most 1024 bytes of a datagram and ignores keys it does not know",
       "joystick mixing: left = 100y + 100x, right = 100y − 100x, scaled so the larger is at most 100",
     ],
-    encoding: .json, wellKnown: [.udp(5005)],
+    encoding: .json, maxPayloadLength: RiderCodec.jsonLimits.maxBytes, wellKnown: [.udp(5005)],
     examples: [
       "decode": [
         "decode capture.pcap -V --filter 'udp port 5005'",

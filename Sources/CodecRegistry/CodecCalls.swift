@@ -1,45 +1,93 @@
 import PacketKit
 
-/// One codec's per-message entry points, called without copying the codec
+/// One codec's entry points, bound to its concrete type: what the pipeline
+/// calls per message and the fuzzer per input, without copying the codec
 /// and without reference counting.
 ///
 /// Calling a method on an element of `[any FrameCodec]` copies the
 /// existential out through its value witnesses and destroys the copy after,
-/// on every message; closures stored per codec cost a retain and a release
-/// of their context per call instead. A `CodecCalls` holds its codec with
-/// the concrete type (`Bound`), and the registry calls it through an
-/// unretained reference that the static registry keeps alive: one virtual
-/// call into the codec's own witness, nothing copied, nothing counted.
-class CodecCalls: @unchecked Sendable {
+/// on every message, and runs generic code unspecialised; closures stored
+/// per codec cost a retain and a release of their context per call
+/// instead. `CodecCalls.bound(MyCodec())` makes a subclass for the concrete
+/// type where it is called (the methods are inlinable, so they are compiled
+/// for that type there), and the registry calls it through an unretained
+/// reference: one virtual call into the codec's own code, nothing copied,
+/// nothing counted.
+public class CodecCalls: @unchecked Sendable {
   /// The codec, type-erased, for everything that is not per message.
-  var codec: any FrameCodec { preconditionFailure("CodecCalls is abstract: use CodecCalls.bound") }
+  public var codec: any FrameCodec { preconditionFailure("CodecCalls is abstract: use CodecCalls.bound") }
+  /// `codec.info.name`, once.
+  public let name: String
 
-  fileprivate init() {}
+  @usableFromInline
+  init(name: String) {
+    self.name = name
+  }
 
-  /// The calls for `codec`, bound to its type where the registry names it.
-  static func bound<Codec: FrameCodec>(_ codec: Codec) -> CodecCalls { Bound(codec) }
+  /// The calls for `codec`.
+  @inlinable
+  public static func bound<Codec: FrameCodec>(_ codec: Codec) -> CodecCalls { Bound(codec) }
 
-  func probe(_ bytes: UnsafeRawBufferPointer) -> Int { preconditionFailure("abstract") }
-  func cleanKind(_ bytes: UnsafeRawBufferPointer) -> Int? { preconditionFailure("abstract") }
-  func cleanFields(_ bytes: UnsafeRawBufferPointer, _ fields: inout FlatFields) -> Bool {
+  /// The calls for a codec with fast paths.
+  @inlinable
+  public static func bound<Codec: FastFrameCodec>(_ codec: Codec) -> CodecCalls { FastBound(codec) }
+
+  public func probe(_ bytes: UnsafeRawBufferPointer) -> Int { preconditionFailure("abstract") }
+  public func cleanKind(_ bytes: UnsafeRawBufferPointer) -> Int? { preconditionFailure("abstract") }
+  public func cleanFields(_ bytes: UnsafeRawBufferPointer, _ fields: inout FlatFields) -> Bool {
     preconditionFailure("abstract")
   }
-  func decodeFrame(_ bytes: UnsafeRawBufferPointer) -> FrameDecode { preconditionFailure("abstract") }
+  public func decodeFrame(_ bytes: UnsafeRawBufferPointer) -> FrameDecode { preconditionFailure("abstract") }
+  public func selfCheck(_ bytes: UnsafeRawBufferPointer) -> SelfCheck { preconditionFailure("abstract") }
+  public func craftCheck(_ kind: String, values: CraftValues) -> CraftCheck { preconditionFailure("abstract") }
+  /// `craft` of the message kind from values (the fuzzer's seeds).
+  public func craft(_ kind: String, values: CraftValues) -> [UInt8]? { preconditionFailure("abstract") }
 
-  /// The immutable (`let`, and `Codec: Sendable`) subclass that does the work.
-  private final class Bound<Codec: FrameCodec>: CodecCalls, @unchecked Sendable {
-    let typed: Codec
+  /// Any codec: its own decode, no fast paths.
+  @usableFromInline
+  class Bound<Codec: FrameCodec>: CodecCalls, @unchecked Sendable {
+    @usableFromInline let typed: Codec
 
+    @inlinable
     init(_ codec: Codec) {
       typed = codec
+      super.init(name: codec.info.name)
     }
 
-    override var codec: any FrameCodec { typed }
-    override func probe(_ bytes: UnsafeRawBufferPointer) -> Int { typed.probe(bytes) }
-    override func cleanKind(_ bytes: UnsafeRawBufferPointer) -> Int? { typed.cleanKind(bytes) }
-    override func cleanFields(_ bytes: UnsafeRawBufferPointer, _ fields: inout FlatFields) -> Bool {
+    @inlinable override var codec: any FrameCodec { typed }
+    @inlinable override func probe(_ bytes: UnsafeRawBufferPointer) -> Int {
+      typed.probe(ByteView(unsafeBytes: bytes))
+    }
+    @inlinable override func cleanKind(_ bytes: UnsafeRawBufferPointer) -> Int? { nil }
+    @inlinable override func cleanFields(_ bytes: UnsafeRawBufferPointer, _ fields: inout FlatFields) -> Bool {
+      false
+    }
+    @inlinable override func decodeFrame(_ bytes: UnsafeRawBufferPointer) -> FrameDecode {
+      do {
+        return .decoded(DecodedFrame(codec: name, try typed.decode(ByteView(unsafeBytes: bytes))))
+      } catch {
+        return .failed(codec: name, error: error)
+      }
+    }
+    @inlinable override func selfCheck(_ bytes: UnsafeRawBufferPointer) -> SelfCheck {
+      typed.selfCheck(ByteView(unsafeBytes: bytes))
+    }
+    @inlinable override func craftCheck(_ kind: String, values: CraftValues) -> CraftCheck {
+      typed.craftCheck(kind, values: values)
+    }
+    @inlinable override func craft(_ kind: String, values: CraftValues) -> [UInt8]? {
+      guard let message = try? typed.message(kind, from: values) else { return nil }
+      return try? typed.craftBytes(message, values: values)
+    }
+  }
+
+  /// A codec with fast paths: counting and flat fields without decoding.
+  @usableFromInline
+  final class FastBound<Codec: FastFrameCodec>: Bound<Codec>, @unchecked Sendable {
+    @inlinable override init(_ codec: Codec) { super.init(codec) }
+    @inlinable override func cleanKind(_ bytes: UnsafeRawBufferPointer) -> Int? { typed.cleanKind(bytes) }
+    @inlinable override func cleanFields(_ bytes: UnsafeRawBufferPointer, _ fields: inout FlatFields) -> Bool {
       typed.cleanFields(bytes, into: &fields)
     }
-    override func decodeFrame(_ bytes: UnsafeRawBufferPointer) -> FrameDecode { typed.decodeFrame(bytes) }
   }
 }

@@ -4,95 +4,76 @@ import PacketKit
 import RallieCodec
 import RiderCodec
 
-/// The codecs pktbench knows. Adding a codec: a folder under Plugins/, a
-/// target in Package.swift, and one line here.
+/// The codecs this run of pktbench knows: the built-in four unless the
+/// program that runs the command line installs others (`Pktbench.main(codecs:)`
+/// in a package of one's own, or spec files loaded with `--spec`). Installed
+/// once, before any command runs and before any thread reads it; read-only
+/// after that.
 public enum Codecs {
-  public static let all: [any FrameCodec] = calls.map(\.codec)
-
-  /// The built-in codecs, each with its hot-path calls bound to its own
-  /// type (made here, where the concrete types are known, so they are
-  /// specialised).
-  static let builtIn: [CodecCalls] = [
-    .bound(RiderCodec()),
-    .bound(LegCtrlCodec()),
-    .bound(RallieCodec()),
-    .bound(FalconEyeCodec()),
-  ]
-
-  /// Codecs registered for this run (spec files), before anything reads
-  /// the list: the CLI registers them before it parses the command line.
-  nonisolated(unsafe) private static var registered: [CodecCalls] = []
-
-  /// Adds a codec for this run; one named as a built-in replaces it in
-  /// its place. Must come before the first use of any list here.
-  public static func register(_ codec: some FrameCodec) {
-    registered.append(.bound(codec))
+  /// The codecs this repository ships, each bound to its concrete type here.
+  public static var builtins: [CodecCalls] {
+    [.bound(RiderCodec()), .bound(LegCtrlCodec()), .bound(RallieCodec()), .bound(FalconEyeCodec())]
   }
 
-  /// The built-in codecs and the registered ones, a registered one in the
-  /// place of the built-in of its name.
-  static let calls: [CodecCalls] = {
-    var calls = builtIn
-    for added in registered {
-      if let index = calls.firstIndex(where: { $0.codec.name == added.codec.name }) {
-        calls[index] = added
+  /// Replaces the codecs for the rest of the run. Call it before anything
+  /// reads them (a command, a thread): they are not guarded against change.
+  public static func install(_ calls: [CodecCalls]) {
+    current = CodecSet(calls)
+  }
+
+  /// Adds codecs to the installed ones for the rest of the run (spec files
+  /// loaded with `--spec`): one named as an installed codec takes its
+  /// place, the others come after. Call it before anything reads them, as
+  /// `install`.
+  public static func add(_ added: [CodecCalls]) {
+    var calls = current.calls
+    for codec in added {
+      if let index = calls.firstIndex(where: { $0.name == codec.name }) {
+        replacedPairs.append((calls[index].codec, codec.codec))
+        calls[index] = codec
       } else {
-        calls.append(added)
+        calls.append(codec)
       }
     }
-    return calls
-  }()
-
-  /// The built-in codecs that registered ones replaced, by name: the
-  /// fuzzer compares each with its replacement.
-  public static let replaced: [(builtIn: any FrameCodec, replacement: any FrameCodec)] = registered.compactMap
-  {
-    added in
-    builtIn.first { $0.codec.name == added.codec.name }.map { ($0.codec, added.codec) }
+    current = CodecSet(calls)
   }
 
-  /// `calls` unretained, for per-message calls at +0: `calls` keeps every
-  /// one alive for the life of the process.
-  private static let unretained: [Unmanaged<CodecCalls>] = calls.map { .passUnretained($0) }
+  /// The codecs that added ones replaced, each with its replacement: the
+  /// fuzzer compares the two (`compare-legctrl`).
+  public static var replaced: [(original: any FrameCodec, replacement: any FrameCodec)] { replacedPairs }
+
+  nonisolated(unsafe) private static var current = CodecSet(builtins)
+  nonisolated(unsafe) private static var replacedPairs: [(any FrameCodec, any FrameCodec)] = []
+
+  public static var all: [any FrameCodec] { current.all }
+  public static var calls: [CodecCalls] { current.calls }
 
   /// Runs `body` on codec `index`'s calls without retaining them.
   @inline(__always)
   private static func withCalls<Result>(_ index: Int, _ body: (CodecCalls) -> Result) -> Result {
-    unretained.withUnsafeBufferPointer { $0[index]._withUnsafeGuaranteedRef(body) }
+    current.unretained.withUnsafeBufferPointer { $0[index]._withUnsafeGuaranteedRef(body) }
   }
 
   /// Names in the order of `all`, computed once (a codec's `info` is a
   /// large value; hot paths must not rebuild it per packet).
-  public static let names: [String] = all.map(\.info.name)
+  public static var names: [String] { current.names }
 
   /// Lower-case characteristic UUID → index in `all`, computed once: the
   /// BLE path looks one up for every ATT value.
-  public static let gattCharacteristics: [String: Int] = {
-    var map: [String: Int] = [:]
-    for (index, codec) in all.enumerated() {
-      for uuid in codec.info.gattCharacteristics where map[uuid] == nil { map[uuid] = index }
-    }
-    return map
-  }()
+  public static var gattCharacteristics: [String: Int] { current.gattCharacteristics }
 
   /// UDP port → the first codec that names it (`CodecInfo.wellKnown`).
-  public static let wellKnownUDPPorts: [UInt16: (index: Int, port: UInt16)] = {
-    var map: [UInt16: (index: Int, port: UInt16)] = [:]
-    for (index, codec) in all.enumerated() {
-      for case .udp(let port) in codec.info.wellKnown where map[port] == nil { map[port] = (index, port) }
-    }
-    return map
-  }()
+  public static var wellKnownUDPPorts: [UInt16: (index: Int, port: UInt16)] { current.wellKnownUDPPorts }
 
   /// WebSocket path prefixes the codecs name, longest first, with the
   /// field the path's last segment fills.
-  public static let wellKnownWebSocketPaths: [(prefix: String, index: Int, lastSegmentField: String?)] =
-    all.enumerated().flatMap { index, codec in
-      codec.info.wellKnown.compactMap { endpoint -> (String, Int, String?)? in
-        guard case .webSocket(let prefix, let field) = endpoint else { return nil }
-        return (prefix, index, field)
-      }
-    }.sorted { $0.0.count > $1.0.count }
+  public static var wellKnownWebSocketPaths: [(prefix: String, index: Int, lastSegmentField: String?)] {
+    current.wellKnownWebSocketPaths
+  }
+
+  /// Per codec, its message names in `info.messages` order, computed once:
+  /// `cleanKind` answers with an index into these.
+  public static var messageNames: [[String]] { current.messageNames }
 
   /// Every codec's example lines for `command`'s help, in registry order.
   public static func examples(for command: String) -> [String] {
@@ -129,15 +110,11 @@ public enum Codecs {
     names.firstIndex(of: name) ?? names.firstIndex(of: name.lowercased())
   }
 
-  /// Per codec, its message names in `info.messages` order, computed once:
-  /// `cleanKind` answers with an index into these.
-  public static let messageNames: [[String]] = all.map { $0.info.messages.map(\.name) }
-
   /// The best probe score for a payload: the codec's index in `all` and its
   /// score, without allocating. Ties go to the earlier codec.
   public static func bestProbe(_ bytes: UnsafeRawBufferPointer) -> (index: Int, score: Int) {
     var best = (index: 0, score: -1)
-    for index in 0..<unretained.count {
+    for index in 0..<current.unretained.count {
       let score = withCalls(index) { $0.probe(bytes) }
       if score > best.score { best = (index, score) }
     }
@@ -183,6 +160,50 @@ public enum Codecs {
 
   /// Every codec's probe score for a payload, best first.
   public static func probe(_ bytes: UnsafeRawBufferPointer) -> [(codec: any FrameCodec, score: Int)] {
-    all.map { ($0, $0.probe(bytes)) }.sorted { $0.score > $1.score }  // ties keep registry order
+    let view = ByteView(unsafeBytes: bytes)
+    return all.map { ($0, $0.probe(view)) }.sorted { $0.score > $1.score }  // ties keep registry order
+  }
+
+  /// `all[index].selfCheck(bytes)`, through `calls` (compiled for the codec's types).
+  public static func selfCheck(_ index: Int, _ bytes: UnsafeRawBufferPointer) -> SelfCheck {
+    withCalls(index) { $0.selfCheck(bytes) }
+  }
+}
+
+/// One installed set of codecs and what is looked up in it per message,
+/// computed once.
+final class CodecSet: @unchecked Sendable {
+  let calls: [CodecCalls]
+  let all: [any FrameCodec]
+  /// `calls` unretained, for per-message calls at +0: `calls` keeps every
+  /// one alive as long as the set.
+  let unretained: [Unmanaged<CodecCalls>]
+  let names: [String]
+  let gattCharacteristics: [String: Int]
+  let wellKnownUDPPorts: [UInt16: (index: Int, port: UInt16)]
+  let wellKnownWebSocketPaths: [(prefix: String, index: Int, lastSegmentField: String?)]
+  let messageNames: [[String]]
+
+  init(_ calls: [CodecCalls]) {
+    self.calls = calls
+    all = calls.map(\.codec)
+    unretained = calls.map { .passUnretained($0) }
+    let infos = all.map(\.info)
+    names = infos.map(\.name)
+    var gatt: [String: Int] = [:]
+    var ports: [UInt16: (index: Int, port: UInt16)] = [:]
+    for (index, info) in infos.enumerated() {
+      for uuid in info.gattCharacteristics where gatt[uuid] == nil { gatt[uuid] = index }
+      for case .udp(let port) in info.wellKnown where ports[port] == nil { ports[port] = (index, port) }
+    }
+    gattCharacteristics = gatt
+    wellKnownUDPPorts = ports
+    wellKnownWebSocketPaths = infos.enumerated().flatMap { index, info in
+      info.wellKnown.compactMap { endpoint -> (String, Int, String?)? in
+        guard case .webSocket(let prefix, let field) = endpoint else { return nil }
+        return (prefix, index, field)
+      }
+    }.sorted { $0.0.count > $1.0.count }
+    messageNames = infos.map { $0.messages.map(\.name) }
   }
 }

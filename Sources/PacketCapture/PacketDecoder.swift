@@ -8,14 +8,14 @@ import PacketKit
 /// `undecoded` or `damaged` event.
 public final class PacketDecoder {
   public let limits: CaptureLimits
-  private var fragments = FragmentReassembler()
+  @exclusivity(unchecked) private var fragments = FragmentReassembler()
   private let connections: TCPConnectionTable
   /// The latest record time seen; captures are not always in time order.
-  private var now = -Double.infinity
-  private var lastFragmentSweep = -Double.infinity
+  @exclusivity(unchecked) private var now = -Double.infinity
+  @exclusivity(unchecked) private var lastFragmentSweep = -Double.infinity
   /// Reasons for unsupported link types and IP protocols, built once each.
-  private var linkTypeReasons: [Int32: String] = [:]
-  private var protocolReasons: [UInt8: String] = [:]
+  @exclusivity(unchecked) private var linkTypeReasons: [Int32: String] = [:]
+  @exclusivity(unchecked) private var protocolReasons: [UInt8: String] = [:]
 
   public init(limits: CaptureLimits = .default) {
     self.limits = limits

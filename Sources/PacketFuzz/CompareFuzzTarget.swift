@@ -64,7 +64,7 @@ public final class CompareFuzzTarget<Reference: FrameCodec, Candidate: FrameCode
 
   public func check(_ input: [UInt8], stats: inout FuzzStats) -> FuzzFailure? {
     stats.executions += 1
-    let (expected, found) = input.withUnsafeBytes { (reference.decodeFrame($0), candidate.decodeFrame($0)) }
+    let (expected, found) = ByteView.of(input) { (reference.decodeFrame($0), candidate.decodeFrame($0)) }
     if let difference = Self.difference(expected, found) {
       return FuzzFailure(target: name, kind: "decode-differs", detail: difference, input: input)
     }

@@ -4,11 +4,7 @@ import PacketKit
 /// The targets `pktbench fuzz` knows: every codec in the registry.
 public enum FuzzTargets {
   public static func codecTargets() -> [FuzzTarget] {
-    Codecs.all.map { make($0) } + Codecs.replaced.map { compare($0.builtIn, $0.replacement) }
-  }
-
-  private static func make<C: FrameCodec>(_ codec: C) -> FuzzTarget {
-    CodecFuzzTarget(codec)
+    Codecs.calls.map { CodecFuzzTarget($0) } + Codecs.replaced.map { compare($0.original, $0.replacement) }
   }
 
   /// A spec codec against the built-in it replaced (`compare-legctrl`).

@@ -1,10 +1,10 @@
 /// One message crafted from values, decoded and encoded again, with the
 /// message type erased: the fuzzer's round trip.
 ///
-/// Like `SelfCheck`, `FrameCodec.craftCheck` is a requirement with a default
-/// implementation, so each codec's witness is compiled for its own types;
-/// run in the fuzzer's generic code, the same steps instantiated generic
-/// metadata and went through value witnesses on every call.
+/// Like `SelfCheck`, the fuzzer calls it through the registry's bound entry
+/// points, compiled for each codec's own types; run in the fuzzer's generic
+/// code, the same steps instantiated generic metadata and went through
+/// value witnesses on every call.
 public enum CraftCheck: Sendable {
   /// The codec refused the values (`message(_:from:)` or `craftBytes`): a
   /// generated value it does not take, not a failure.

@@ -53,6 +53,17 @@ public struct DecodeError: Error, Sendable, Hashable, CustomStringConvertible {
     writeWords = words
   }
 
+  /// An error with its words given at once: the simple form for a codec of
+  /// one's own (the closure form spares a hot decoder the string work when
+  /// nobody reads the words).
+  public init(
+    code: String, offset: Int? = nil, keyPath: String? = nil, text: String, expected: String? = nil,
+    found: String? = nil
+  ) {
+    let words = Words(text, expected: expected, found: found)
+    self.init(code: code, offset: offset, keyPath: keyPath) { words }
+  }
+
   /// All three words, written now.
   public var words: Words { writeWords() }
 

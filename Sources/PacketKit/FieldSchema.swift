@@ -42,6 +42,10 @@ public final class FieldSchema: Sendable {
 
   /// The protocol's name for the field (`pulse_us`, `upper_wheel`, `deviceId`).
   public let name: String
+  /// The same name as the literal it was written as, for a codec's fast
+  /// path (`FlatFields` names are static); nil for a name made at run time
+  /// (a spec file's).
+  public let staticName: StaticString?
   /// The `craft` flag without dashes (`us`, `upper`, `device-id`).
   public let flag: String
   public let kind: Kind
@@ -60,13 +64,39 @@ public final class FieldSchema: Sendable {
   /// For text: what the receiver accepts (nil: any text).
   public let textRule: TextRule?
 
-  public init(
-    _ name: String, flag: String? = nil, kind: Kind, unit: FieldUnit? = nil,
+  /// A field named by a literal: its name serves the fast path too.
+  public convenience init(
+    _ name: StaticString, flag: String? = nil, kind: Kind, unit: FieldUnit? = nil,
     range: ClosedRange<Double>? = nil, default defaultValue: FieldValue? = nil,
     defaultDescription: String? = nil, help: String, role: Role = .field,
     casesAreFlags: Bool = false, textRule: TextRule? = nil
   ) {
+    self.init(
+      name: name.description, staticName: name, flag: flag, kind: kind, unit: unit, range: range,
+      default: defaultValue, defaultDescription: defaultDescription, help: help, role: role,
+      casesAreFlags: casesAreFlags, textRule: textRule)
+  }
+
+  /// A field whose name is made at run time (a spec file's).
+  public convenience init(
+    named name: String, flag: String? = nil, kind: Kind, unit: FieldUnit? = nil,
+    range: ClosedRange<Double>? = nil, default defaultValue: FieldValue? = nil,
+    defaultDescription: String? = nil, help: String, role: Role = .field,
+    casesAreFlags: Bool = false, textRule: TextRule? = nil
+  ) {
+    self.init(
+      name: name, staticName: nil, flag: flag, kind: kind, unit: unit, range: range, default: defaultValue,
+      defaultDescription: defaultDescription, help: help, role: role, casesAreFlags: casesAreFlags,
+      textRule: textRule)
+  }
+
+  private init(
+    name: String, staticName: StaticString?, flag: String?, kind: Kind, unit: FieldUnit?,
+    range: ClosedRange<Double>?, default defaultValue: FieldValue?, defaultDescription: String?, help: String,
+    role: Role, casesAreFlags: Bool, textRule: TextRule?
+  ) {
     self.name = name
+    self.staticName = staticName
     self.flag = flag ?? String(name.map { $0 == "_" ? "-" : $0 })
     self.kind = kind
     self.unit = unit

@@ -46,15 +46,17 @@ public enum FieldValue: Sendable, Hashable {
     return nil
   }
 
-  /// A short human rendering, as shown in summary lines and trees.
+  /// A short human rendering, as shown in summary lines and trees. Text
+  /// is quoted as JSON and terminal-safe (`TerminalText`): JSON's escapes
+  /// leave DEL and the C1 controls raw.
   public var display: String {
     switch self {
     case .integer(let v): return String(v)
     case .unsigned(let v): return String(v)
     case .number(let v): return JSONWriter.formatNumber(v)
     case .bool(let b): return b ? "true" : "false"
-    case .string(let s): return JSONWriter.quoted(s)
-    case .enumeration(let name, let raw): return "\(name) (\(raw))"
+    case .string(let s): return TerminalText.escaped(JSONWriter.quoted(s))
+    case .enumeration(let name, let raw): return "\(TerminalText.escaped(name)) (\(raw))"
     case .bytes(let b):
       return b.count <= 16 ? Hex.spaced(b) : "\(b.count) bytes: \(Hex.spaced(b.prefix(16))) …"
     case .array(let items): return "[\(items.count) item\(items.count == 1 ? "" : "s")]"

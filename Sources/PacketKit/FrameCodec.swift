@@ -1,78 +1,49 @@
-/// The contract every codec plugin adopts.
+/// What a codec is: the whole of what a plugin author writes. A codec turns
+/// one application payload (a UDP datagram, a WebSocket text message, an
+/// ATT value) into a typed message with a dissection tree and diagnostics,
+/// a typed message back into canonical bytes, and craft values into a
+/// message. It never knows where its bytes came from.
 ///
-/// A codec turns one application payload (a UDP datagram, a WebSocket text
-/// message, an ATT value) into a typed message with a dissection tree and
-/// diagnostics, and a typed message back into canonical bytes. It never knows
-/// where its bytes came from.
+/// Everything else pktbench does with a codec (routing, decode output, the
+/// display filter, `craft`, `send`, fuzzing, analysis rates) comes from
+/// these and from `info`. Speed is opt-in and separate (`FastFrameCodec`);
+/// what the devices do is separate too (`DeviceBehaviour`, `AnalysisRules`).
 public protocol FrameCodec: Sendable {
   associatedtype Message: Sendable & Equatable
 
-  /// The codec's name, message kinds and field schemas. The CLI builds
-  /// `craft` flags and help from it; the fuzzer builds random messages.
+  /// The codec's name, message kinds and field schemas (names, craft flags,
+  /// units, ranges, defaults) and its well-known ports and paths. `craft`
+  /// flags, help, range checks and the fuzzer's messages all come from here.
   var info: CodecInfo { get }
 
-  /// `info.name`, without copying `info` (hot paths ask for it per message).
-  var name: String { get }
-
-  /// Decodes one payload. Structural damage throws a `DecodeError` that names
-  /// the offset or key; out-of-range values decode with a warning.
-  func decode(_ bytes: UnsafeRawBufferPointer) throws(DecodeError) -> Decoded<Message>
+  /// Decodes one payload. Structural damage throws a `DecodeError` naming
+  /// the offset or key (`DecodeError(code: "bad-version", offset: 0, text:
+  /// "…")`); a value out of its range decodes with a warning. `decode` must
+  /// read nothing but its bytes.
+  func decode(_ bytes: ByteView) throws(DecodeError) -> Decoded<Message>
 
   /// Canonical bytes for a message. Refuses out-of-range values.
   func encode(_ message: Message) throws(EncodeError) -> [UInt8]
 
   /// How sure the codec is that these bytes are its own: 0 (no) … 100 (certain).
-  func probe(_ bytes: UnsafeRawBufferPointer) -> Int
+  func probe(_ bytes: ByteView) -> Int
 
-  /// Counting without dissecting: the index in `info.messages` of the
-  /// message these bytes decode to when `decode` would succeed with no
-  /// diagnostics at all; nil when only a full `decode` can tell (damage,
-  /// warnings, notes, unusual but valid forms). Must not allocate, and must
-  /// never disagree with `decode`: the fuzzer checks that on every input.
-  /// `decode --stats` counts the common case with it.
-  func cleanKind(_ bytes: UnsafeRawBufferPointer) -> Int?
-
-  /// `cleanKind` with the message: for a payload that decodes with no
-  /// diagnostics into scalar fields (and groups of scalars, such as a
-  /// binary header) only, fills `fields` with the
-  /// message's name and exactly the fields `decode` returns, and says true.
-  /// False (and `fields` unspecified) in every other case. Must not
-  /// allocate; the fuzzer checks it against `decode` on every input.
-  /// Summary lines and ndjson write such messages without a dissection tree.
-  func cleanFields(_ bytes: UnsafeRawBufferPointer, into fields: inout FlatFields) -> Bool
-
-  /// Builds a typed message of kind `message` from craft values, validating
-  /// ranges unless `values.force`.
-  func message(_ message: String, from values: CraftValues) throws(EncodeError) -> Message
-
-  /// Encodes as `craft` does: like `encode`, but honouring `force` (no range
-  /// checks) and `badCheck` (a wrong check byte) for codecs that have them.
-  func craftBytes(_ message: Message, values: CraftValues) throws(EncodeError) -> [UInt8]
+  /// Builds a typed message of kind `kind` (a schema name) from craft
+  /// values, validating ranges unless `values.force`.
+  func message(_ kind: String, from values: CraftValues) throws(EncodeError) -> Message
 
   /// The schema name of a typed message's kind.
   func kind(of message: Message) -> String
 
-  /// `decode` with the message type erased, for the CLI and the capture
-  /// pipeline. A requirement (not only an extension method) so each codec's
-  /// witness is specialised for its own types rather than running generic
-  /// code per message.
-  func decodeFrame(_ bytes: UnsafeRawBufferPointer) -> FrameDecode
-
-  /// Decode, re-encode, decode again, with the message type erased (see
-  /// `SelfCheck`); a requirement for the same reason as `decodeFrame`.
-  func selfCheck(_ bytes: UnsafeRawBufferPointer) -> SelfCheck
-
-  /// Craft, decode, re-encode, with the message type erased (see
-  /// `CraftCheck`); a requirement for the same reason as `decodeFrame`.
-  func craftCheck(_ message: String, values: CraftValues) -> CraftCheck
+  /// Optional: encodes as `craft` does, honouring `force` (no range checks)
+  /// and `badCheck` (a wrong check byte) for codecs that have them. By
+  /// default, `encode`.
+  func craftBytes(_ message: Message, values: CraftValues) throws(EncodeError) -> [UInt8]
 }
 
 extension FrameCodec {
+  /// `info.name`.
   public var name: String { info.name }
-
-  public func cleanKind(_ bytes: UnsafeRawBufferPointer) -> Int? { nil }
-
-  public func cleanFields(_ bytes: UnsafeRawBufferPointer, into fields: inout FlatFields) -> Bool { false }
 
   public func craftBytes(_ message: Message, values: CraftValues) throws(EncodeError) -> [UInt8] {
     try encode(message)
@@ -80,19 +51,17 @@ extension FrameCodec {
 
   @inlinable
   public func decode(_ bytes: [UInt8]) throws(DecodeError) -> Decoded<Message> {
-    // withUnsafeBytes rethrows untyped errors; carry the typed one out in a Result.
-    try bytes.withUnsafeBytes { buffer in
-      Result { () throws(DecodeError) in try decode(buffer) }
-    }.get()
+    try ByteView.of(bytes) { view throws(DecodeError) in try decode(view) }
   }
 
   @inlinable
   public func probe(_ bytes: [UInt8]) -> Int {
-    bytes.withUnsafeBytes { probe($0) }
+    ByteView.of(bytes) { probe($0) }
   }
 
+  /// `decode` with the message type erased, for outputs and the pipeline.
   @inlinable
-  public func decodeFrame(_ bytes: UnsafeRawBufferPointer) -> FrameDecode {
+  public func decodeFrame(_ bytes: ByteView) -> FrameDecode {
     do {
       return .decoded(DecodedFrame(codec: name, try decode(bytes)))
     } catch {
@@ -101,7 +70,7 @@ extension FrameCodec {
   }
 
   public func decodeFrame(_ bytes: [UInt8]) -> FrameDecode {
-    bytes.withUnsafeBytes { decodeFrame($0) }
+    ByteView.of(bytes) { decodeFrame($0) }
   }
 
   /// Crafts message kind `message` (a schema name or craft name) from values.

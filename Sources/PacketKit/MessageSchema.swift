@@ -9,6 +9,9 @@ public struct MessageSchema: Sendable {
 
   /// The name in PROTOCOLS.md (`set_servo_ch0`, `authRequest`).
   public var name: String
+  /// The same name as the literal it was written as (`FlatFields.message`);
+  /// nil for a name made at run time.
+  public var staticName: StaticString?
   /// Names `pktbench craft` accepts (`servo`, `auth`). The name itself is
   /// always accepted too.
   public var craftNames: [String]
@@ -16,11 +19,22 @@ public struct MessageSchema: Sendable {
   public var direction: Direction
   public var fields: [FieldSchema]
 
+  /// A message kind named by a literal: its name serves the fast path too.
   public init(
-    _ name: String, craftNames: [String] = [], summary: String,
+    _ name: StaticString, craftNames: [String] = [], summary: String,
+    direction: Direction, fields: [FieldSchema]
+  ) {
+    self.init(named: name.description, craftNames: craftNames, summary: summary, direction: direction, fields: fields)
+    staticName = name
+  }
+
+  /// A message kind whose name is made at run time (a spec file's).
+  public init(
+    named name: String, craftNames: [String] = [], summary: String,
     direction: Direction, fields: [FieldSchema]
   ) {
     self.name = name
+    self.staticName = nil
     self.craftNames = craftNames
     self.summary = summary
     self.direction = direction
@@ -48,6 +62,9 @@ public struct CodecInfo: Sendable {
   public var encoding: PayloadEncoding
   /// Whether a frame carries a check byte (`craft --bad-check` spoils it).
   public var hasCheckByte: Bool
+  /// The longest payload `decode` can accept: `decode --codec X -` reads
+  /// no more of stdin than this (and one byte to know it is longer).
+  public var maxPayloadLength: Int
   /// Ports and WebSocket paths that are this protocol's.
   public var wellKnown: [WellKnownEndpoint]
   /// Example command lines for the help texts, by command (`decode`,
@@ -58,7 +75,8 @@ public struct CodecInfo: Sendable {
   public init(
     name: String, title: String, transport: String, messages: [MessageSchema],
     notes: [String] = [], gattCharacteristics: [String] = [], encoding: PayloadEncoding = .binary,
-    hasCheckByte: Bool = false, wellKnown: [WellKnownEndpoint] = [], examples: [String: [String]] = [:]
+    hasCheckByte: Bool = false, maxPayloadLength: Int = 16 << 20, wellKnown: [WellKnownEndpoint] = [],
+    examples: [String: [String]] = [:]
   ) {
     self.name = name
     self.title = title
@@ -68,12 +86,19 @@ public struct CodecInfo: Sendable {
     self.gattCharacteristics = gattCharacteristics
     self.encoding = encoding
     self.hasCheckByte = hasCheckByte
+    self.maxPayloadLength = maxPayloadLength
     self.wellKnown = wellKnown
     self.examples = examples
   }
 
   public func message(named name: String) -> MessageSchema? {
     messages.first { $0.name == name || $0.craftNames.contains(name) }
+  }
+
+  /// The index in `messages` of the kind called `name` (a codec's fast
+  /// path names its kinds this way, once, rather than by position).
+  public func messageIndex(named name: String) -> Int? {
+    messages.firstIndex { $0.name == name }
   }
 
   /// The schema name of the message `name` names (its schema name or a

@@ -32,9 +32,23 @@ public struct Pktbench: ParsableCommand {
 
   /// Runs the command line and returns the exit status. A usage error is
   /// one line on stderr naming what is wrong and what is allowed.
-  public static func run(arguments: [String]) -> Int32 {
+  public static func run(arguments given: [String]) -> Int32 {
+    // Spec files first: help texts and every command read the codecs.
+    let arguments: [String]
     do {
-      var command = try parseAsRoot(try SpecArguments.register(arguments))
+      arguments = try SpecArguments.register(given)
+    } catch {
+      OutputWriter.standardError.line("pktbench: \(error.message)")
+      return error.status
+    }
+    if let unknown = unknownHelpTopic(arguments) {
+      OutputWriter.standardError.line(
+        "pktbench: help: no command '\(unknown)'; the commands are "
+          + configuration.subcommands.compactMap { $0.configuration.commandName }.joined(separator: ", "))
+      return ExitStatus.usage
+    }
+    do {
+      var command = try parseAsRoot(arguments)
       try command.run()
       return 0
     } catch let exit as ExitCode {
@@ -59,14 +73,32 @@ public struct Pktbench: ParsableCommand {
   }
 }
 
-/// A failure a command reports in one line, with its exit status.
+extension Pktbench {
+  /// The first word of `pktbench help WORD…` that names no command.
+  /// ArgumentParser shows the root help for an unknown one and exits 0, so
+  /// a typo would pass for success.
+  static func unknownHelpTopic(_ arguments: [String]) -> String? {
+    guard arguments.first == "help" else { return nil }
+    var command: ParsableCommand.Type = Pktbench.self
+    for word in arguments.dropFirst() where !word.hasPrefix("-") {
+      guard
+        let next = command.configuration.subcommands.first(where: { $0.configuration.commandName == word })
+      else { return word }
+      command = next
+    }
+    return nil
+  }
+}
+
+/// A failure a command reports in one line, with its exit status
+/// (`ExitStatus`). Most are about the command line, so that is the default.
 public struct CommandFailure: Error, CustomStringConvertible {
   public var message: String
   public var status: Int32
 
   public var description: String { message }
 
-  public init(_ message: String, status: Int32 = 2) {
+  public init(_ message: String, status: Int32 = ExitStatus.usage) {
     self.message = message
     self.status = status
   }

@@ -23,8 +23,16 @@ import Testing
     return try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
   }
 
-  static func decode(_ capture: String) throws -> (records: [[String: Any]], status: Int32, stderr: String) {
-    let result = try Pktbench.run(["decode", "Captures/\(capture)", "--format", "ndjson"])
+  /// `capture` decoded as ndjson, named on the command line or piped in.
+  static func decode(_ capture: String, viaStandardInput: Bool = false) throws -> (
+    records: [[String: Any]], status: Int32, stderr: String
+  ) {
+    let result =
+      viaStandardInput
+      ? try Pktbench.run(
+        ["decode", "-", "--format", "ndjson"],
+        stdin: [UInt8](try Data(contentsOf: captures.appendingPathComponent(capture))))
+      : try Pktbench.run(["decode", "Captures/\(capture)", "--format", "ndjson"])
     let records = try result.text.split(separator: "\n").map { line in
       try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
     }
@@ -37,10 +45,16 @@ import Testing
 
   @Test(arguments: fixtures)
   func decodesToTheGeneratorsMessages(fixture: String) throws {
+    try Self.check(fixture: fixture)
+  }
+
+  /// The capture of `fixture` decodes to the generator's messages, read
+  /// from its path or from a pipe.
+  static func check(fixture: String, viaStandardInput: Bool = false) throws {
     let expected = try Self.load(fixture)
     let named = try #require(expected["capture"] as? String)
     let capture = fixture.hasPrefix("ble/") ? "ble/\(named)" : named
-    let (records, status, stderr) = try Self.decode(capture)
+    let (records, status, stderr) = try Self.decode(capture, viaStandardInput: viaStandardInput)
     let damagedFile = capture.contains("truncated")
     #expect(status == (damagedFile ? 1 : 0), "\(stderr)")
     // Application messages: what a codec decoded or failed on (not transport events).

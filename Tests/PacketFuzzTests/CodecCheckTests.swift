@@ -1,3 +1,4 @@
+import CodecRegistry
 import PacketFuzz
 import PacketKit
 import Testing
@@ -27,7 +28,7 @@ import Testing
     case dropsLowBit
   }
 
-  struct ByteCodec: FrameCodec {
+  struct ByteCodec: FastFrameCodec {
     var fault: Fault
 
     var info: CodecInfo {
@@ -40,7 +41,7 @@ import Testing
         ])
     }
 
-    func decode(_ bytes: UnsafeRawBufferPointer) throws(DecodeError) -> Decoded<UInt8> {
+    func decode(_ bytes: ByteView) throws(DecodeError) -> Decoded<UInt8> {
       guard bytes.count == 1 else {
         let count = bytes.count
         throw DecodeError(code: "bad-length", offset: 0) { .init("\(count) bytes; expected 1") }
@@ -65,7 +66,7 @@ import Testing
       fault == .craftsOtherwise ? [message] : try encode(message)
     }
 
-    func probe(_ bytes: UnsafeRawBufferPointer) -> Int { bytes.count == 1 ? 50 : 0 }
+    func probe(_ bytes: ByteView) -> Int { bytes.count == 1 ? 50 : 0 }
 
     func cleanKind(_ bytes: UnsafeRawBufferPointer) -> Int? {
       fault == .cleanKindClaimsDamage || bytes.count == 1 ? 0 : nil
@@ -87,7 +88,7 @@ import Testing
   }
 
   static func firstFailure(_ fault: Fault, inputs: [[UInt8]] = [[7], [], [1, 2]]) -> String? {
-    let target = CodecFuzzTarget(ByteCodec(fault: fault))
+    let target = CodecFuzzTarget(.bound(ByteCodec(fault: fault)))
     var stats = FuzzStats()
     for input in inputs {
       if let failure = target.check(input, stats: &stats) { return failure.kind }
@@ -111,7 +112,7 @@ import Testing
   /// Round trips of generated messages (craft, decode, encode again): the
   /// first failure's kind in 200 of them, and what was counted.
   static func roundTrips(_ fault: Fault) -> (failure: String?, stats: FuzzStats) {
-    let target = CodecFuzzTarget(ByteCodec(fault: fault))
+    let target = CodecFuzzTarget(.bound(ByteCodec(fault: fault)))
     var stats = FuzzStats()
     var rng = SplitMix64(seed: 11)
     for _ in 0..<200 {
@@ -156,7 +157,7 @@ import Testing
   /// message (generated, crafted and checked already): no values are drawn
   /// for it. The next seed, with no round trip between, is generated anew.
   @Test func aSeedAfterARoundTripReusesItsMessage() throws {
-    let target = CodecFuzzTarget(ByteCodec(fault: .none))
+    let target = CodecFuzzTarget(.bound(ByteCodec(fault: .none)))
     var rng = SplitMix64(seed: 77)
     var stats = FuzzStats()
     #expect(target.roundTrip(rng: &rng, stats: &stats) == nil)

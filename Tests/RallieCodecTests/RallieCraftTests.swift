@@ -91,7 +91,10 @@ import Testing
 
   @Test func forceStillKeepsOneByte() throws {
     let error = try #require(refusal(values(["upper_wheel": .integer(256)], force: true)))
-    #expect(error.code == "out-of-range")
+    // Not "out of range" (--force crafts those): no flag writes 256 in a byte.
+    #expect(error.code == "too-wide")
+    #expect(!error.forceCrafts)
+    #expect(error.text.contains("u8 (1 byte)"))
     #expect(error.field == "upper_wheel")
   }
 

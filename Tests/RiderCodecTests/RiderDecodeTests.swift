@@ -56,7 +56,8 @@ func riderDecodeError(_ text: String) -> DecodeError? {
 
   @Test(arguments: [
     (#"{"left":}"#, "bad-json", 8), (#"{"left":50,"#, "bad-json", 11), (#"{"left":50"#, "bad-json", 10),
-    (#"{"left":05}"#, "bad-number", 9), ("", "truncated", 0),
+    // A leading zero: the number's start, the offset its text names.
+    (#"{"left":05}"#, "bad-number", 8), ("", "truncated", 0),
   ])
   func badJSONReportsTheParsersOffset(text: String, code: String, offset: Int) {
     let error = riderDecodeError(text)

@@ -1,3 +1,4 @@
+import CodecRegistry
 import PacketFuzz
 import PacketKit
 import Testing
@@ -213,7 +214,7 @@ import Testing
   /// every field's range lies inside the input.
   @Test func fuzzInvariantsHold() throws {
     let report = FuzzRunner(
-      targets: [CodecFuzzTarget(try codec())], configuration: .init(seed: 11, iterations: 20_000)
+      targets: [CodecFuzzTarget(.bound(try codec()))], configuration: .init(seed: 11, iterations: 20_000)
     )
     .run()
     #expect(

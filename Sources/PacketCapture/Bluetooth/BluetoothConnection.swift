@@ -86,25 +86,25 @@ struct GATTService {
 
 final class BluetoothConnectionState {
   let key: BluetoothConnectionKey
-  var localRole: BluetoothRole
+  @exclusivity(unchecked) var localRole: BluetoothRole
   /// Sniffed over the air: side `a` is the central.
   let isSniffed: Bool
-  var accessAddress: UInt32?
+  @exclusivity(unchecked) var accessAddress: UInt32?
   /// A sniffed connection that sent LL_TERMINATE_IND: later PDUs on its
   /// access address are ignored until a new CONNECT_IND reuses it.
-  var terminated = false
-  var lastActivity: Int
+  @exclusivity(unchecked) var terminated = false
+  @exclusivity(unchecked) var lastActivity: Int
   /// ATT_MTU; 23 until an Exchange MTU says otherwise.
-  var mtu = 23
-  var clientMTU: Int?
-  var flows: [L2CAPFlow?] = [nil, nil, nil]
-  var clients = [ATTClientState](repeating: ATTClientState(), count: 3)
+  @exclusivity(unchecked) var mtu = 23
+  @exclusivity(unchecked) var clientMTU: Int?
+  @exclusivity(unchecked) var flows: [L2CAPFlow?] = [nil, nil, nil]
+  @exclusivity(unchecked) var clients = [ATTClientState](repeating: ATTClientState(), count: 3)
   /// Handle → UUID per server end.
-  var handles: [[UInt16: GATTEntry]] = [[:], [:], [:]]
-  var services: [[GATTService]] = [[], [], []]
+  @exclusivity(unchecked) var handles: [[UInt16: GATTEntry]] = [[:], [:], [:]]
+  @exclusivity(unchecked) var services: [[GATTService]] = [[], [], []]
   /// Last sequence number and a digest of the bytes per sender, to drop
   /// sniffed retransmissions.
-  var lastLinkLayerPDU: [(sequence: UInt8, digest: UInt64)?] = [nil, nil, nil]
+  @exclusivity(unchecked) var lastLinkLayerPDU: [(sequence: UInt8, digest: UInt64)?] = [nil, nil, nil]
 
   init(key: BluetoothConnectionKey, localRole: BluetoothRole, isSniffed: Bool, frame: Int) {
     self.key = key

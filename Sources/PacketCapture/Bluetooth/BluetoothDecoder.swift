@@ -7,23 +7,23 @@
 /// any layer becomes a `damaged` event while later records still decode.
 public final class BluetoothDecoder {
   public let limits: BluetoothLimits
-  public internal(set) var statistics = BluetoothStatistics()
+  @exclusivity(unchecked) public internal(set) var statistics = BluetoothStatistics()
   /// Bytes held across all connections (reassembly and long values).
-  public internal(set) var bufferedBytes = 0
+  @exclusivity(unchecked) public internal(set) var bufferedBytes = 0
 
   var connections: [BluetoothConnectionKey: BluetoothConnectionState] = [:] {
     didSet { lastConnection = nil }  // any change: the next lookup hashes again
   }
   /// The connection found last: a capture is mostly runs of records on one
   /// connection, so most lookups skip hashing the key.
-  private var lastConnection: BluetoothConnectionState?
-  var sniffedHandles: [UInt32: UInt16] = [:]
-  var nextSniffedHandle: UInt16 = 1
+  @exclusivity(unchecked) private var lastConnection: BluetoothConnectionState?
+  @exclusivity(unchecked) var sniffedHandles: [UInt32: UInt16] = [:]
+  @exclusivity(unchecked) var nextSniffedHandle: UInt16 = 1
   /// Every handle → UUID learnt on any connection, for captures that start
   /// after discovery on a later connection to the same device.
-  var globalHandles: [UInt16: GATTEntry] = [:]
-  var userHandles: [UInt16: String] = [:]
-  var userConnectionHandles: [UInt16: [UInt16: String]] = [:]
+  @exclusivity(unchecked) var globalHandles: [UInt16: GATTEntry] = [:]
+  @exclusivity(unchecked) var userHandles: [UInt16: String] = [:]
+  @exclusivity(unchecked) var userConnectionHandles: [UInt16: [UInt16: String]] = [:]
 
   public init(limits: BluetoothLimits = .default) {
     self.limits = limits

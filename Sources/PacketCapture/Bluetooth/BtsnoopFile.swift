@@ -67,6 +67,10 @@ public final class BtsnoopFile {
   private let file: UnsafeMutablePointer<FILE>
   /// The bytes a file read from memory (`init(bytes:)`) is opened on.
   private let memory: UnsafeMutableRawPointer?
+  /// Whether a `read` has begun: the first starts where the header check
+  /// left the stream, so a pipe (which cannot seek) is read too.
+  private var hasRead = false
+  private var stopRequested = false
 
   public convenience init(path: String) throws(BluetoothError) {
     guard let file = fopen(path, "rb") else {
@@ -74,6 +78,13 @@ public final class BtsnoopFile {
       throw BluetoothError("cannot open \(path): \(reason)")
     }
     try self.init(file: file, path: path, memory: nil)
+  }
+
+  /// Reads standard input whose first bytes `input` has looked at (a log
+  /// piped in: `adb shell cat btsnoop_hci.log | pktbench decode -`).
+  public convenience init(standardInput input: StandardInput) throws(BluetoothError) {
+    guard let file = input.open() else { throw BluetoothError("cannot read standard input") }
+    try self.init(file: file, path: "-", memory: nil)
   }
 
   /// Reads a btsnoop file held in memory (the fuzzer's inputs), through the
@@ -135,15 +146,24 @@ public final class BtsnoopFile {
   /// It holds the largest record, so memory stays at this whatever the file.
   public static let windowLength = 1 << 18
 
+  /// Makes a `read` in progress return (`.endOfFile`) after the current record.
+  public func stop() {
+    stopRequested = true
+  }
+
   /// Calls `body` for each record in file order, from the first record on
   /// every call. Records are views of a window of the file read a quarter
   /// megabyte at a time (not two reads per record).
   public func read(_ body: (BtsnoopRecord) -> Void) -> BtsnoopEnd {
     var offset = Self.headerLength
     var frame = 0
-    guard fseeko(file, off_t(offset), SEEK_SET) == 0 else {
-      return .damaged(afterFrame: 0, byteOffset: offset, reason: "cannot seek to the first record")
+    stopRequested = false
+    if hasRead {
+      guard fseeko(file, off_t(offset), SEEK_SET) == 0 else {
+        return .damaged(afterFrame: 0, byteOffset: offset, reason: "cannot seek to the first record")
+      }
     }
+    hasRead = true
     let window = UnsafeMutableRawPointer.allocate(byteCount: Self.windowLength, alignment: 8)
     defer { window.deallocate() }
     var start = 0  // the next record's first byte in the window
@@ -168,7 +188,7 @@ public final class BtsnoopFile {
       }
       return end - start >= need
     }
-    while true {
+    while !stopRequested {
       guard available(Self.recordHeaderLength) else {
         let got = end - start
         if let readError {
@@ -216,6 +236,7 @@ public final class BtsnoopFile {
       start += Self.recordHeaderLength + includedLength
       offset += Self.recordHeaderLength + includedLength
     }
+    return .endOfFile
   }
 
   /// A hint when the bytes are a format a user may have confused with btsnoop.

@@ -48,10 +48,7 @@ public final class PcapFileReader {
 
   /// Opens `path` ("-" for standard input). Fails with one line that says
   /// what is wrong: missing file, permission, not a capture file.
-  public init(path: String) throws(CaptureError) {
-    self.path = path
-    var errorBuffer = [CChar](repeating: 0, count: Int(PCAP_ERRBUF_SIZE) + 1)
-    let precision = UInt32(PCAP_TSTAMP_PRECISION_NANO)
+  public convenience init(path: String) throws(CaptureError) {
     // As pcap_open_offline does (fopen, then pcap_fopen_offline), with the
     // FILE prepared for streaming first.
     let file: UnsafeMutablePointer<FILE>
@@ -65,6 +62,20 @@ public final class PcapFileReader {
       }
       file = opened
     }
+    try self.init(file: file, path: path)
+  }
+
+  /// Reads standard input whose first bytes `input` has looked at (to
+  /// tell the format); the reader sees them all the same.
+  public convenience init(standardInput input: StandardInput) throws(CaptureError) {
+    guard let file = input.open() else { throw CaptureError("cannot read standard input") }
+    try self.init(file: file, path: "-")
+  }
+
+  private init(file: UnsafeMutablePointer<FILE>, path: String) throws(CaptureError) {
+    self.path = path
+    var errorBuffer = [CChar](repeating: 0, count: Int(PCAP_ERRBUF_SIZE) + 1)
+    let precision = UInt32(PCAP_TSTAMP_PRECISION_NANO)
     let buffer = Self.prepare(file)
     guard let opened = pcap_fopen_offline_with_tstamp_precision(file, precision, &errorBuffer) else {
       fclose(file)

@@ -3,16 +3,16 @@ final class TCPConnection {
   let id: TCPConnectionID
   /// Creation order, so sweeps and evictions run in a reproducible order.
   let serial: Int
-  var clientToServer: TCPStreamReassembler
-  var serverToClient: TCPStreamReassembler
-  var lastFrame: Int
-  var lastTime: Double
+  @exclusivity(unchecked) var clientToServer: TCPStreamReassembler
+  @exclusivity(unchecked) var serverToClient: TCPStreamReassembler
+  @exclusivity(unchecked) var lastFrame: Int
+  @exclusivity(unchecked) var lastTime: Double
   /// Closed connections stay as tombstones until idle, so the last ACKs and
   /// retransmissions after a close do not open a new mid-stream connection.
-  var isClosed = false
+  @exclusivity(unchecked) var isClosed = false
 
   /// Whether its streams keep delivered bytes to compare retransmissions with.
-  var keepsHistory: Bool
+  @exclusivity(unchecked) var keepsHistory: Bool
 
   init(
     id: TCPConnectionID, serial: Int, frame: Int, time: Double, maxBufferedBytes: Int, keepsHistory: Bool,
@@ -76,15 +76,15 @@ final class TCPConnectionTable {
     }
   }
 
-  private var connections: [Key: TCPConnection] = [:]
-  private var evicted: [Key: Evicted] = [:]
-  private var evictions = 0
-  private var withHistory = 0
-  private var serial = 0
+  @exclusivity(unchecked) private var connections: [Key: TCPConnection] = [:]
+  @exclusivity(unchecked) private var evicted: [Key: Evicted] = [:]
+  @exclusivity(unchecked) private var evictions = 0
+  @exclusivity(unchecked) private var withHistory = 0
+  @exclusivity(unchecked) private var serial = 0
   private let limits: CaptureLimits
   /// Out-of-order bytes held over all connections.
-  private(set) var bufferedBytes = 0
-  private var lastSweep = -Double.infinity
+  @exclusivity(unchecked) private(set) var bufferedBytes = 0
+  @exclusivity(unchecked) private var lastSweep = -Double.infinity
 
   init(limits: CaptureLimits) {
     self.limits = limits

@@ -1,3 +1,5 @@
+import PacketKit
+
 /// Sec-WebSocket-Extensions lists (RFC 6455 §9.1) and the permessage-deflate
 /// parameters a server accepts (RFC 7692 §7.1).
 enum WebSocketExtensions {
@@ -53,7 +55,7 @@ enum WebSocketExtensions {
       guard element.name == deflateName else {
         result.otherExtensions = true
         result.problems.append(
-          "the server accepted extension '\(element.name)', which this decoder cannot undo")
+          "the server accepted extension \(Excerpt.quoted(element.name)), which this decoder cannot undo")
         continue
       }
       guard result.deflate == nil else {
@@ -64,7 +66,8 @@ enum WebSocketExtensions {
       var seen: Set<String> = []
       for parameter in element.parameters {
         if !seen.insert(parameter.name).inserted {
-          result.problems.append("permessage-deflate parameter \(parameter.name) appears twice")
+          result.problems.append(
+            "permessage-deflate parameter \(Excerpt.short(parameter.name)) appears twice")
         }
         switch parameter.name {
         case "server_no_context_takeover", "client_no_context_takeover":
@@ -81,7 +84,7 @@ enum WebSocketExtensions {
           guard let bits, (8...15).contains(bits) else {
             result.problems.append(
               "permessage-deflate parameter \(parameter.name) needs a value from 8 to 15 in a response, "
-                + "found \(parameter.value.map { "'\($0)'" } ?? "none")")
+                + "found \(parameter.value.map { Excerpt.quoted($0) } ?? "none")")
             continue
           }
           if parameter.name == "server_max_window_bits" {
@@ -90,7 +93,7 @@ enum WebSocketExtensions {
             deflate.clientMaxWindowBits = bits
           }
         default:
-          result.problems.append("permessage-deflate has no parameter '\(parameter.name)'")
+          result.problems.append("permessage-deflate has no parameter \(Excerpt.quoted(parameter.name))")
         }
       }
       result.deflate = deflate

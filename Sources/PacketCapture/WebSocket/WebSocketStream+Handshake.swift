@@ -1,3 +1,5 @@
+import PacketKit
+
 /// The opening handshake (RFC 6455 §4): the client's Upgrade request and the
 /// server's answer, which decides whether frames follow and how they are
 /// compressed.
@@ -76,7 +78,7 @@ extension WebSocketStream {
     }
     if request.key == nil { problem("bad-handshake", "the request has no Sec-WebSocket-Key (RFC 6455 §4.1)") }
     if let version = parsed.value("sec-websocket-version"), version != "13" {
-      problem("bad-handshake", "Sec-WebSocket-Version is '\(version)', not 13 (RFC 6455 §4.1)")
+      problem("bad-handshake", "Sec-WebSocket-Version is \(Excerpt.quoted(version)), not 13 (RFC 6455 §4.1)")
     } else if parsed.value("sec-websocket-version") == nil {
       problem("bad-handshake", "the request has no Sec-WebSocket-Version (RFC 6455 §4.1)")
     }

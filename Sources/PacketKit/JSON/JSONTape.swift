@@ -64,11 +64,11 @@ public final class JSONTape {
     @usableFromInline var number: Double
   }
 
-  @usableFromInline var entries: UnsafeMutablePointer<Entry>
-  @usableFromInline var count = 0
-  private var capacity: Int
+  @exclusivity(unchecked) @usableFromInline var entries: UnsafeMutablePointer<Entry>
+  @exclusivity(unchecked) @usableFromInline var count = 0
+  @exclusivity(unchecked) private var capacity: Int
   /// Strings and keys with escapes or non-ASCII bytes, decoded.
-  @usableFromInline var texts: [String] = []
+  @exclusivity(unchecked) @usableFromInline var texts: [String] = []
   /// The parsed bytes; valid only while the caller keeps them.
   @usableFromInline let bytes: UnsafeRawBufferPointer
 
@@ -256,9 +256,9 @@ extension JSONTape {
       let key = try parseString(as: .key)
       skipWhitespace()
       guard peek() == UInt8(ascii: ":") else {
-        let text = JSONNode(tape: tape, index: key).text
+        let text = Excerpt.quoted(JSONNode(tape: tape, index: key).text)
         throw error("bad-json", expected: ":") { [index] found in
-          "expected ':' after key \"\(text)\" at offset \(index), found \(found)"
+          "expected ':' after key \(text) at offset \(index), found \(found)"
         }
       }
       index += 1
@@ -316,7 +316,7 @@ extension JSONTape {
       if first == UInt8(ascii: "0") {
         index += 1
         if let next = peek(), isDigit(next) {
-          throw error("bad-number") { _ in "numbers may not have leading zeros (offset \(start))" }
+          throw error("bad-number", at: start) { _ in "numbers may not have leading zeros (offset \(start))" }
         }
       } else {
         while let c = peek(), isDigit(c) { index += 1 }
@@ -344,7 +344,11 @@ extension JSONTape {
       }
       let text = String(decoding: UnsafeRawBufferPointer(rebasing: bytes[start..<index]), as: UTF8.self)
       guard let value = Double(text), value.isFinite else {
-        throw error("bad-number") { _ in "number \(text) at offset \(start) is not a finite double" }
+        // Cut: the number may be millions of digits long.
+        let quoted = Excerpt.quoted(text)
+        throw error("bad-number", at: start) { _ in
+          "number \(quoted) at offset \(start) is not a finite double"
+        }
       }
       _ = tape.append(.number, start: start, end: index, flag: isInteger, number: value)
     }
@@ -374,7 +378,9 @@ extension JSONTape {
           index = scan
         }
         guard index < bytes.count else {
-          throw error("truncated", expected: "\"") { _ in "string starting at offset \(open) is not closed" }
+          throw error("truncated", expected: "\"", at: open) { [index] _ in
+            "string starting at offset \(open) is not closed before the input ends at offset \(index)"
+          }
         }
         let c = bytes[index]
         switch c {
@@ -408,7 +414,7 @@ extension JSONTape {
       let escapeStart = index
       index += 1
       guard let c = peek() else {
-        throw error("truncated") { _ in "escape at offset \(escapeStart) is cut off" }
+        throw error("truncated", at: escapeStart) { _ in "escape at offset \(escapeStart) is cut off" }
       }
       index += 1
       switch c {
@@ -426,26 +432,32 @@ extension JSONTape {
           guard peek() == UInt8(ascii: "\\"), index + 1 < bytes.count,
             bytes[index + 1] == UInt8(ascii: "u")
           else {
-            throw error("bad-string") { [scalar] _ in
-              "lone high surrogate \\u\(scalar) at offset \(escapeStart)"
+            // Written as it was escaped (\ud800), not as a decimal number.
+            let written = String(scalar, radix: 16)
+            throw error("bad-string", at: escapeStart) { _ in
+              "lone high surrogate \\u\(written) at offset \(escapeStart)"
             }
           }
           index += 2
           let low = try readHex4()
           guard (0xDC00...0xDFFF).contains(low) else {
-            throw error("bad-string") { _ in
+            throw error("bad-string", at: escapeStart) { _ in
               "high surrogate not followed by a low one at offset \(escapeStart)"
             }
           }
           scalar = 0x10000 + ((scalar - 0xD800) << 10) + (low - 0xDC00)
         } else if (0xDC00...0xDFFF).contains(scalar) {
-          throw error("bad-string") { _ in "lone low surrogate at offset \(escapeStart)" }
+          let written = String(scalar, radix: 16)
+          throw error("bad-string", at: escapeStart) { _ in
+            "lone low surrogate \\u\(written) at offset \(escapeStart)"
+          }
         }
         if let unicode = Unicode.Scalar(scalar) {
           utf8.append(contentsOf: Array(String(Character(unicode)).utf8))
         }
       default:
-        throw error("bad-string", expected: "one of \\\" \\\\ \\/ \\b \\f \\n \\r \\t \\u") { _ in
+        throw error("bad-string", expected: "one of \\\" \\\\ \\/ \\b \\f \\n \\r \\t \\u", at: escapeStart) {
+          _ in
           "unknown escape \\\(Scanner.describe(c)) at offset \(escapeStart)"
         }
       }
@@ -505,7 +517,7 @@ extension JSONTape {
       for i in 1..<count {
         let c = bytes[index + i]
         guard c & 0xC0 == 0x80 else {
-          throw error("bad-utf8") { [at = index + i] _ in
+          throw error("bad-utf8", at: index + i) { [at = index + i] _ in
             "invalid UTF-8 continuation byte 0x\(Hex.compact([c])) at offset \(at)"
           }
         }
@@ -549,6 +561,22 @@ extension JSONTape {
     ) -> DecodeError {
       let next = peek()
       return DecodeError(code: code, offset: min(index, bytes.count)) {
+        let found = Scanner.describe(next)
+        return .init(text(found), expected: expected, found: found)
+      }
+    }
+
+    /// The error `code` at `offset`, where its text names another offset
+    /// than the current one (an escape's or a number's start): an error's
+    /// offset is always one its words give. Apart from `error(_:expected:_:)`,
+    /// which the parser's hot paths call, so that their code stays as it was.
+    @inline(never)
+    func error(
+      _ code: String, expected: String? = nil, at offset: Int,
+      _ text: @escaping @Sendable (_ found: String) -> String
+    ) -> DecodeError {
+      let next = peek()
+      return DecodeError(code: code, offset: min(offset, bytes.count)) {
         let found = Scanner.describe(next)
         return .init(text(found), expected: expected, found: found)
       }

@@ -6,7 +6,12 @@ struct AnalysisReport {
   var records: Int
   var firstTime: Double?
   var lastTime: Double?
+  /// Where a damaged file stopped the reading.
   var stoppedEarly: String?
+  /// Why the reading stopped before the input's end (damage or a signal).
+  var stopNote: String?
+  /// The signal that stopped the reading, if one did.
+  var interrupted: String?
   /// When the capture ended, as the file recorded it (pcapng isb_endtime).
   var recordedEnd: Double?
   var flows: [FlowAnalyzer]
@@ -25,6 +30,8 @@ struct AnalysisReport {
     self.firstTime = stats.firstTime
     self.lastTime = stats.lastTime
     self.stoppedEarly = stats.stoppedEarly
+    self.stopNote = stats.stopNote
+    self.interrupted = stats.interrupted
     self.recordedEnd = stats.recordedEnd
     self.flows = flows
     self.captureFindings = captureFindings

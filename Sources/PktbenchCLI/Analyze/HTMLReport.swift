@@ -32,6 +32,8 @@ enum HTMLReport {
     html += "\(TextReport.counts(report.count(.error), report.count(.warning), report.count(.note)))</p>"
     if let stopped = report.stoppedEarly {
       html += "<p class=\"damaged\">The file is damaged: analysed up to it, stopped \(escape(stopped)).</p>"
+    } else if let stopped = report.stopNote {
+      html += "<p class=\"damaged\">Not the whole capture: \(escape(stopped)).</p>"
     }
     return html + "</header>"
   }

@@ -22,7 +22,7 @@ enum JSONReport {
       .init("last_time", number(report.lastTime)),
       .init("recorded_end", number(report.recordedEnd)),
       .init("duration_s", .number(report.duration)),
-      .init("stopped_early", report.stoppedEarly.map { .string($0) } ?? .null),
+      .init("stopped_early", report.stopNote.map { .string($0) } ?? .null),
       .init("verdict", .string(report.verdict)),
       .init(
         "counts",

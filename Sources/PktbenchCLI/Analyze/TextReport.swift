@@ -2,14 +2,20 @@ import PacketKit
 
 /// The report for a terminal: per flow its series against the expected
 /// rates, distributions, facts, findings and a verdict line; then a summary.
+/// Texts that can quote the traffic (findings, facts, the rules' lines,
+/// names) are escaped (`TerminalText`).
 enum TextReport {
 
   static func lines(_ report: AnalysisReport, style: Style) -> [String] {
     var out: [String] = []
     let flows = report.flows.count
     out.append(
-      "\(report.file): \(report.records) records over \(Format.duration(report.duration)), "
+      "\(TerminalText.escaped(report.file)): \(report.records) records over \(Format.duration(report.duration)), "
         + "\(flows) flow\(flows == 1 ? "" : "s")")
+    if let signal = report.interrupted {
+      out.append(
+        "  interrupted by \(signal) after \(report.records) records: the report is of what was read")
+    }
     if let first = report.firstTime, let last = report.lastTime {
       out.append(
         "  capture time \(TreeRenderer.format6(first)) … \(TreeRenderer.format6(last))"
@@ -51,7 +57,8 @@ enum TextReport {
     let origin = report.origin
     let roles = flow.client != nil ? " (\(flow.clientRole) → \(flow.serverRole))" : ""
     out.append(
-      style.bold("flow \(flow.id)  \(flow.name)") + "  " + style.codec(flow.codec ?? "no codec") + roles)
+      style.bold("flow \(flow.id)  \(TerminalText.escaped(flow.name))") + "  "
+        + style.codec(flow.codec ?? "no codec") + roles)
     let frames = [flow.firstFrame, flow.lastFrame].compactMap { $0 }.map(String.init).joined(separator: "–")
     out.append(
       "  frames \(frames), \(Format.offset(flow.firstTime, from: origin)) … "
@@ -65,7 +72,7 @@ enum TextReport {
     var facts: [FieldValue.Member] = []
     for rule in flow.rules { facts += rule.facts() }
     out += factLines(facts)
-    for rule in flow.rules { out += rule.summaryLines().map { "  " + $0 } }
+    for rule in flow.rules { out += rule.summaryLines().map { "  " + TerminalText.escaped($0) } }
     let kept = flow.findings.kept.sorted { $0.time < $1.time }
     if !kept.isEmpty {
       out.append("  findings:")
@@ -125,7 +132,7 @@ enum TextReport {
     return [
       "    \(label) \(Format.offset(finding.time, from: origin).leftPadded(to: 10))  "
         + "\(Format.frames(finding.frames))  \(style.bold(finding.rule))",
-      "            \(finding.text)",
+      "            \(TerminalText.escaped(finding.text))",
     ]
   }
 
@@ -136,7 +143,7 @@ enum TextReport {
       if case .array = fact.value { return nil }
       return "\(fact.key.replacingOccurrences(of: "_", with: " ")) \(compact(fact.value))"
     }
-    return scalars.isEmpty ? [] : ["  " + scalars.joined(separator: ", ")]
+    return scalars.isEmpty ? [] : ["  " + TerminalText.escaped(scalars.joined(separator: ", "))]
   }
 
   static func compact(_ value: FieldValue) -> String {

@@ -32,7 +32,8 @@ struct AnalyzeCommand: ParsableCommand {
 
 
           Exit status: 0 when the report was made, 1 when --fail-on found findings \
-          that severe, 2 when the input cannot be read.
+          that severe, 2 when the input cannot be read, 64 for a wrong command line, 74 when the report cannot be written, \
+          130 when stopped by SIGINT or SIGTERM (the report is then of what was read).
           """)
 
   enum Format: String, ExpressibleByArgument, CaseIterable {
@@ -106,12 +107,13 @@ struct AnalyzeCommand: ParsableCommand {
 
   func run() throws {
     let out = OutputWriter()
+    ReadInterruption.shared.install()
     let report = try analyze(timeline: timeline ? TimelineWriter(out: out) : nil)
     switch timeline ? nil : format {
     case nil:
       break
     case .text?:
-      let style = Style(enabled: out.isTerminal && ProcessInfo.processInfo.environment["NO_COLOR"] == nil)
+      let style = Style.forOutput(out)
       for line in TextReport.lines(report, style: style) { out.line(line) }
     case .json?:
       out.bytes(JSONReport.bytes(report))
@@ -121,7 +123,7 @@ struct AnalyzeCommand: ParsableCommand {
     if let htmlPath {
       let page = HTMLReport.page(report)
       guard FileManager.default.createFile(atPath: htmlPath, contents: Data(page.utf8)) else {
-        throw CommandFailure("--html: cannot write \(htmlPath)", status: 2)
+        throw CommandFailure("--html: cannot write \(htmlPath)", status: ExitStatus.output)
       }
       if format == .text { OutputWriter.standardError.line("pktbench: wrote \(htmlPath)") }
     }
@@ -129,8 +131,13 @@ struct AnalyzeCommand: ParsableCommand {
       OutputWriter.standardError.line(
         "pktbench: \(input): the file is damaged; analysed up to it, stopped \(stopped)")
     }
+    if let signal = report.interrupted {
+      OutputWriter.standardError.line(
+        "pktbench: interrupted by \(signal); the report is of the \(report.records) records read")
+      throw ExitCode(ExitStatus.interrupted)
+    }
     if let severity = failOn.severity, report.fails(at: severity) {
-      throw ExitCode(1)
+      throw ExitCode(ExitStatus.failed)
     }
   }
 
@@ -144,10 +151,12 @@ struct AnalyzeCommand: ParsableCommand {
     let pipeline = CapturePipeline(
       router: router, rules: rules, sink: sink, displayFilter: try RecordFilter.compile(displayFilter))
     pipeline.bleMap = try bleMap.map { try BLEMapRule.parse($0) }
-    let end = try CaptureInput(path: input, filter: filter, unreadableStatus: 2).read(into: pipeline)
+    let end = try CaptureInput(path: input, filter: filter).read(into: pipeline)
     pipeline.finish(readEnd: end)
     sink.finish(name: input, stats: pipeline.stats)
-    guard let report = sink.report else { throw CommandFailure("\(input): no report was made", status: 2) }
+    guard let report = sink.report else {
+      throw CommandFailure("\(input): no report was made", status: ExitStatus.unreadable)
+    }
     return report
   }
 }

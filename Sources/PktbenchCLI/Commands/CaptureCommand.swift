@@ -70,7 +70,7 @@ struct CaptureCommand: ParsableCommand {
           out.line(interface.name + (notes.isEmpty ? "" : "  (\(notes.joined(separator: ", ")))"))
         }
       } catch {
-        throw CommandFailure(error.text, status: 1)
+        throw CommandFailure(error.text, status: ExitStatus.failed)
       }
       out.flush()
       return
@@ -82,7 +82,14 @@ struct CaptureCommand: ParsableCommand {
       capture = try LiveCapture(interface: interface, snapshotLength: snaplen, promiscuous: promiscuous)
       if let filter { try capture.setFilter(filter) }
     } catch {
-      throw CommandFailure(error.text, status: error.kind == .badFilter ? 2 : 1)
+      // A filter or interface name that is wrong is the command line's
+      // fault; permission and a down interface are the machine's.
+      let usage: Bool
+      switch error.kind {
+      case .badFilter, .noSuchInterface: usage = true
+      default: usage = false
+      }
+      throw CommandFailure(error.text, status: usage ? ExitStatus.usage : ExitStatus.failed)
     }
     var writer: PcapngWriter?
     if let write {
@@ -91,7 +98,7 @@ struct CaptureCommand: ParsableCommand {
           path: write, linkType: capture.linkType, snapshotLength: Int(capture.snapshotLength),
           interfaceName: interface)
       } catch {
-        throw CommandFailure(error.text, status: 1)
+        throw CommandFailure(error.text, status: ExitStatus.output)
       }
     }
     var settings = output.settings

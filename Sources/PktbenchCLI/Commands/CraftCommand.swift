@@ -46,8 +46,13 @@ struct CraftCommand: ParsableCommand {
       {
         throw CommandFailure("\(schema.name) needs --\(field.flag) (\(field.name): \(field.help))")
       }
-      let hint = error.code == "out-of-range" ? " (use --force to craft it anyway)" : ""
-      throw CommandFailure("\(error.text)\(hint)")
+      let hint = error.forceCrafts && !force ? " (use --force to craft it anyway)" : ""
+      // A file that is not what its field holds: name the flag it came by.
+      var flag = ""
+      if let name = error.field, let field = schema.field(named: name), case .file = field.kind {
+        flag = "--\(field.flag): "
+      }
+      throw CommandFailure("\(flag)\(error.text)\(hint)")
     }
     let out = OutputWriter()
     defer { out.flush() }
@@ -59,7 +64,7 @@ struct CraftCommand: ParsableCommand {
         transport: "raw", result: codec.decodeFrame(bytes), payload: bytes,
         payloadLength: bytes.count)
       for line in HexDump.lines(bytes) { out.line(line) }
-      for line in TreeRenderer.lines(record, style: Style(enabled: out.isTerminal)).dropFirst() {
+      for line in TreeRenderer.lines(record, style: Style.forOutput(out)).dropFirst() {
         out.line(line)
       }
     case .json:

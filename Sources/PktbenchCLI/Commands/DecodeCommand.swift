@@ -1,6 +1,7 @@
 import ArgumentParser
 import CodecRegistry
 import Foundation
+import PacketCapture
 import PacketKit
 
 /// `pktbench decode`: captures (pcap, pcapng) or the bytes of one payload.
@@ -89,17 +90,50 @@ struct DecodeCommand: ParsableCommand {
       do {
         bytes = try Hex.parse(hex)
       } catch {
-        throw CommandFailure("--hex: \(error.description)")
+        throw CommandFailure("--hex: \(error.description)", status: ExitStatus.usage)
       }
       try decodePayload(bytes, out: out)
       return
     }
-    if inputs == ["-"], routing.codec != nil {
-      let bytes = [UInt8](FileHandle.standardInput.readDataToEndOfFile())
-      try decodePayload(bytes, out: out)
+    if inputs == ["-"], let name = routing.codec, let codec = Codecs.named(name) {
+      // A capture piped in is decoded as a capture, --codec applying to
+      // its payloads as for a file (`tcpdump -w - | pktbench decode
+      // --codec rallie -`): no codec's payload starts with a pcap, pcapng
+      // or btsnoop magic number. Anything else is one payload.
+      let input: StandardInput
+      do {
+        input = try StandardInput()
+      } catch {
+        throw CommandFailure(error.text, status: ExitStatus.unreadable)
+      }
+      if input.format != nil {
+        try decodeCaptures(out: out, standardInput: input)
+        return
+      }
+      try decodePayload(try Self.payload(input, codec: codec.info), out: out)
       return
     }
     try decodeCaptures(out: out)
+  }
+
+  /// All of stdin as one payload for `codec`: read up to the most it takes
+  /// and no further, so a stream of hundreds of MB is refused after
+  /// reading that much, not held whole.
+  static func payload(_ input: StandardInput, codec: CodecInfo) throws -> [UInt8] {
+    let limit = codec.maxPayloadLength
+    let bytes: [UInt8]?
+    do {
+      bytes = try input.readAll(limit: limit)
+    } catch {
+      throw CommandFailure(error.text, status: ExitStatus.unreadable)
+    }
+    guard let bytes else {
+      throw CommandFailure(
+        "standard input holds more than \(limit) bytes; a \(codec.name) payload is at most \(limit) bytes "
+          + "(a capture on stdin must be pcap, pcapng or btsnoop)",
+        status: ExitStatus.failed)
+    }
+    return bytes
   }
 
   /// One payload: tree (default), JSON, and -x hex marks.
@@ -114,7 +148,7 @@ struct DecodeCommand: ParsableCommand {
         record.result = chosen.decodeFrame(bytes)
       }
     }
-    let style = Style(enabled: out.isTerminal && ProcessInfo.processInfo.environment["NO_COLOR"] == nil)
+    let style = Style.forOutput(out)
     switch format {
     case .json, .ndjson:
       out.bytes(JSONRenderer.object(record))
@@ -129,12 +163,12 @@ struct DecodeCommand: ParsableCommand {
     }
     switch record.result {
     case .decoded: break
-    case .failed: throw ExitCode(1)
+    case .failed: throw ExitCode(ExitStatus.failed)
     case nil:
       out.flush()
       throw CommandFailure(
         "no codec claims these \(bytes.count) bytes (\(record.routing ?? "")); name one with --codec",
-        status: 1)
+        status: ExitStatus.failed)
     }
   }
 }

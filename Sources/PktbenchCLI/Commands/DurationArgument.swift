@@ -22,5 +22,9 @@ struct DurationArgument: ExpressibleByArgument, Equatable {
 
   static var defaultCompletionKind: CompletionKind { .default }
 
+  /// How `--help` shows a default: as it would be typed (`10s`, `500ms`),
+  /// not as the struct (`DurationArgument(seconds: 10.0)`).
+  var defaultValueDescription: String { DurationText.of(seconds) }
+
   var nanoseconds: UInt64 { UInt64(seconds * 1e9) }
 }

@@ -117,7 +117,7 @@ struct FuzzCommand: ParsableCommand {
 
   private func replay(_ path: String, out: OutputWriter) throws {
     guard let data = FileManager.default.contents(atPath: path) else {
-      throw CommandFailure("cannot read '\(path)'")
+      throw CommandFailure("cannot read '\(path)'", status: ExitStatus.unreadable)
     }
     let file = URL(fileURLWithPath: path).lastPathComponent
     let fromName = file.split(separator: "-").dropFirst().first.map(String.init)
@@ -145,7 +145,7 @@ struct FuzzCommand: ParsableCommand {
     var isDirectory: ObjCBool = false
     guard FileManager.default.fileExists(atPath: corpus, isDirectory: &isDirectory), isDirectory.boolValue
     else {
-      throw CommandFailure("--corpus '\(corpus)' is not a directory")
+      throw CommandFailure("--corpus '\(corpus)' is not a directory", status: ExitStatus.unreadable)
     }
     var result: [String: [[UInt8]]] = [:]
     let enumerator = FileManager.default.enumerator(atPath: corpus)

@@ -63,9 +63,15 @@ struct ReplayCommand: ParsableCommand {
     let reader: PcapFileReader
     do {
       reader = try PcapFileReader(path: input)
-      if let filter { try reader.setFilter(filter) }
     } catch {
-      throw CommandFailure("\(input): \(error.text)", status: 1)
+      throw CommandFailure("\(input): \(error.text)", status: ExitStatus.unreadable)
+    }
+    if let filter {
+      do {
+        try reader.setFilter(filter)
+      } catch {
+        throw CommandFailure("--filter: \(error.text)", status: ExitStatus.usage)
+      }
     }
     let address: SocketAddress
     do {

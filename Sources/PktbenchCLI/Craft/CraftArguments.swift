@@ -29,6 +29,13 @@ struct CraftArguments {
 
   /// `parse`, with a failure as the command's one line.
   func values(_ tokens: [String], force: Bool, badCheck: Bool) throws(CommandFailure) -> CraftValues {
+    if badCheck, let codec = Codecs.named(codecName), !codec.info.hasCheckByte {
+      // Ignored, it would craft a good frame where a bad one was asked for.
+      let having = Codecs.all.filter(\.info.hasCheckByte).map(\.info.name)
+      throw CommandFailure(
+        "--bad-check: \(codecName) frames have no check byte to spoil"
+          + (having.isEmpty ? "" : " (\(having.joined(separator: ", ")) frames have one)"))
+    }
     do {
       return try parse(tokens, force: force, badCheck: badCheck)
     } catch let failure as Failure {

@@ -1,3 +1,4 @@
+import ArgumentParser
 import Foundation
 import PacketCapture
 import PacketKit
@@ -5,11 +6,14 @@ import PacketKit
 extension DecodeCommand {
   /// Decodes capture files, streaming each; with `--jobs N` several files
   /// are decoded at once, their output still written whole and in order.
-  func decodeCaptures(out: OutputWriter) throws {
+  /// `standardInput`: stdin, when the caller has looked at it already.
+  func decodeCaptures(out: OutputWriter, standardInput: StandardInput? = nil) throws {
     // Parse the routing flags once, up front, so a bad flag fails before any output.
     _ = try bleMap.map { try BLEMapRule.parse($0) }
-    let color = out.isTerminal && ProcessInfo.processInfo.environment["NO_COLOR"] == nil
-    var failures: [String] = []
+    let color = Style.forOutput(out).enabled
+    let interruption = ReadInterruption.shared
+    interruption.install()
+    var failures: [CommandFailure] = []
     var parallel: ParallelDecode?
     if jobs > 1 && inputs.count > 1 {
       parallel = ParallelDecode(command: self, jobs: jobs, color: color)
@@ -22,23 +26,34 @@ extension DecodeCommand {
     if let parallel {
       failures = try parallel.run(out: out)
     } else {
-      for input in inputs {
+      for input in inputs where !interruption.isSet {
         do {
-          if let failure = try decodeOne(input, out: out, color: color) { failures.append(failure) }
-        } catch let failure as CommandFailure where inputs.count > 1 {
-          failures.append(failure.message)  // one bad file among several: say so, go on
+          if let failure = try decodeOne(input, out: out, color: color, standardInput: standardInput) {
+            failures.append(CommandFailure(failure, status: ExitStatus.failed))
+          }
+        } catch let failure as CommandFailure where inputs.count > 1 && failure.status != ExitStatus.usage {
+          failures.append(failure)  // one bad file among several: say so, go on
         }
       }
     }
     out.flush()
-    if !failures.isEmpty {
-      for failure in failures.dropLast() { OutputWriter.standardError.line("pktbench: \(failure)") }
-      throw CommandFailure(failures.last ?? "", status: 1)
+    if interruption.isSet {
+      for failure in failures { OutputWriter.standardError.line("pktbench: \(failure.message)") }
+      OutputWriter.standardError.line(
+        "pktbench: interrupted by \(interruption.signalName); the output ends after the last whole record")
+      throw ExitCode(ExitStatus.interrupted)
+    }
+    if let last = failures.last {
+      for failure in failures.dropLast() { OutputWriter.standardError.line("pktbench: \(failure.message)") }
+      // The gravest status of all the files': unreadable (2) over damaged (1).
+      throw CommandFailure(last.message, status: failures.map(\.status).max() ?? last.status)
     }
   }
 
   /// Decodes one file into `out`; returns where a damaged file stopped.
-  func decodeOne(_ input: String, out: OutputWriter, color: Bool) throws -> String? {
+  func decodeOne(
+    _ input: String, out: OutputWriter, color: Bool, standardInput: StandardInput? = nil
+  ) throws -> String? {
     let rules = try routing.rules()
     let router = try routing.router()
     let sink: MessageSink
@@ -55,17 +70,11 @@ extension DecodeCommand {
     let pipeline = CapturePipeline(
       router: router, rules: rules, sink: sink, displayFilter: try RecordFilter.compile(displayFilter))
     pipeline.bleMap = try bleMap.map { try BLEMapRule.parse($0) }
-    let end = try read(input, into: pipeline)
+    let end = try CaptureInput(path: input, filter: filter, standardInput: standardInput).read(into: pipeline)
     pipeline.finish(readEnd: end)
     sink.finish(name: input, stats: pipeline.stats)
     return pipeline.stats.stoppedEarly.map {
       "\(input): the file is damaged; decoded up to it, stopped \($0)"
     }
-  }
-}
-
-extension DecodeCommand {
-  func read(_ input: String, into pipeline: CapturePipeline) throws -> ReadEnd {
-    try CaptureInput(path: input, filter: filter, unreadableStatus: 1).read(into: pipeline)
   }
 }

@@ -11,7 +11,7 @@ final class CapturePipeline {
   let bluetooth = BluetoothDecoder()
   var bleMap: [BLEMapRule] = []
   var bleRoles: [UInt16: BluetoothRole] = [:]
-  private var websockets: [TCPConnectionID: WebSocketStream] = [:]
+  @exclusivity(unchecked) private var websockets: [TCPConnectionID: WebSocketStream] = [:]
   /// WebSocket streams of connections the capture layer evicted, kept (a
   /// bounded number, oldest dropped first) until their connection resumes.
   private var parkedWebSockets: [TCPConnectionID: WebSocketStream] = [:]
@@ -21,9 +21,9 @@ final class CapturePipeline {
   private var noticeAddresses:
     (source: IPAddress, destination: IPAddress, sourceText: String, destinationText: String)?
   /// TCP connections that are not WebSocket (their data is probed per chunk).
-  private var plainStreams: Set<TCPConnectionID> = []
+  @exclusivity(unchecked) private var plainStreams: Set<TCPConnectionID> = []
   private let rules: [DecodeAsRule]
-  var stats = CaptureStats()
+  @exclusivity(unchecked) var stats = CaptureStats()
   /// What the sink reads, asked once rather than per message.
   let wantsRecords: Bool
   let wantsCounts: Bool
@@ -33,12 +33,12 @@ final class CapturePipeline {
   /// `-Y`: only the records it keeps reach the sink and the counters.
   private let displayFilter: RecordFilter?
   private let flatMessage = FlatMessage()
-  var endpointNames = EndpointNames()
-  var bleNames = BluetoothNames()
+  @exclusivity(unchecked) var endpointNames = EndpointNames()
+  @exclusivity(unchecked) var bleNames = BluetoothNames()
   /// The codecs probes found on flows, for their later payloads.
-  private var udpCodecs = FlowCodecs<UDPFlowKey>()
-  private var streamCodecs = FlowCodecs<TCPConnectionID>()
-  var bleCodecs = FlowCodecs<BLEHandleKey>()
+  @exclusivity(unchecked) private var udpCodecs = FlowCodecs<UDPFlowKey>()
+  @exclusivity(unchecked) private var streamCodecs = FlowCodecs<TCPConnectionID>()
+  @exclusivity(unchecked) var bleCodecs = FlowCodecs<BLEHandleKey>()
 
   init(router: PayloadRouter, rules: [DecodeAsRule], sink: MessageSink, displayFilter: RecordFilter? = nil) {
     self.router = router

@@ -18,7 +18,10 @@ struct CaptureStats {
   var unclaimedPayloads = 0
   var unclaimedBytes = 0
   var events: [String: Int] = [:]
+  /// Where a damaged file stopped the reading.
   var stoppedEarly: String?
+  /// The signal that stopped the reading (SIGINT, SIGTERM), if one did.
+  var interrupted: String?
   /// When the capture ended, as the file recorded it (a pcapng Interface
   /// Statistics Block's `isb_endtime`); nil when the file does not say.
   var recordedEnd: Double?
@@ -51,6 +54,12 @@ struct CaptureStats {
       case .bleATT: "ble-att"
       }
     }
+  }
+
+  /// Why reading stopped before the input's end, as the reports say it:
+  /// damage, or a signal (the counts are then those of what was read).
+  var stopNote: String? {
+    stoppedEarly ?? interrupted.map { "interrupted by \($0) after \(records) records" }
   }
 
   mutating func record(frame: Int, time: Double) {
@@ -150,7 +159,8 @@ struct CaptureStats {
   private func reportLines(name: String) -> [String] {
     var out: [String] = []
     let span = (lastTime ?? 0) - (firstTime ?? 0)
-    out.append("\(name): \(records) records, \(SummaryRenderer.fixed(span, digits: 3)) s")
+    out.append(
+      "\(TerminalText.escaped(name)): \(records) records, \(SummaryRenderer.fixed(span, digits: 3)) s")
     if let firstTime, let lastTime {
       out.append("  time: \(TreeRenderer.format6(firstTime)) … \(TreeRenderer.format6(lastTime))")
     }
@@ -169,7 +179,7 @@ struct CaptureStats {
     if unclaimedPayloads > 0 {
       out.append("  payloads no codec claimed: \(unclaimedPayloads) (\(unclaimedBytes) B)")
     }
-    if let stoppedEarly { out.append("  stopped early: \(stoppedEarly)") }
+    if let stopNote { out.append("  stopped early: \(TerminalText.escaped(stopNote))") }
     return out
   }
 
@@ -179,9 +189,10 @@ struct CaptureStats {
   ) {
     guard !counts.isEmpty else { return }
     out.append("  \(title):")
-    let width = counts.keys.map(\.count).max() ?? 0
+    let width = counts.keys.map { TerminalText.escaped($0).count }.max() ?? 0
     for (key, count) in counts.sorted(by: { $0.value != $1.value ? $0.value > $1.value : $0.key < $1.key }) {
-      out.append("    \(key.padding(toLength: width))  \(detail?(key, count) ?? String(count))")
+      let shown = TerminalText.escaped(key)
+      out.append("    \(shown.padding(toLength: width))  \(detail?(key, count) ?? String(count))")
     }
   }
 
@@ -210,7 +221,7 @@ struct CaptureStats {
         .init("undecoded", counts(undecoded)),
         .init("transports", counts(transports)),
         .init("unclaimed_payloads", .integer(Int64(unclaimedPayloads))),
-        .init("stopped_early", stoppedEarly.map { .string($0) } ?? .null),
+        .init("stopped_early", stopNote.map { .string($0) } ?? .null),
       ]))
     return json.bytes
   }

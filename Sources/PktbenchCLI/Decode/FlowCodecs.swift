@@ -16,7 +16,7 @@ struct FlowCodecs<Key: Hashable> {
 
   /// Remembers a probe's choice once a payload of the flow decoded with it.
   mutating func learn(_ key: Key, _ choice: PayloadRouter.Choice?, decoded: Bool) {
-    guard decoded, let choice, choice.reason.hasPrefix("probe"), known[key] != choice.index else { return }
+    guard decoded, let choice, choice.byProbe, known[key] != choice.index else { return }
     if known.count >= Self.limit { known.removeAll(keepingCapacity: true) }
     known[key] = choice.index
   }

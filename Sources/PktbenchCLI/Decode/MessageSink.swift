@@ -39,8 +39,8 @@ final class TextSink: MessageSink {
   private let style: Style
   private let verbose: Bool
   private let hexDump: Bool
-  private var firstTime: Double?
-  private var middles = SummaryMiddles()
+  @exclusivity(unchecked) private var firstTime: Double?
+  @exclusivity(unchecked) private var middles = SummaryMiddles()
   /// The one-line view; live commands lead it with arrival time and gap.
   private let summaryLine: ((DecodedRecord, _ firstTime: Double?, Style) -> String)?
 
@@ -96,9 +96,9 @@ final class JSONSink: MessageSink {
   private let out: OutputWriter
   private let asArray: Bool
   private let payloadHex: Bool
-  private var count = 0
-  private var flows = FlowTexts()
-  private var templates = FlatJSONTemplate()
+  @exclusivity(unchecked) private var count = 0
+  @exclusivity(unchecked) private var flows = FlowTexts()
+  @exclusivity(unchecked) private var templates = FlatJSONTemplate()
 
   init(out: OutputWriter, asArray: Bool, payloadHex: Bool = false) {
     self.out = out

@@ -46,7 +46,7 @@ struct ParallelDecode {
     /// Nil when the temporary file could not be made.
     var spool: OutputSpool?
     var failure: String?
-    var error: String?
+    var error: CommandFailure?
   }
 
   /// Hands out file indexes to workers, below a limit the main thread raises
@@ -83,7 +83,7 @@ struct ParallelDecode {
     let lineBuffered: Bool
   }
 
-  func run(out: OutputWriter) throws -> [String] {
+  func run(out: OutputWriter) throws -> [CommandFailure] {
     let inputs = command.inputs
     let slots = self.slots
     let queue = Queue(count: inputs.count, limit: window)
@@ -94,32 +94,36 @@ struct ParallelDecode {
       let thread = Thread {
         while let index = queue.take() {
           let slot = slots[index]
-          if let spool = slot.spool {
+          if ReadInterruption.shared.isSet {
+            // Stopped by a signal: files not begun are not begun.
+          } else if let spool = slot.spool {
             let writer = OutputWriter(
               spool: spool, isTerminal: false, flushThreshold: shared.lineBuffered ? 0 : 1 << 16)
             do {
               slot.failure = try shared.command.decodeOne(inputs[index], out: writer, color: shared.color)
             } catch let failure as CommandFailure {
-              slot.error = failure.message
+              slot.error = failure
             } catch {
-              slot.error = "\(inputs[index]): \(error)"
+              slot.error = CommandFailure("\(inputs[index]): \(error)", status: ExitStatus.unreadable)
             }
             writer.flush()
           } else {
-            slot.error = "\(inputs[index]): not decoded: cannot make a temporary file in \(directory)"
+            slot.error = CommandFailure(
+              "\(inputs[index]): not decoded: cannot make a temporary file in \(directory)",
+              status: ExitStatus.output)
           }
           slot.done.signal()
         }
       }
       thread.start()
     }
-    var failures: [String] = []
+    var failures: [CommandFailure] = []
     for (index, slot) in slots.enumerated() {
       slot.spool?.takeTurn()
       slot.done.wait()
       slot.spool = nil  // its temporary file closes, and so goes
       if let error = slot.error { failures.append(error) }
-      if let failure = slot.failure { failures.append(failure) }
+      if let failure = slot.failure { failures.append(CommandFailure(failure, status: ExitStatus.failed)) }
       let entering = index + window
       if entering < inputs.count {
         slots[entering].spool = OutputSpool(output: descriptor, directory: directory)

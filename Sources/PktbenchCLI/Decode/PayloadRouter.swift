@@ -15,6 +15,8 @@ struct PayloadRouter {
     /// The codec's index in `Codecs.all`.
     var index: Int
     var reason: String
+    /// Chosen by a probe (not by a port, path or rule).
+    var byProbe = false
 
     var codec: any FrameCodec { Codecs.all[index] }
 
@@ -80,7 +82,7 @@ struct PayloadRouter {
   func probe(_ payload: UnsafeRawBufferPointer) -> Choice? {
     let best = Codecs.bestProbe(payload)
     guard best.score >= minimumProbeScore else { return nil }
-    return Choice(index: best.index, reason: probeReasons[min(best.score, 100)])
+    return Choice(index: best.index, reason: probeReasons[min(best.score, 100)], byProbe: true)
   }
 
   /// "probe 0" … "probe 100", made once rather than per packet (and held

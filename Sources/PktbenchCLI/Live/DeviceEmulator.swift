@@ -106,9 +106,10 @@ final class EmulatorTimeline {
     let frame = event.frame.map { "#\($0)" } ?? "–"
     let state = event.state.map { "\($0.key)=\($0.value.display)" }.joined(separator: " ")
     let name = event.certain ? event.name : event.name + "?"
+    // The model's words quote what the peer sent (a device id, a key).
     return LiveClock.clockText(event.time) + "  " + frame.leftPadded(to: 6) + "  flow \(flow)  "
       + style.bold(name.padding(toLength: max(name.count, 16), withPad: " ", startingAt: 0)) + "  " + state
-      + (event.text.isEmpty ? "" : "  " + style.dim(event.text))
-      + (event.mismatch.map { "  " + style.error("mismatch: \($0)") } ?? "")
+      + (event.text.isEmpty ? "" : "  " + style.dim(TerminalText.escaped(event.text)))
+      + (event.mismatch.map { "  " + style.error("mismatch: \(TerminalText.escaped($0))") } ?? "")
   }
 }

@@ -59,7 +59,7 @@ final class ListenSession {
     timeline = configuration.emulation.map {
       EmulatorTimeline(
         out: out, ndjson: $0.ndjson,
-        style: Style(enabled: out.isTerminal && ProcessInfo.processInfo.environment["NO_COLOR"] == nil))
+        style: Style.forOutput(out))
     }
     // Stop on the next loop turn, so an emulated device's reply to the last message still goes out.
     recorder.onLimitReached = { [unowned self] in

@@ -15,16 +15,23 @@ enum ListenerBinding {
 
   static func bind(_ address: ListenAddress, _ bindOne: BindOne) throws(CommandFailure) -> [Channel] {
     if let host = address.host {
+      let socketAddress: SocketAddress
       do {
-        let socketAddress: SocketAddress
+        socketAddress = try SocketAddress(ipAddress: host, port: address.port)
+      } catch {
         do {
-          socketAddress = try SocketAddress(ipAddress: host, port: address.port)
-        } catch {
           socketAddress = try SocketAddress.makeAddressResolvingHost(host, port: address.port)
+        } catch {
+          // A listen address names this machine: one that names no host
+          // at all is the command line's mistake.
+          throw CommandFailure(
+            "cannot listen on \(address.display): cannot resolve host '\(host)'", status: ExitStatus.usage)
         }
+      }
+      do {
         return [try bindOne(socketAddress, false)]
       } catch {
-        throw CommandFailure(SocketFailure.bind(error, what: address.display), status: 1)
+        throw CommandFailure(SocketFailure.bind(error, what: address.display), status: ExitStatus.failed)
       }
     }
     let ipv4: Channel

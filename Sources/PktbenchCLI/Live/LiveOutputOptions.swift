@@ -44,8 +44,7 @@ struct LiveOutputSettings: Sendable {
     guard !quiet else { return nil }
     switch format {
     case .text:
-      let style = Style(
-        enabled: out.isTerminal && ProcessInfo.processInfo.environment["NO_COLOR"] == nil)
+      let style = Style.forOutput(out)
       return LiveTextSink.make(out: out, style: style, verbose: verbose, hexDump: hexDump)
     case .json: return JSONSink(out: out, asArray: true, payloadHex: payloadHex)
     case .ndjson: return JSONSink(out: out, asArray: false, payloadHex: payloadHex)

@@ -213,7 +213,7 @@ enum SendPlan {
         throw CommandFailure(
           "\(step.schema.name) needs --\(field.flag) (\(field.name): \(field.help))")
       }
-      let hint = error.code == "out-of-range" ? " (use --force to send it anyway)" : ""
+      let hint = error.forceCrafts && !step.values.force ? " (use --force to send it anyway)" : ""
       throw CommandFailure("\(step.schema.name): \(error.text)\(hint)")
     }
   }

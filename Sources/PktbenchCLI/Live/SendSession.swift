@@ -185,7 +185,8 @@ final class SendSession {
     let got =
       seen.map { frame in
         "; got \(frame.message) "
-          + frame.fields.prefix(6).map { "\($0.name)=\($0.value.display)" }.joined(separator: " ")
+          + frame.fields.prefix(6).map { "\(TerminalText.escaped($0.name))=\($0.value.display)" }.joined(
+            separator: " ")
       }
       ?? (inbox.isEmpty
         ? "; nothing was received" : "; got \(inbox.map(\.message).suffix(5).joined(separator: ", "))")

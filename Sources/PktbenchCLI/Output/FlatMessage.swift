@@ -4,21 +4,21 @@ import PacketKit
 /// summary lines and ndjson write it. One instance per pipeline, refilled
 /// for each message: a record refers to it only while a sink writes it.
 final class FlatMessage {
-  var codec = ""
+  @exclusivity(unchecked) var codec = ""
   /// The fields live out of line and are read and filled in place through
   /// the pointer: read as a class property, the whole struct (some 700
   /// bytes) would be copied on every access.
   let fields: UnsafeMutablePointer<FlatFields>
   /// The payload the fields were read from, valid as long as they are:
   /// a `verbatim` field's text is copied from it.
-  var payload = UnsafeRawBufferPointer(start: nil, count: 0)
+  @exclusivity(unchecked) var payload = UnsafeRawBufferPointer(start: nil, count: 0)
 
   /// The summary line's key fields for the last few layouts of fields
   /// seen: a bit per field index (the choice depends on the layout alone).
   /// A few, not one: a BLE connection's writes and notifications alternate
   /// two layouts, and choosing again for each line cost some 250 of a
   /// btsnoop line's 4,961 instructions.
-  private var keyFieldsByLayout = RecentTable<FlatLayout, Int>(capacity: 4)
+  @exclusivity(unchecked) private var keyFieldsByLayout = RecentTable<FlatLayout, Int>(capacity: 4)
 
   init() {
     fields = .allocate(capacity: 1)

@@ -25,7 +25,8 @@ enum HexDump {
   static func fieldMap(_ nodes: [DissectionNode], prefix: String = "") -> [(String, Range<Int>)] {
     var out: [(String, Range<Int>)] = []
     for node in nodes {
-      let name = prefix.isEmpty ? node.name : "\(prefix).\(node.name)"
+      let own = TerminalText.escaped(node.name)
+      let name = prefix.isEmpty ? own : "\(prefix).\(own)"
       if node.children.isEmpty {
         out.append((name, node.range))
       } else {

@@ -19,6 +19,8 @@ final class OutputSpool: @unchecked Sendable {
   /// The temporary file, already unlinked; -1 once the turn has come.
   private var spool: Int32
   private var spooled = 0
+  /// Where the temporary file is, for a message when it cannot be written.
+  private let directory: String
 
   /// Opens an unlinked temporary file in `directory` (nothing is left
   /// behind, even if pktbench is killed); nil when none can be made.
@@ -30,6 +32,7 @@ final class OutputSpool: @unchecked Sendable {
     unlink(template)
     self.output = output
     self.spool = descriptor
+    self.directory = directory
   }
 
   deinit {
@@ -44,15 +47,19 @@ final class OutputSpool: @unchecked Sendable {
   }
 
   /// Writes `bytes` to the spool, or to the output once it is this file's
-  /// turn. A failed write to the output (EPIPE: `| head`) drops the rest
-  /// quietly, as `OutputWriter` does.
+  /// turn. A write either refuses ends pktbench as `OutputFailure` says: a
+  /// temporary file that cannot hold a file's output loses it as surely
+  /// as a full output does.
   func write(_ bytes: UnsafeRawBufferPointer) {
     lock.lock()
     defer { lock.unlock() }
     if spool >= 0 {
-      if OutputWriter.writeAll(spool, bytes) { spooled += bytes.count }
-    } else {
-      _ = OutputWriter.writeAll(output, bytes)
+      if let failure = OutputWriter.writeAll(spool, bytes) {
+        OutputFailure.fail(errno: failure, what: "a temporary file of --jobs (in \(directory))")
+      }
+      spooled += bytes.count
+    } else if let failure = OutputWriter.writeAll(output, bytes) {
+      OutputFailure.fail(errno: failure, what: "the output")
     }
   }
 
@@ -72,7 +79,9 @@ final class OutputSpool: @unchecked Sendable {
       } else if sent < 0 && errno == EINTR {
         continue
       } else {
-        copyByReading(from: offset)  // the rest, where sendfile cannot
+        // The rest, by read and write: sendfile cannot write to every
+        // output, and where the output itself refuses, the write says why.
+        copyByReading(from: offset)
         break
       }
     }
@@ -81,21 +90,23 @@ final class OutputSpool: @unchecked Sendable {
   }
 
   /// The copy where `sendfile` cannot (an output it does not write to):
-  /// read and write, a MiB at a time. False when the output refuses.
-  @discardableResult
-  private func copyByReading(from start: Int) -> Bool {
+  /// read and write, a MiB at a time. A refusal ends pktbench
+  /// (`OutputFailure`).
+  private func copyByReading(from start: Int) {
     var chunk = [UInt8](repeating: 0, count: 1 << 20)
     var offset = start
     while offset < spooled {
       let read = chunk.withUnsafeMutableBytes { pread(spool, $0.baseAddress, $0.count, off_t(offset)) }
       if read < 0 && errno == EINTR { continue }
-      guard read > 0 else { return false }
-      let done = chunk.withUnsafeBytes {
+      guard read > 0 else {
+        OutputFailure.fail(
+          errno: read < 0 ? errno : EIO, what: "the output (reading back a temporary file of --jobs)")
+      }
+      let failure = chunk.withUnsafeBytes {
         OutputWriter.writeAll(output, UnsafeRawBufferPointer(rebasing: $0[..<read]))
       }
-      guard done else { return false }
+      if let failure { OutputFailure.fail(errno: failure, what: "the output") }
       offset += read
     }
-    return true
   }
 }

@@ -1,3 +1,5 @@
+import Foundation
+
 /// ANSI colour, only when writing to a terminal and NO_COLOR is unset.
 public struct Style: Sendable {
   public var enabled: Bool
@@ -12,5 +14,21 @@ public struct Style: Sendable {
 
   private func wrap(_ text: String, _ code: String) -> String {
     enabled ? "\u{1B}[\(code)m\(text)\u{1B}[0m" : text
+  }
+}
+
+extension Style {
+  /// Colour for what `out` writes: only to a terminal that shows it. Not
+  /// when NO_COLOR is set (no-color.org: to anything but ""), nor when TERM
+  /// is unset or "dumb" (Emacs shells, CI logs: the codes would show as
+  /// text).
+  static func forOutput(_ out: OutputWriter) -> Style {
+    Style(enabled: out.isTerminal && allowsColour(ProcessInfo.processInfo.environment))
+  }
+
+  static func allowsColour(_ environment: [String: String]) -> Bool {
+    if let noColour = environment["NO_COLOR"], !noColour.isEmpty { return false }
+    guard let term = environment["TERM"], !term.isEmpty, term != "dumb" else { return false }
+    return true
   }
 }

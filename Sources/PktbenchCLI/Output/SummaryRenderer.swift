@@ -76,15 +76,16 @@ enum SummaryRenderer {
       line.styled(codec, "36", &out)
       out.append(utf8: " ")
       let at = error.offset.map { " at offset \($0)" } ?? ""
-      line.styled("ERROR \(error.code)\(at): \(error.text)", "31", &out)
+      line.styled("ERROR \(error.code)\(at): \(TerminalText.escaped(error.text))", "31", &out)
     } else {
       line.part(&out)
       if let error = record.layerError {
         let at = error.offset.map { " at offset \($0)" } ?? ""
-        line.styled("DAMAGED \(error.code)\(at): \(error.text)", "31", &out)
+        line.styled("DAMAGED \(error.code)\(at): \(TerminalText.escaped(error.text))", "31", &out)
       } else if let event = record.event {
         line.styled(event.name, "1", &out)
-        let fields = event.fields.map { "\($0.key)=\($0.value.display)" }.joined(separator: " ")
+        let fields = event.fields.map { "\(TerminalText.escaped($0.key))=\($0.value.display)" }.joined(
+          separator: " ")
         if !fields.isEmpty {
           out.append(utf8: "  ")
           out.append(utf8: fields)
@@ -299,7 +300,8 @@ enum SummaryRenderer {
           if wasShown(node.name) { continue }
           remember(node.name)
           separate(&out)
-          out.append(utf8: node.name)
+          // Names are the payload's own keys (JSON) as often as the codec's.
+          TerminalText.append(node.name, to: &out)
           out.append(UInt8(ascii: "="))
           value(node.value, into: &out)
           if let unit = node.unit, unit == "%" || unit == "°" { out.raw(unit.text) }
@@ -308,7 +310,7 @@ enum SummaryRenderer {
         case .array:
           remember(node.name)
           separate(&out)
-          out.append(utf8: node.name)
+          TerminalText.append(node.name, to: &out)
           out.append(UInt8(ascii: "["))
           out.integer(node.children.count)
           out.append(UInt8(ascii: "]"))
@@ -327,7 +329,7 @@ enum SummaryRenderer {
       switch value {
       case .integer(let v): out.integer(v)
       case .number(let v): out.number(v)
-      case .enumeration(let name, _): out.append(utf8: Self.cut(name))
+      case .enumeration(let name, _): out.append(utf8: Self.cut(TerminalText.escaped(name)))
       default: out.append(utf8: Self.cut(value.display))
       }
     }

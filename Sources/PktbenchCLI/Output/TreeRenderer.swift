@@ -1,7 +1,8 @@
 import PacketKit
 
 /// The `-V` view: every field with its value, unit and the bytes it came
-/// from, nested as the message is, then the diagnostics.
+/// from, nested as the message is, then the diagnostics. Whatever came off
+/// the wire (keys, values, texts quoting it) is escaped (`TerminalText`).
 enum TreeRenderer {
   static func lines(_ record: DecodedRecord, style: Style) -> [String] {
     var out: [String] = []
@@ -17,7 +18,7 @@ enum TreeRenderer {
     out.append(style.bold(head.joined(separator: "  ")))
     if let routing = record.routing { out.append("  codec chosen by \(routing)") }
     for member in record.extra {
-      out.append("  \(member.key): \(member.value.display)")
+      out.append("  \(TerminalText.escaped(member.key)): \(member.value.display)")
     }
     switch record.result {
     case .decoded(let frame):
@@ -25,16 +26,20 @@ enum TreeRenderer {
       appendNodes(frame.fields, depth: 2, into: &out)
     case .failed(let codec, let error):
       let words = error.words
-      out.append("  \(style.codec(codec)) " + style.error("decode error [\(error.code)]: \(words.text)"))
-      if let key = error.keyPath { out.append("    key: \(key)") }
-      if let expected = words.expected { out.append("    expected: \(expected)") }
-      if let found = words.found { out.append("    found: \(found)") }
+      out.append(
+        "  \(style.codec(codec)) "
+          + style.error("decode error [\(error.code)]: \(TerminalText.escaped(words.text))"))
+      if let key = error.keyPath { out.append("    key: \(TerminalText.escaped(key))") }
+      if let expected = words.expected { out.append("    expected: \(TerminalText.escaped(expected))") }
+      if let found = words.found { out.append("    found: \(TerminalText.escaped(found))") }
     case nil:
       if let error = record.layerError {
-        out.append("  " + style.error("damaged [\(error.code)]: \(error.text)"))
+        out.append("  " + style.error("damaged [\(error.code)]: \(TerminalText.escaped(error.text))"))
       } else if let event = record.event {
         out.append("  \(style.bold(event.name))")
-        for member in event.fields { out.append("    \(member.key): \(member.value.display)") }
+        for member in event.fields {
+          out.append("    \(TerminalText.escaped(member.key)): \(member.value.display)")
+        }
       } else {
         out.append("  (no codec claims this payload)")
       }
@@ -47,7 +52,8 @@ enum TreeRenderer {
 
   static func diagnosticLine(_ diagnostic: Diagnostic, style: Style) -> String {
     let where_ = diagnostic.range.map { " \(HexDump.rangeText($0))" } ?? ""
-    let text = "\(diagnostic.severity.rawValue) [\(diagnostic.code)]\(where_): \(diagnostic.text)"
+    let text =
+      "\(diagnostic.severity.rawValue) [\(diagnostic.code)]\(where_): \(TerminalText.escaped(diagnostic.text))"
     switch diagnostic.severity {
     case .error: return style.error(text)
     case .warning: return style.warning(text)
@@ -59,23 +65,23 @@ enum TreeRenderer {
     let indent = String(repeating: "  ", count: depth)
     for node in nodes {
       let range = HexDump.rangeText(node.range)
+      let name = TerminalText.escaped(node.name)
       if node.shape == .leaf {
         let unit = node.unit.map { " \($0)" } ?? ""
-        let line = "\(indent)\(node.name): \(node.value.display)\(unit)"
+        let line = "\(indent)\(name): \(node.value.display)\(unit)"
         out.append("\(line.padding(toLength: 48)) \(range)")
       } else {
         let count = node.children.count
         let summary = node.shape == .array ? "[\(count)]" : ""
-        out.append("\("\(indent)\(node.name)\(summary)".padding(toLength: 48)) \(range)")
+        out.append("\("\(indent)\(name)\(summary)".padding(toLength: 48)) \(range)")
         appendNodes(node.children, depth: depth + 1, into: &out)
       }
     }
   }
 
+  /// Seconds with six decimals. The magnitude is split, not the value
+  /// rounded down: that made -1.000001 into -2 and 0.999999, "-2.999999".
   static func format6(_ time: Double) -> String {
-    let whole = time.rounded(.down)
-    let micros = Int(((time - whole) * 1_000_000).rounded())
-    let fraction = String(min(micros, 999_999))
-    return "\(Int64(whole)).\(String(repeating: "0", count: 6 - fraction.count))\(fraction)"
+    JSONWriter.fixed(time, digits: 6)
   }
 }

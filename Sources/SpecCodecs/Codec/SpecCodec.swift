@@ -22,8 +22,8 @@ public struct SpecCodec: FrameCodec, AnalysisRules {
 
   public var name: String { program.name }
 
-  public func decode(_ bytes: UnsafeRawBufferPointer) throws(DecodeError) -> Decoded<SpecMessage> {
-    let decoded = try program.decode(SpecBytes(bytes))
+  public func decode(_ bytes: ByteView) throws(DecodeError) -> Decoded<SpecMessage> {
+    let decoded = try bytes.withUnsafeBytes { raw throws(DecodeError) in try program.decode(SpecBytes(raw)) }
     return Decoded(
       message: decoded.message, messageName: decoded.name, fields: decoded.fields,
       diagnostics: decoded.diagnostics)
@@ -33,8 +33,8 @@ public struct SpecCodec: FrameCodec, AnalysisRules {
     try program.encode(message, validate: true)
   }
 
-  public func probe(_ bytes: UnsafeRawBufferPointer) -> Int {
-    program.probe(SpecBytes(bytes))
+  public func probe(_ bytes: ByteView) -> Int {
+    bytes.withUnsafeBytes { program.probe(SpecBytes($0)) }
   }
 
   public func message(_ message: String, from values: CraftValues) throws(EncodeError) -> SpecMessage {
@@ -70,12 +70,12 @@ public struct SpecDeviceCodec: FrameCodec, AnalysisRules {
   public var info: CodecInfo { codec.info }
   public var name: String { codec.name }
 
-  public func decode(_ bytes: UnsafeRawBufferPointer) throws(DecodeError) -> Decoded<SpecMessage> {
+  public func decode(_ bytes: ByteView) throws(DecodeError) -> Decoded<SpecMessage> {
     try codec.decode(bytes)
   }
 
   public func encode(_ message: SpecMessage) throws(EncodeError) -> [UInt8] { try codec.encode(message) }
-  public func probe(_ bytes: UnsafeRawBufferPointer) -> Int { codec.probe(bytes) }
+  public func probe(_ bytes: ByteView) -> Int { codec.probe(bytes) }
 
   public func message(_ message: String, from values: CraftValues) throws(EncodeError) -> SpecMessage {
     try codec.message(message, from: values)

@@ -146,7 +146,7 @@ struct SpecCraft {
 
   private func schema(_ field: SpecField) -> FieldSchema {
     FieldSchema(
-      field.name, kind: .integer, unit: field.unit, range: field.range, help: "")
+      named: field.name, kind: .integer, unit: field.unit, range: field.range, help: "")
   }
 
   private func checkSize(_ size: SpecSize, _ count: Int, _ field: SpecField) throws(EncodeError) {

@@ -246,7 +246,7 @@ struct SpecJSONCodec {
       }
     }
     let ranged = FieldSchema(
-      field.name, kind: .number, unit: field.unit, range: field.range, help: "")
+      named: field.name, kind: .number, unit: field.unit, range: field.range, help: "")
     switch type {
     case .number:
       let number = try CraftValues.number(given, named: field.name)

@@ -29,7 +29,7 @@ public enum SpecSchema {
       transport: spec.transport.isEmpty ? "described by \(spec.file)" : spec.transport,
       messages: spec.messages.map { message in
         MessageSchema(
-          message.name, craftNames: message.craftNames, summary: message.summary,
+          named: message.name, craftNames: message.craftNames, summary: message.summary,
           direction: message.direction,
           fields: craftFields(of: message, in: spec).map(\.schema))
       },
@@ -56,7 +56,7 @@ public enum SpecSchema {
             fields.append(
               CraftField(
                 schema: FieldSchema(
-                  flag.name, kind: .bool, default: .bool(flagDefault(field, flag)),
+                  named: flag.name, kind: .bool, default: .bool(flagDefault(field, flag)),
                   help: flag.help ?? "bit 0x\(String(flag.mask, radix: 16)) of \(field.name)"),
                 line: field.line))
           }
@@ -73,7 +73,7 @@ public enum SpecSchema {
         fields.append(
           CraftField(
             schema: FieldSchema(
-              parameter, kind: .enumeration(cases), default: .enumeration(name: cases[0].name, raw: 0),
+              named: parameter, kind: .enumeration(cases), default: .enumeration(name: cases[0].name, raw: 0),
               help: "check: "
                 + check.variants.map { "\($0.name) (\($0.algorithm.rawValue))" }.joined(separator: " or "),
               role: .craftParameter),
@@ -106,7 +106,7 @@ public enum SpecSchema {
       help += (help.isEmpty ? "" : "; ") + "elements as hex, \(size) bytes each"
     }
     return FieldSchema(
-      field.name, flag: field.craftFlag, kind: kind, unit: field.unit,
+      named: field.name, flag: field.craftFlag, kind: kind, unit: field.unit,
       range: field.range,
       default: field.defaultValue.map { value(of: $0, for: field) } ?? (field.optional ? .null : nil),
       defaultDescription: field.optional && field.defaultValue == nil ? "absent" : nil,
