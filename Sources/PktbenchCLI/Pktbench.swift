@@ -24,6 +24,7 @@ public struct Pktbench: ParsableCommand {
     version: "0.1.0",
     subcommands: [
       AnalyzeCommand.self, CaptureCommand.self, CodecsCommand.self, CraftCommand.self, DecodeCommand.self,
+      DissectorCommand.self,
       EmulateCommand.self, FuzzCommand.self, ListenCommand.self, ReplayCommand.self, SendCommand.self,
     ]
   )

@@ -96,3 +96,10 @@ extension SpecProgram {
     spec.device == nil ? SpecCodec(self) : SpecDeviceCodec(SpecCodec(self))
   }
 }
+
+extension SpecProgram {
+  /// The program behind a codec, when a spec file made it.
+  public static func of(_ codec: any FrameCodec) -> SpecProgram? {
+    (codec as? SpecCodec)?.program ?? (codec as? SpecDeviceCodec)?.program
+  }
+}
