@@ -125,6 +125,53 @@ import Testing
     #expect(lines.first?.contains("left:") == true)
   }
 
+  /// A JSON spec codec (SpecJSONTests' thermostat) on its UDP port: each
+  /// message named by its fixed key or by its keys, an optional key absent.
+  @Test func aJsonSpecCodecNamesItsMessages() throws {
+    guard let tshark = Pktbench.which("tshark") else { return }
+    let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+      "pktbench-thermo-\(UUID().uuidString)")
+    try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+    let spec = directory.appendingPathComponent("thermo.yaml")
+    try Data(Self.thermo.utf8).write(to: spec)
+    let sent = [
+      (#"{"seq": 7, "temp": 21.5, "heating": true}"#, "reading"),
+      (#"{"type":"set","target":19,"mode":"manual"}"#, "setpoint"),
+      (#"{"temp": 20, "seq": 8, "heating": false, "note": "door open"}"#, "reading"),
+    ]
+    let capture = directory.appendingPathComponent("thermo.pcap")
+    try Data(Self.pcap(sent.map { Array($0.0.utf8) }, port: 5006)).write(to: capture)
+    let lua = try DissectorSupport.dissector(["thermo", "--spec", spec.path], name: "thermo")
+    let result = try Pktbench.runProgram(
+      tshark,
+      [
+        "-X", "lua_script:\(lua.path)", "-r", capture.path, "-T", "fields", "-e", "thermo.message", "-e",
+        "json.key",
+      ])
+    let lines = result.text.split(separator: "\n").map { $0.split(separator: "\t").map(String.init) }
+    #expect(lines.map { $0.first ?? "" } == sent.map(\.1), "\(result.text) \(result.stderr)")
+    // Wireshark's JSON dissector ran on each.
+    #expect(lines.first?.last == "seq,temp,heating")
+  }
+
+  static let thermo = """
+    name: thermo
+    encoding: json
+    udp-ports: [5006]
+    messages:
+      - name: setpoint
+        fields:
+          - {name: type, type: string, fixed: set}
+          - {name: target, type: number, unit: "°C", range: [5, 30]}
+          - {name: mode, type: string, enum: [auto, manual], default: auto}
+      - name: reading
+        fields:
+          - {name: temp, type: number, unit: "°C", range: [-40, 125]}
+          - {name: seq, type: integer, range: [0, 65535]}
+          - {name: heating, type: bool}
+          - {name: note, type: string, optional: true}
+    """
+
   @Test func anUnknownCodecIsAUsageError() throws {
     let result = try Pktbench.run(["dissector", "nosuch"])
     #expect(result.status == 64)
@@ -132,7 +179,7 @@ import Testing
   }
 
   static func bytes(_ hex: String) -> [UInt8] {
-    hex.split(separator: " ").map { UInt8($0, radix: 16)! }
+    hex.split(separator: " ").compactMap { UInt8($0, radix: 16) }
   }
 
   /// A pcap (Ethernet, IPv4, UDP from :40000 to `port`) of the payloads, one a second.

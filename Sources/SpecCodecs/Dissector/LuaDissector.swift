@@ -8,7 +8,17 @@ public enum LuaDissector {
   /// The whole `.lua` file for `program`'s spec.
   public static func make(_ program: SpecProgram) -> String {
     let spec = program.spec
-    if spec.encoding == .json { return LuaJSONDissector.make(program.info) }
+    if spec.encoding == .json {
+      var fixed: [String: [(key: String, value: String)]] = [:]
+      for message in spec.messages {
+        for field in message.fields {
+          if case .fixed(.text(let value), _) = field.role {
+            fixed[message.name, default: []].append((field.name, value))
+          }
+        }
+      }
+      return LuaJSONDissector.make(program.info, fixed: fixed)
+    }
     var table = LuaLayout(spec: spec)
     var out = header(name: spec.name, title: spec.title)
     out += "local L = {}\n"

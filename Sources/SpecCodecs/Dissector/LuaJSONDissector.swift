@@ -5,14 +5,19 @@ import PacketKit
 /// column and as `<codec>.message`) from the codec's schema, and finds the
 /// codec's traffic on its UDP ports and WebSocket paths.
 public enum LuaJSONDissector {
-  public static func make(_ info: CodecInfo) -> String {
+  /// `fixed`: per message kind (by name), the text keys a spec fixes and
+  /// their values (`"type": "set"`), which name the kind outright.
+  public static func make(_ info: CodecInfo, fixed: [String: [(key: String, value: String)]] = [:]) -> String
+  {
     var out = LuaDissector.header(name: info.name, title: info.title)
     out += "local NAME = \(Lua.quoted(info.name))\n"
     out += "local TITLE = \(Lua.quoted(info.title))\n"
     out += "local MESSAGES = {\n"
     for message in info.messages {
       let keys = message.fields.filter { $0.role == .field }.map { Lua.quoted($0.name) }
-      out += "  { name = \(Lua.quoted(message.name)), keys = { \(keys.joined(separator: ", ")) } },\n"
+      let pinned = (fixed[message.name] ?? []).map { "[\(Lua.quoted($0.key))] = \(Lua.quoted($0.value))" }
+      out += "  { name = \(Lua.quoted(message.name)), keys = { \(keys.joined(separator: ", ")) }, "
+      out += "fixed = { \(pinned.joined(separator: ", ")) } },\n"
     }
     out += "}\n"
     let ports = info.wellKnown.compactMap { endpoint -> String? in
@@ -77,22 +82,34 @@ public enum LuaJSONDissector {
       return keys, strings
     end
 
-    -- The message kind: the one a top-level text value names (a "type"
-    -- key), else the one whose keys are all present, most keys first.
+    -- The message kind: the one whose fixed text keys all match, else the
+    -- one a top-level text value names (a "type" key), else the one with
+    -- most of its keys present (fewest missing on a tie).
     local function message_name(text)
       local keys, strings = top_level(text)
+      for _, m in ipairs(MESSAGES) do
+        local any, all = false, true
+        for k, v in pairs(m.fixed) do
+          any = true
+          if strings[k] ~= v then all = false end
+        end
+        if any and all then return m.name end
+      end
       for _, m in ipairs(MESSAGES) do
         for _, s in pairs(strings) do
           if s == m.name then return m.name end
         end
       end
-      local best, best_count = nil, -1
+      local best, best_present, best_missing = nil, 0, 0
       for _, m in ipairs(MESSAGES) do
-        local all = #m.keys > 0
+        local present = 0
         for _, k in ipairs(m.keys) do
-          if not keys[k] then all = false end
+          if keys[k] then present = present + 1 end
         end
-        if all and #m.keys > best_count then best, best_count = m.name, #m.keys end
+        local missing = #m.keys - present
+        if present > best_present or (present == best_present and present > 0 and missing < best_missing) then
+          best, best_present, best_missing = m.name, present, missing
+        end
       end
       return best
     end

@@ -351,13 +351,19 @@ enum LuaRuntime {
       local ble = Proto(L.name .. "_ble", L.title .. " over BLE")
       local value_f = Field.new("btatt.value")
       local uuid_f = Field.new("btatt.uuid128")
+      local uuid16_f = Field.new("btatt.uuid16")
       local wanted = {}
       for _, u in ipairs(L.ble) do wanted[u] = true end
       function ble.dissector(tvb, pinfo, tree)
         local value = value_f()
         if not value then return end
-        for _, u in ipairs({ uuid_f() }) do
-          local key = tostring(u):gsub("[:%-]", ""):lower()
+        local keys = {}
+        for _, u in ipairs({ uuid_f() }) do keys[#keys + 1] = tostring(u):gsub("[:%-]", ""):lower() end
+        -- A 16-bit UUID stands for its 128-bit form on the Bluetooth base.
+        for _, u in ipairs({ uuid16_f() }) do
+          keys[#keys + 1] = string.format("0000%04x00001000800000805f9b34fb", u.value)
+        end
+        for _, key in ipairs(keys) do
           if wanted[key] then
             run(value.range:tvb(), pinfo, tree)
             return
