@@ -19,16 +19,16 @@ struct SpecDecoder {
   let bytes: SpecBytes
   var spec: Spec { program.spec }
   private(set) var diagnostics: [Diagnostic] = []
-  /// Length and count fields read so far (a frame has a few at most).
-  private var measures: [(name: String, value: UInt64)] = []
+  /// Length and count fields read so far (a frame has a few at most):
+  /// kept inline, so reading them allocates nothing.
+  private var measures = SpecMeasures()
   /// The discriminator's value and bytes, once read.
   private var discriminant: (value: UInt64, range: Range<Int>)?
   /// The field governing the body's extent, once read.
   private var bodyLength: (field: SpecFieldPlan, value: UInt64, range: Range<Int>)?
   /// Checks read, verified once every field is: the index of the check's
   /// node among the top-level nodes, and where it is.
-  private var checks:
-    [(node: Int, field: SpecFieldPlan, check: SpecCheck, value: UInt64, range: Range<Int>)] = []
+  private var checks = SpecPendingChecks()
   /// Whether the last error thrown was running past the end of a region
   /// (which a body's size-mismatch rule may turn into something else).
   private var ranPast = false
@@ -62,20 +62,27 @@ struct SpecDecoder {
     if spec.discriminator == .frameLength { kind = try kindByLength() }
 
     let headerPlan = program.headerPlan
+    // `probe` builds nothing: no node, no value, no allocation. It counts
+    // the nodes a decode would have, for the checks' node indices.
+    let building = self.building
     var nodes: [DissectionNode] = []
-    nodes.reserveCapacity(headerPlan.count + 8)
-    // Where top-level fields lie, kept only for a check's range.
-    let keepSpans = program.anyCheck
+    var nodeCount = 0
+    if building { nodes.reserveCapacity(headerPlan.count + 8) }
+    // Where top-level fields lie, kept only for a check that names them.
+    let keepSpans = program.checksNameFields
     var spans: [(name: String, range: Range<Int>)] = []
     var header: [SpecValue] = []
-    header.reserveCapacity(headerPlan.count)
+    if building { header.reserveCapacity(headerPlan.count) }
     var offset = 0
     readingHeader = true
     for plan in headerPlan {
       let start = offset
-      let (value, node) = try read(plan, at: &offset, end: bytes.count, nodeIndex: nodes.count)
-      header.append(value)
-      nodes.append(node)
+      let (value, node) = try read(plan, at: &offset, end: bytes.count, nodeIndex: nodeCount)
+      nodeCount += 1
+      if building {
+        header.append(value)
+        nodes.append(node)
+      }
       if keepSpans { spans.append((plan.name, start..<offset)) }
     }
     readingHeader = false
@@ -96,18 +103,22 @@ struct SpecDecoder {
       let message = program.messagePlans[kind]
       let before = diagnostics
       let firstBodyNode = nodes.count
+      let firstBodyNodeCount = nodeCount
       let checksBefore = checks.count
       diagnostics = []
       var cursor = headerEnd
       var failure: DecodeError?
       ranPast = false
       do {
-        body.reserveCapacity(message.fields.count)
+        if building { body.reserveCapacity(message.fields.count) }
         for plan in message.fields {
           let start = cursor
-          let (value, node) = try read(plan, at: &cursor, end: bodyEnd, nodeIndex: nodes.count)
-          body.append(value)
-          nodes.append(node)
+          let (value, node) = try read(plan, at: &cursor, end: bodyEnd, nodeIndex: nodeCount)
+          nodeCount += 1
+          if building {
+            body.append(value)
+            nodes.append(node)
+          }
           if keepSpans { spans.append((plan.name, start..<cursor)) }
         }
       } catch {
@@ -120,6 +131,7 @@ struct SpecDecoder {
           throw sizeError(code, failure, message: message.name, fieldsEnd: cursor, bodyEnd: bodyEnd)
         case .unknown(let warning, let text):
           nodes.removeSubrange(firstBodyNode...)
+          nodeCount = firstBodyNodeCount
           if keepSpans { spans.removeSubrange(headerPlan.count...) }
           checks.removeSubrange(checksBefore...)
           body = []
@@ -137,18 +149,21 @@ struct SpecDecoder {
           }
           diagnostics = before + diagnostics
           let range = cursor..<bodyEnd
-          extra = bytes.copy(range)
           diagnostics.append(
             .warning(
               warning, text ?? "\(range.count) bytes follow \(message.name)'s fields; kept as \(field)",
               range: range))
-          nodes.append(DissectionNode(field, .bytes(extra), range: range))
+          nodeCount += 1
+          if building {
+            extra = bytes.copy(range)
+            nodes.append(DissectionNode(field, .bytes(extra), range: range))
+          }
         }
       } else {
         diagnostics = before + diagnostics
       }
     }
-    if kind == SpecMessage.unknownKind {
+    if kind == SpecMessage.unknownKind, building {
       extra = bytes.copy(headerEnd..<bodyEnd)
       if !extra.isEmpty {
         nodes.append(
@@ -161,9 +176,12 @@ struct SpecDecoder {
     var cursor = bodyEnd
     for plan in program.trailerPlan {
       let start = cursor
-      let (value, node) = try read(plan, at: &cursor, end: bytes.count, nodeIndex: nodes.count)
-      trailer.append(value)
-      nodes.append(node)
+      let (value, node) = try read(plan, at: &cursor, end: bytes.count, nodeIndex: nodeCount)
+      nodeCount += 1
+      if building {
+        trailer.append(value)
+        nodes.append(node)
+      }
       if keepSpans { spans.append((plan.name, start..<cursor)) }
     }
     if cursor != bytes.count {
@@ -323,9 +341,13 @@ struct SpecDecoder {
       try need(count, plan.name, at: offset, end: end)
       let range = offset..<offset + count
       offset += count
+      if !building, case .bytes = plan.type {
+        try checkConstant(plan, bytes.slice(range), range)
+        return (.unsigned(0), Self.placeholder)
+      }
       let raw = bytes.copy(range)
       if case .bytes = plan.type {
-        try checkConstant(plan, raw, range)
+        try checkConstant(plan, bytes.slice(range), range)
         return (.bytes(raw), DissectionNode(plan.name, .bytes(raw), unit: plan.unit, range: range))
       }
       let text = String(decoding: raw, as: UTF8.self)
@@ -337,6 +359,10 @@ struct SpecDecoder {
       return (.text(raw), DissectionNode(plan.name, .string(text), unit: plan.unit, range: range))
     case .group:
       let children = plan.children
+      if !building {
+        for child in children { _ = try read(child, at: &offset, end: end, nodeIndex: -1) }
+        return (.unsigned(0), Self.placeholder)
+      }
       var values: [SpecValue] = []
       var nodes: [DissectionNode] = []
       values.reserveCapacity(children.count)
@@ -398,7 +424,7 @@ struct SpecDecoder {
   }
 
   private func measure(_ name: String) -> UInt64? {
-    measures.last { $0.name == name }?.value
+    measures.last(named: name)
   }
 
   private mutating func integer(
@@ -437,7 +463,7 @@ struct SpecDecoder {
         guard readingHeader else { throw excess }
         if headerExcess == nil { headerExcess = excess }
       }
-      measures.append((name, bits))
+      measures.append(name, bits)
       if case .length(.body, _, _) = plan.role { bodyLength = (plan, bits, range) }
       if case .length(.frame, _, _) = plan.role { bodyLength = (plan, bits, range) }
     case .discriminator:
@@ -503,7 +529,9 @@ struct SpecDecoder {
   }
 
   /// A fixed or expected byte string.
-  private mutating func checkConstant(_ field: SpecFieldPlan, _ raw: [UInt8], _ range: Range<Int>)
+  private mutating func checkConstant(
+    _ field: SpecFieldPlan, _ raw: UnsafeRawBufferPointer, _ range: Range<Int>
+  )
     throws(DecodeError)
   {
     switch field.role {
@@ -518,11 +546,12 @@ struct SpecDecoder {
             expected: Hex.spaced([wanted]), found: Hex.spaced([found]))
         }
       }
-    case .expected(.bytes(let expected), let warning) where raw != expected:
+    case .expected(.bytes(let expected), let warning) where !raw.elementsEqual(expected):
+      let found = Hex.spaced(raw)
       diagnostics.append(
         .warning(
           warning,
-          "\(field.name) at offset \(range.lowerBound) is \(Hex.spaced(raw)); expected \(Hex.spaced(expected))",
+          "\(field.name) at offset \(range.lowerBound) is \(found); expected \(Hex.spaced(expected))",
           range: range))
     default: break
     }
@@ -556,15 +585,23 @@ struct SpecDecoder {
     _ spans: [(name: String, range: Range<Int>)]
   ) throws(DecodeError) {
     var reports: [(index: Int, node: DissectionNode)] = []
-    for pending in checks {
+    for index in 0..<checks.count {
+      let pending = checks[index]
       let from = pending.check.from.flatMap { name in spans.first { $0.name == name }?.range.lowerBound } ?? 0
       let through =
         pending.check.through.flatMap { name in spans.first { $0.name == name }?.range.upperBound }
         ?? pending.range.lowerBound
       let covered = from < through ? bytes.slice(from..<through) : bytes.slice(0..<0)
-      let results = pending.check.variants.map { $0.algorithm.compute(covered) }
-      let matching = results.indices.filter { results[$0] == pending.value }
-      guard let variant = matching.first else {
+      // The first variant that matches, and whether another does too,
+      // without an array per frame.
+      var first: Int?
+      var ambiguous = false
+      for (index, variant) in pending.check.variants.enumerated()
+      where variant.algorithm.compute(covered) == pending.value {
+        if first == nil { first = index } else { ambiguous = true }
+      }
+      guard let variant = first else {
+        let results = pending.check.variants.map { $0.algorithm.compute(covered) }
         let offset = pending.range.lowerBound
         let found = pending.value
         let width = (pending.range.count) * 8
@@ -577,9 +614,12 @@ struct SpecDecoder {
             expected: expected, found: Self.show(found, .hex, width: width))
         }
       }
+      guard building else { continue }
       setVariant(&message, check: pending.field.name, variant: variant)
-      if matching.count > 1 {
-        let names = matching.map { pending.check.variants[$0].name }
+      if ambiguous {
+        let names = pending.check.variants.indices.filter {
+          pending.check.variants[$0].algorithm.compute(covered) == pending.value
+        }.map { pending.check.variants[$0].name }
         diagnostics.append(
           .note(
             "check-ambiguous",
@@ -613,4 +653,64 @@ struct SpecDecoder {
     }
   }
 
+}
+
+/// The length and count fields a frame has read, by name: four inline
+/// (a frame has a few at most), more in an array.
+struct SpecMeasures {
+  private var names: (String?, String?, String?, String?) = (nil, nil, nil, nil)
+  private var values: (UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0)
+  private var count = 0
+  private var more: [(name: String, value: UInt64)] = []
+
+  mutating func append(_ name: String, _ value: UInt64) {
+    switch count {
+    case 0: (names.0, values.0) = (name, value)
+    case 1: (names.1, values.1) = (name, value)
+    case 2: (names.2, values.2) = (name, value)
+    case 3: (names.3, values.3) = (name, value)
+    default: more.append((name, value))
+    }
+    count += 1
+  }
+
+  /// The value of the last one read called `name`.
+  func last(named name: String) -> UInt64? {
+    if let found = more.last(where: { $0.name == name }) { return found.value }
+    if count > 3, names.3 == name { return values.3 }
+    if count > 2, names.2 == name { return values.2 }
+    if count > 1, names.1 == name { return values.1 }
+    if count > 0, names.0 == name { return values.0 }
+    return nil
+  }
+}
+
+/// Checks read and not yet verified: the first inline (a frame has one,
+/// as a rule), more in an array.
+struct SpecPendingChecks {
+  typealias Pending = (node: Int, field: SpecFieldPlan, check: SpecCheck, value: UInt64, range: Range<Int>)
+  private var first: Pending?
+  private var more: [Pending] = []
+
+  var count: Int { first == nil ? 0 : 1 + more.count }
+  var isEmpty: Bool { first == nil }
+
+  subscript(index: Int) -> Pending {
+    index == 0 ? first! : more[index - 1]
+  }
+
+  mutating func append(_ pending: Pending) {
+    if first == nil { first = pending } else { more.append(pending) }
+  }
+
+  /// Forgets the checks from `index` on.
+  mutating func removeSubrange(_ range: PartialRangeFrom<Int>) {
+    let index = range.lowerBound
+    if index == 0 {
+      first = nil
+      more = []
+    } else if index - 1 < more.count {
+      more.removeSubrange((index - 1)...)
+    }
+  }
 }

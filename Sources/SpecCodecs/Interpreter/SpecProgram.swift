@@ -38,8 +38,9 @@ public final class SpecProgram: Sendable {
   let headerPlan: [SpecFieldPlan]
   let trailerPlan: [SpecFieldPlan]
   let messagePlans: [SpecMessagePlan]
-  /// Whether any layout has a check (decode keeps field spans for them).
-  let anyCheck: Bool
+  /// Whether a check names the fields it covers (`from`, `through`):
+  /// decode keeps where top-level fields lie only then.
+  let checksNameFields: Bool
   /// The error codes of the spec's checks (`probe` scores a frame that
   /// fails only its check above one that is not the protocol's).
   let checkErrors: Set<String>
@@ -75,7 +76,11 @@ public final class SpecProgram: Sendable {
     headerPlan = spec.header.map(SpecFieldPlan.init)
     trailerPlan = spec.trailer.map(SpecFieldPlan.init)
     messagePlans = spec.messages.map { SpecMessagePlan($0, spec: spec) }
-    anyCheck = messagePlans.contains(where: \.hasCheck)
+    checksNameFields = SpecLayout.flatten(spec.header + spec.trailer + spec.messages.flatMap(\.fields))
+      .contains {
+        if case .check(let check) = $0.role { return check.from != nil || check.through != nil }
+        return false
+      }
     checkErrors = Set(
       SpecLayout.flatten(spec.header + spec.trailer + spec.messages.flatMap(\.fields)).compactMap {
         if case .check(let check) = $0.role { return check.error }
