@@ -5,7 +5,7 @@ import PacketKit
 /// contract. A spec that describes replies makes a `SpecDeviceCodec`,
 /// which is also a `DeviceBehaviour` (`emulate` lists codecs by that
 /// conformance, so a spec without replies must not have it).
-public struct SpecCodec: FrameCodec, AnalysisRules {
+public struct SpecCodec: FastFrameCodec, AnalysisRules {
   public typealias Message = SpecMessage
 
   public let program: SpecProgram
@@ -54,10 +54,19 @@ public struct SpecCodec: FrameCodec, AnalysisRules {
   public func makeRules(options: AnalysisOptions) -> [any FlowRules] {
     program.makeRules()
   }
+
+  /// `decode --stats` counts a clean frame's kind without decoding it.
+  public func cleanKind(_ bytes: UnsafeRawBufferPointer) -> Int? {
+    program.cleanKind(SpecBytes(bytes))
+  }
+
+  /// Never: flat fields are named by literals, and a spec's names are not
+  /// (summary lines and ndjson decode the frame instead).
+  public func cleanFields(_ bytes: UnsafeRawBufferPointer, into fields: inout FlatFields) -> Bool { false }
 }
 
 /// A spec codec whose spec describes how its device answers.
-public struct SpecDeviceCodec: FrameCodec, AnalysisRules {
+public struct SpecDeviceCodec: FastFrameCodec, AnalysisRules {
   public typealias Message = SpecMessage
 
   public let codec: SpecCodec
@@ -88,11 +97,15 @@ public struct SpecDeviceCodec: FrameCodec, AnalysisRules {
   public func kind(of message: SpecMessage) -> String { codec.kind(of: message) }
 
   public func makeRules(options: AnalysisOptions) -> [any FlowRules] { codec.makeRules(options: options) }
+
+  public func cleanKind(_ bytes: UnsafeRawBufferPointer) -> Int? { codec.cleanKind(bytes) }
+
+  public func cleanFields(_ bytes: UnsafeRawBufferPointer, into fields: inout FlatFields) -> Bool { false }
 }
 
 extension SpecProgram {
   /// The codec this spec makes: with a device model when it describes replies.
-  public func codec() -> any FrameCodec {
+  public func codec() -> any FastFrameCodec {
     spec.device == nil ? SpecCodec(self) : SpecDeviceCodec(SpecCodec(self))
   }
 }

@@ -614,7 +614,11 @@ struct SpecDecoder {
             expected: expected, found: Self.show(found, .hex, width: width))
         }
       }
-      guard building else { continue }
+      guard building else {
+        // As decode says it, so `cleanKind` knows the frame is not clean.
+        if ambiguous { diagnostics.append(.note("check-ambiguous", "", range: pending.range)) }
+        continue
+      }
       setVariant(&message, check: pending.field.name, variant: variant)
       if ambiguous {
         let names = pending.check.variants.indices.filter {
@@ -696,7 +700,8 @@ struct SpecPendingChecks {
   var isEmpty: Bool { first == nil }
 
   subscript(index: Int) -> Pending {
-    index == 0 ? first! : more[index - 1]
+    if index == 0, let first { return first }
+    return more[index - 1]
   }
 
   mutating func append(_ pending: Pending) {

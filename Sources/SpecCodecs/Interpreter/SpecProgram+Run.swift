@@ -24,6 +24,19 @@ extension SpecProgram {
     return spec.messages[message.kind].name
   }
 
+  /// `FastFrameCodec.cleanKind`: the kind's index in `info.messages` when
+  /// the frame decodes with no diagnostic at all, found by the probe's
+  /// walk, which builds nothing and allocates nothing.
+  func cleanKind(_ bytes: SpecBytes) -> Int? {
+    guard spec.encoding == .binary else { return nil }
+    var decoder = SpecDecoder(program: self, bytes: bytes, building: false)
+    guard let decoded = try? decoder.decode(), decoded.message.kind >= 0, decoded.diagnostics.isEmpty else {
+      return nil
+    }
+    let index = schemaIndex[decoded.message.kind]
+    return index < 0 ? nil : index
+  }
+
   /// `probe`'s score, generic: 0 when the frame is not this protocol's
   /// (its fixed bytes, length or header say so); 10 when it decodes only
   /// as the unknown message or its body is damaged; 50 when only its check

@@ -34,6 +34,8 @@ public final class SpecProgram: Sendable {
   /// than not), by the enum's name: as decimal and as hex display.
   let enumNames: [String: [String]]
   let hexEnumNames: [String: [String]]
+  /// Each message kind's index in `info.messages` (-1: none), for `cleanKind`.
+  let schemaIndex: [Int]
   /// The layout compiled for decoding.
   let headerPlan: [SpecFieldPlan]
   let trailerPlan: [SpecFieldPlan]
@@ -49,6 +51,7 @@ public final class SpecProgram: Sendable {
     self.spec = spec
     name = spec.name
     info = SpecSchema.info(spec)
+    schemaIndex = spec.messages.map { [info] message in info.messageIndex(named: message.name) ?? -1 }
     var early: [EarlyFixed] = []
     Self.collectEarly(spec.header, into: &early)
     earlyFixed = early
