@@ -318,6 +318,16 @@ struct SpecDecoder {
     -> (SpecValue, DissectionNode)
   {
     let start = offset
+    let integerWidth = plan.integerWidth
+    if integerWidth > 0 {
+      let size = integerWidth / 8
+      try need(size, plan.name, at: offset, end: end)
+      let bits = SpecInteger.read(bytes, at: offset, width: integerWidth, order: plan.integerOrder)
+      offset += size
+      return try integer(
+        plan, bits, width: integerWidth, signed: plan.integerSigned, range: start..<offset,
+        nodeIndex: nodeIndex)
+    }
     switch plan.type {
     case .integer(let width, let signed, let order):
       let size = width / 8
@@ -433,10 +443,12 @@ struct SpecDecoder {
     let name = plan.name
     let offset = range.lowerBound
     var warnUnknown = true
-    switch plan.role {
-    case .fixed(let literal, let code):
-      let expected = SpecEncoder.constantBits(literal)
-      if bits != expected {
+    switch plan.integerRole {
+    case .value:
+      break
+    case .fixed:
+      let expected = plan.constant
+      if bits != expected, case .fixed(_, let code) = plan.role {
         let display = plan.display
         throw DecodeError(code: code, offset: offset) {
           .init(
@@ -444,17 +456,18 @@ struct SpecDecoder {
             expected: Self.show(expected, display), found: Self.show(bits, display))
         }
       }
-    case .expected(let literal, let warning):
-      let expected = SpecEncoder.constantBits(literal)
-      if bits != expected {
+    case .expected:
+      let expected = plan.constant
+      if bits != expected, case .expected(_, let warning) = plan.role {
         diagnostics.append(
           .warning(
             warning,
             "\(name) at offset \(offset) is \(Self.show(bits, .hex, width: width)); expected "
               + Self.show(expected, .hex, width: width), range: range))
       }
-    case .length(_, let max, let code), .count(_, let max, let code):
-      if let max, bits > UInt64(max) {
+    case .measure:
+      if let max = plan.measureMax, bits > max {
+        let code = plan.measureError
         let excess = DecodeError(code: code, offset: offset) {
           .init(
             "\(name) at offset \(offset) is \(bits); at most \(max) is allowed", expected: "0…\(max)",
@@ -464,16 +477,14 @@ struct SpecDecoder {
         if headerExcess == nil { headerExcess = excess }
       }
       measures.append(name, bits)
-      if case .length(.body, _, _) = plan.role { bodyLength = (plan, bits, range) }
-      if case .length(.frame, _, _) = plan.role { bodyLength = (plan, bits, range) }
+      if plan.sizesBody { bodyLength = (plan, bits, range) }
     case .discriminator:
       discriminant = (bits, range)
       warnUnknown = false
-    case .check(let check):
+    case .check:
+      guard case .check(let check) = plan.role else { break }
       checks.append((nodeIndex, plan, check, bits, range))
       return (.check(variant: 0), DissectionNode(name, .unsigned(bits), range: range))
-    case .value:
-      break
     }
     // A length or count is what the content makes it: the message keeps
     // none (encode writes it anew), so a crafted message and its decode agree.

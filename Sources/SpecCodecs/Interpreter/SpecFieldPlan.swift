@@ -29,6 +29,26 @@ final class SpecFieldPlan: Sendable {
   /// Every named flag's bit.
   let flagMask: UInt64
 
+  /// An integer field's width in bits (0: not an integer), sign and byte
+  /// order, and its role without its payload: decode reads these per
+  /// frame, where matching `type` or `role` copied their payloads (and
+  /// retained and released what they hold) for every field.
+  let integerWidth: Int
+  let integerSigned: Bool
+  let integerOrder: SpecByteOrder
+  let integerRole: IntegerRole
+  /// A fixed or expected integer's value.
+  let constant: UInt64
+  /// Whether a length field sizes the body or the frame.
+  let sizesBody: Bool
+  /// A length or count's largest value and the error above it.
+  let measureMax: UInt64?
+  let measureError: String
+
+  enum IntegerRole: Sendable {
+    case value, fixed, expected, measure, discriminator, check
+  }
+
   init(_ field: SpecField) {
     self.field = field
     name = field.name
@@ -61,6 +81,28 @@ final class SpecFieldPlan: Sendable {
     range = field.range
     flagMask = field.flags.reduce(0) { $0 | $1.mask }
     known = field.enumeration.map { enumeration in (0...255).map { enumeration.value(Int64($0)) != nil } }
+    if case .integer(let width, let signed, let order) = field.type {
+      (integerWidth, integerSigned, integerOrder) = (width, signed, order)
+    } else {
+      (integerWidth, integerSigned, integerOrder) = (0, false, .big)
+    }
+    switch field.role {
+    case .value: (integerRole, constant) = (.value, 0)
+    case .fixed(let literal, _): (integerRole, constant) = (.fixed, SpecEncoder.constantBits(literal))
+    case .expected(let literal, _): (integerRole, constant) = (.expected, SpecEncoder.constantBits(literal))
+    case .length, .count: (integerRole, constant) = (.measure, 0)
+    case .discriminator: (integerRole, constant) = (.discriminator, 0)
+    case .check: (integerRole, constant) = (.check, 0)
+    }
+    switch field.role {
+    case .length(.body, _, _), .length(.frame, _, _): sizesBody = true
+    default: sizesBody = false
+    }
+    switch field.role {
+    case .length(_, let max, let error), .count(_, let max, let error):
+      (measureMax, measureError) = (max.map { UInt64($0) }, error)
+    default: (measureMax, measureError) = (nil, "")
+    }
   }
 
   func isKnown(_ enumeration: SpecEnum, _ raw: Int64) -> Bool {
