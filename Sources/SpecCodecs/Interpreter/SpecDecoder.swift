@@ -51,8 +51,8 @@ struct SpecDecoder {
     self.building = building
   }
 
-  /// What `read` gives back when not building.
-  private static let placeholder = DissectionNode("", .null, range: 0..<0)
+  // `read` gives back no node when not building: a placeholder node,
+  // copied out and destroyed per field, cost a retain and a release each.
 
   // MARK: The frame
 
@@ -81,7 +81,7 @@ struct SpecDecoder {
       nodeCount += 1
       if building {
         header.append(value)
-        nodes.append(node)
+        if let node { nodes.append(node) }
       }
       if keepSpans { spans.append((plan.name, start..<offset)) }
     }
@@ -117,7 +117,7 @@ struct SpecDecoder {
           nodeCount += 1
           if building {
             body.append(value)
-            nodes.append(node)
+            if let node { nodes.append(node) }
           }
           if keepSpans { spans.append((plan.name, start..<cursor)) }
         }
@@ -180,7 +180,7 @@ struct SpecDecoder {
       nodeCount += 1
       if building {
         trailer.append(value)
-        nodes.append(node)
+        if let node { nodes.append(node) }
       }
       if keepSpans { spans.append((plan.name, start..<cursor)) }
     }
@@ -315,7 +315,7 @@ struct SpecDecoder {
   /// One field at `offset` (moved past it) within `end`: its value and node.
   mutating func read(_ plan: SpecFieldPlan, at offset: inout Int, end: Int, nodeIndex: Int)
     throws(DecodeError)
-    -> (SpecValue, DissectionNode)
+    -> (SpecValue, DissectionNode?)
   {
     let start = offset
     let integerWidth = plan.integerWidth
@@ -353,7 +353,7 @@ struct SpecDecoder {
       offset += count
       if !building, case .bytes = plan.type {
         try checkConstant(plan, bytes.slice(range), range)
-        return (.unsigned(0), Self.placeholder)
+        return (.unsigned(0), nil)
       }
       let raw = bytes.copy(range)
       if case .bytes = plan.type {
@@ -371,7 +371,7 @@ struct SpecDecoder {
       let children = plan.children
       if !building {
         for child in children { _ = try read(child, at: &offset, end: end, nodeIndex: -1) }
-        return (.unsigned(0), Self.placeholder)
+        return (.unsigned(0), nil)
       }
       var values: [SpecValue] = []
       var nodes: [DissectionNode] = []
@@ -380,7 +380,7 @@ struct SpecDecoder {
       for child in children {
         let (value, node) = try read(child, at: &offset, end: end, nodeIndex: -1)
         values.append(value)
-        nodes.append(node)
+        if let node { nodes.append(node) }
       }
       return (.group(values), DissectionNode(group: plan.name, range: start..<offset, children: nodes))
     case .repeated(let count, _):
@@ -409,7 +409,7 @@ struct SpecDecoder {
         for child in element {
           let (value, node) = try read(child, at: &offset, end: end, nodeIndex: -1)
           values.append(value)
-          children.append(node)
+          if let node { children.append(node) }
         }
         elements.append(values)
         nodes.append(
@@ -439,7 +439,7 @@ struct SpecDecoder {
 
   private mutating func integer(
     _ plan: SpecFieldPlan, _ bits: UInt64, width: Int, signed: Bool, range: Range<Int>, nodeIndex: Int
-  ) throws(DecodeError) -> (SpecValue, DissectionNode) {
+  ) throws(DecodeError) -> (SpecValue, DissectionNode?) {
     let name = plan.name
     let offset = range.lowerBound
     var warnUnknown = true
@@ -500,7 +500,7 @@ struct SpecDecoder {
       if !plan.flags.isEmpty, bits & ~plan.flagMask != 0 {
         diagnostics.append(.warning("unknown-flags", "", range: range))
       }
-      return (.unsigned(bits), Self.placeholder)
+      return (.unsigned(bits), nil)
     }
     let value: SpecValue =
       isMeasure ? .unsigned(0) : signed ? .signed(SpecInteger.signed(bits, width: width)) : .unsigned(bits)
