@@ -1,3 +1,4 @@
+import PacketKit
 import Testing
 
 @testable import SpecCodecs
@@ -75,6 +76,14 @@ import Testing
       "name: toy\nencoding: json\nmessages:\n  - name: a\n    fields:\n      - {name: n, type: integer, length-of: s}\n",
       "x.yaml:6: key 'length-of': a JSON key is a value, fixed or expected; length-of is for binary layouts"
     ),
+    (
+      "name: toy\nmessages:\n  - name: a\n    fields:\n      - {name: x, type: u8, error: bad-x}\n",
+      "x.yaml:5: key 'error': an error code is for a fixed, length-of, count-of or check field; this field has none"
+    ),
+    (
+      "name: toy\nmessages:\n  - name: a\n    fields:\n      - {name: x, type: u8, fixed: 1, warning: odd-x}\n",
+      "x.yaml:5: key 'warning': a warning code is for an expect field; this field has no expect"
+    ),
     ("name: toy\nmessages:\n  - name: a\n   fields: []\n", "x.yaml:4: not valid YAML or JSON"),
     (
       "{\"name\": \"toy\", \"messages\": [{\"name\": \"a\", \"fields\": [{\"name\": \"x\", \"type\": \"u9\"}]}]}",
@@ -84,6 +93,20 @@ import Testing
   func oneLine(text: String, expected: String) {
     let error = SpecSupport.loadError(text)
     #expect(error?.hasPrefix(expected) == true, "\(error ?? "loaded")")
+  }
+
+  /// `error:` beside `check:` names the check's error, as it does a fixed field's.
+  @Test func checkErrorBesideTheCheck() throws {
+    let codec = try SpecSupport.codec(
+      "name: toy\nmessages:\n  - name: a\n    fields:\n      - {name: v, type: u8}\n"
+        + "      - {name: crc, type: u8, check: {algorithm: xor}, error: bad-crc}\n")
+    #expect(throws: DecodeError.self) { try codec.decode([0x05, 0x04]) }
+    do {
+      _ = try codec.decode([0x05, 0x04])
+    } catch {
+      #expect(error.code == "bad-crc")
+    }
+    #expect(try codec.decode([0x05, 0x05]).messageName == "a")
   }
 
   @Test func unreadableFile() {

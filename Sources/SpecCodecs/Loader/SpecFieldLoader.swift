@@ -183,6 +183,14 @@ struct SpecFieldLoader {
     }
     let error = try object.string("error")
     let warning = try object.string("warning")
+    // A code the field's role never reports would be silently dropped.
+    if error != nil, roles.isEmpty || roles == ["expect"], let node = object["error"] {
+      throw node.error(
+        "an error code is for a fixed, length-of, count-of or check field; this field has none")
+    }
+    if warning != nil, roles != ["expect"], let node = object["warning"] {
+      throw node.error("a warning code is for an expect field; this field has no expect")
+    }
     if let fixed = object["fixed"] {
       let value = try literal(fixed)
       var isBytes = false
@@ -204,12 +212,14 @@ struct SpecFieldLoader {
       return .count(of: try target.string(), max: max, error: error ?? "bad-count")
     }
     if let check = object["check"] {
-      return .check(try self.check(check))
+      return .check(try self.check(check, error: error))
     }
     return .value
   }
 
-  private func check(_ node: SpecNode) throws(SpecLoadError) -> SpecCheck {
+  /// `error`: the code written beside `check:`, as fixed and length
+  /// fields have theirs; one inside `check:` wins.
+  private func check(_ node: SpecNode, error outer: String?) throws(SpecLoadError) -> SpecCheck {
     let object = try node.object(allowing: [
       "algorithm", "variants", "from", "through", "report-as", "craft-parameter", "error",
     ])
@@ -232,7 +242,7 @@ struct SpecFieldLoader {
     return SpecCheck(
       variants: variants, from: try object.string("from"), through: try object.string("through"),
       reportField: try object.string("report-as"), craftParameter: try object.string("craft-parameter"),
-      error: try object.string("error") ?? "bad-check")
+      error: try object.string("error") ?? outer ?? "bad-check")
   }
 
   private func checksum(_ node: SpecNode) throws(SpecLoadError) -> SpecChecksum {
