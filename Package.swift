@@ -23,6 +23,7 @@ let package = Package(
     .package(url: "https://github.com/apple/swift-nio", from: "2.80.0"),
     // wss:// for `send`, and `listen`/`emulate` serving wss with --cert/--key.
     .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.37.6"),
+    .package(url: "https://github.com/jpsim/Yams", from: "6.2.2"),
   ],
   targets: [
     // Byte kernels in C with SSE vectors (base64, JSON string runs, ASCII
@@ -44,6 +45,10 @@ let package = Package(
       dependencies: ["PacketKit", "CSIMD", .product(name: "Crypto", package: "swift-crypto")],
       path: "Plugins/FalconEyeCodec"
     ),
+
+    // Codecs described by spec files (YAML or JSON), loaded at run time.
+    .target(
+      name: "SpecCodecs", dependencies: ["PacketKit", .product(name: "Yams", package: "Yams")]),
 
     // The one list of codecs the tool knows.
     .target(
@@ -70,7 +75,7 @@ let package = Package(
     .target(
       name: "PktbenchCLI",
       dependencies: [
-        "PacketKit", "CodecRegistry", "PacketCapture", "PacketFuzz",
+        "PacketKit", "CodecRegistry", "PacketCapture", "PacketFuzz", "SpecCodecs",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
         // Live sockets: `listen`, `send`, `replay` (UDP, WebSocket server and client).
         .product(name: "NIOCore", package: "swift-nio"),
@@ -96,5 +101,8 @@ let package = Package(
       exclude: ["Regressions"]  // inputs read by path from the tests, not resources
     ),
     .testTarget(name: "EndToEndTests", dependencies: ["PacketKit"]),
+    .testTarget(
+      name: "SpecCodecsTests",
+      dependencies: ["SpecCodecs", "PacketKit", "LegCtrlCodec", "RallieCodec", "PacketFuzz", "CodecRegistry"]),
   ]
 )

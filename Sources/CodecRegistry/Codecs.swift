@@ -21,7 +21,29 @@ public enum Codecs {
     current = CodecSet(calls)
   }
 
+  /// Adds codecs to the installed ones for the rest of the run (spec files
+  /// loaded with `--spec`): one named as an installed codec takes its
+  /// place, the others come after. Call it before anything reads them, as
+  /// `install`.
+  public static func add(_ added: [CodecCalls]) {
+    var calls = current.calls
+    for codec in added {
+      if let index = calls.firstIndex(where: { $0.name == codec.name }) {
+        replacedPairs.append((calls[index].codec, codec.codec))
+        calls[index] = codec
+      } else {
+        calls.append(codec)
+      }
+    }
+    current = CodecSet(calls)
+  }
+
+  /// The codecs that added ones replaced, each with its replacement: the
+  /// fuzzer compares the two (`compare-legctrl`).
+  public static var replaced: [(original: any FrameCodec, replacement: any FrameCodec)] { replacedPairs }
+
   nonisolated(unsafe) private static var current = CodecSet(builtins)
+  nonisolated(unsafe) private static var replacedPairs: [(any FrameCodec, any FrameCodec)] = []
 
   public static var all: [any FrameCodec] { current.all }
   public static var calls: [CodecCalls] { current.calls }

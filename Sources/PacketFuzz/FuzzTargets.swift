@@ -4,7 +4,18 @@ import PacketKit
 /// The targets `pktbench fuzz` knows: every codec in the registry.
 public enum FuzzTargets {
   public static func codecTargets() -> [FuzzTarget] {
-    Codecs.calls.map { CodecFuzzTarget($0) }
+    Codecs.calls.map { CodecFuzzTarget($0) } + Codecs.replaced.map { compare($0.original, $0.replacement) }
+  }
+
+  /// A spec codec against the built-in it replaced (`compare-legctrl`).
+  private static func compare(_ reference: any FrameCodec, _ candidate: any FrameCodec) -> FuzzTarget {
+    func opened<Reference: FrameCodec>(_ reference: Reference) -> FuzzTarget {
+      func pair<Candidate: FrameCodec>(_ candidate: Candidate) -> FuzzTarget {
+        CompareFuzzTarget(reference: reference, candidate: candidate)
+      }
+      return pair(candidate)
+    }
+    return opened(reference)
   }
 
   /// The capture parsers: whole pcap/pcapng files down through TCP, TCP

@@ -13,6 +13,7 @@ public struct Pktbench: ParsableCommand {
         pktbench codecs                  list codecs, messages and fields
         pktbench capture -i lo           capture with libpcap and decode
         pktbench listen udp:PORT         decode live traffic (also ws:PORT)
+        pktbench CMD … --spec FILE       any command: a codec from a spec file
       """
         + "\n"
         + Codecs.all.compactMap { codec in
@@ -23,6 +24,7 @@ public struct Pktbench: ParsableCommand {
     version: "0.1.0",
     subcommands: [
       AnalyzeCommand.self, CaptureCommand.self, CodecsCommand.self, CraftCommand.self, DecodeCommand.self,
+      DissectorCommand.self,
       EmulateCommand.self, FuzzCommand.self, ListenCommand.self, ReplayCommand.self, SendCommand.self,
     ]
   )
@@ -31,7 +33,15 @@ public struct Pktbench: ParsableCommand {
 
   /// Runs the command line and returns the exit status. A usage error is
   /// one line on stderr naming what is wrong and what is allowed.
-  public static func run(arguments: [String]) -> Int32 {
+  public static func run(arguments given: [String]) -> Int32 {
+    // Spec files first: help texts and every command read the codecs.
+    let arguments: [String]
+    do {
+      arguments = try SpecArguments.register(given)
+    } catch {
+      OutputWriter.standardError.line("pktbench: \(error.message)")
+      return error.status
+    }
     if let unknown = unknownHelpTopic(arguments) {
       OutputWriter.standardError.line(
         "pktbench: help: no command '\(unknown)'; the commands are "

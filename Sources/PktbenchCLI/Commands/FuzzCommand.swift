@@ -107,7 +107,9 @@ struct FuzzCommand: ParsableCommand {
         out.line("FAILURE \(failure.target) [\(failure.kind)]: \(failure.detail)")
         out.line("  input (\(failure.input.count) bytes, shrunk): \(Hex.spaced(failure.input.prefix(64)))")
         out.line("  saved: \(path)")
-        out.line("  reproduce: pktbench fuzz --reproduce \(path)")
+        out.line(
+          "  reproduce: pktbench fuzz --reproduce \(path)\(SpecArguments.loaded.map { " --spec \($0)" }.joined())"
+        )
       }
       out.flush()
       throw ExitCode(1)
