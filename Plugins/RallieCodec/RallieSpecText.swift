@@ -55,7 +55,7 @@ enum RallieSpecText {
         direction: app-to-device
         rate: {every: [2, 9], rule: command-interval}
         fields:
-          - {name: source, type: u8, offset: 2, expect: 0x83, warning: unexpected-source}
+          - {name: source, type: u8, offset: 2, expect: 0x83, warning: unexpected-source, display: hex}
           - {name: upper_wheel, type: u8, offset: 3, flag: upper, unit: "%", range: [0, 100], help: upper wheel speed in percent}
           - {name: lower_wheel, type: u8, offset: 4, flag: lower, unit: "%", range: [0, 100], help: lower wheel speed in percent}
           - {name: pitch, type: u8, offset: 5, unit: "°", range: [0, 90], help: launch pitch in degrees}
@@ -71,6 +71,7 @@ enum RallieSpecText {
           - &check
             name: check
             type: u8
+            display: hex
             check:
               variants: {xor: xor, modbus16lo: crc16-modbus-low}
               report-as: check_variant
@@ -83,7 +84,7 @@ enum RallieSpecText {
         summary: "response: rejected, accepted (started) or completed"
         direction: device-to-app
         fields:
-          - {name: source, type: u8, offset: 2, expect: 0x82, warning: unexpected-source}
+          - {name: source, type: u8, offset: 2, expect: 0x82, warning: unexpected-source, display: hex}
           - name: code
             type: u8
             offset: 3

@@ -484,7 +484,7 @@ struct SpecDecoder {
     case .check:
       guard case .check(let check) = plan.role else { break }
       checks.append((nodeIndex, plan, check, bits, range))
-      return (.check(variant: 0), DissectionNode(name, .unsigned(bits), range: range))
+      return (.check(variant: 0), DissectionNode(name, .unsigned(bits), unit: plan.unit, range: range))
     }
     // A length or count is what the content makes it: the message keeps
     // none (encode writes it anew), so a crafted message and its decode agree.

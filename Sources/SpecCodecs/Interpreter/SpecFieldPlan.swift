@@ -54,7 +54,13 @@ final class SpecFieldPlan: Sendable {
     name = field.name
     type = field.type
     role = field.role
-    unit = field.unit
+    // A plain integer shown in hex carries the tree's "hex" unit, as the
+    // built-in codecs' bytes written so in PROTOCOLS.md (Rallie's source).
+    if field.display == .hex, field.enumeration == nil, field.unit == nil, case .integer = field.type {
+      unit = "hex"
+    } else {
+      unit = field.unit
+    }
     switch field.type {
     case .group(let members): children = members.map(SpecFieldPlan.init)
     case .repeated(_, let element): children = element.map(SpecFieldPlan.init)
