@@ -13,34 +13,11 @@ import Testing
     let count = frames.text.split(separator: "\n").count
     #expect(count > 1)
 
-    let process = Process()
-    process.executableURL = Pktbench.binary
-    process.arguments = ["decode", "-", "--stats", "--format", "json"]
-    let input = Pipe()
-    let out = Pipe()
-    let err = Pipe()
-    process.standardInput = input
-    process.standardOutput = out
-    process.standardError = err
-    try process.run()
-    try input.fileHandleForWriting.write(contentsOf: try Data(contentsOf: capture))
-    // The input stays open: pktbench has read it all and waits for more.
-    nonisolated(unsafe) var output = Data()
-    let group = DispatchGroup()
-    group.enter()
-    DispatchQueue.global().async {
-      output = out.fileHandleForReading.readDataToEndOfFile()
-      group.leave()
-    }
-    Thread.sleep(forTimeInterval: 1.5)
-    #expect(process.isRunning)
-    RobustnessEndToEndTests.interrupt(process, with: SIGINT)
-    let errData = err.fileHandleForReading.readDataToEndOfFile()
-    group.wait()
-    process.waitUntilExit()
-    try input.fileHandleForWriting.close()
-    let stderr = String(decoding: errData, as: UTF8.self)
-    #expect(process.terminationStatus == 130, "\(stderr)")
+    let run = try IdlePipeRun.run(
+      ["decode", "-", "--stats", "--format", "json"], sending: try Data(contentsOf: capture))
+    #expect(run.wasWaiting)
+    let (stderr, output) = (run.stderr, run.stdout)
+    #expect(run.status == 130, "\(stderr)")
     let report = try #require(try JSONSerialization.jsonObject(with: output) as? [String: Any], "\(stderr)")
     #expect(report["records"] as? Int == count, "\(stderr)")
   }

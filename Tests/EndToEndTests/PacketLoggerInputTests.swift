@@ -206,35 +206,10 @@ extension PacketLoggerInputTests {
   @Test(arguments: [["decode", "-", "--stats", "--format", "json"], ["analyze", "-", "--format", "json"]])
   func ctrlCOnAnIdlePipeKeepsEveryRecordSent(arguments: [String]) throws {
     let writer = try Self.session()
-    let process = Process()
-    process.executableURL = Pktbench.binary
-    process.arguments = arguments
-    process.currentDirectoryURL = Pktbench.root
-    let input = Pipe()
-    let out = Pipe()
-    let err = Pipe()
-    process.standardInput = input
-    process.standardOutput = out
-    process.standardError = err
-    try process.run()
-    try input.fileHandleForWriting.write(contentsOf: writer.bytes(.little))
-    // The input stays open: pktbench has read it all and waits for more.
-    nonisolated(unsafe) var output = Data()
-    let group = DispatchGroup()
-    group.enter()
-    DispatchQueue.global().async {
-      output = out.fileHandleForReading.readDataToEndOfFile()
-      group.leave()
-    }
-    Thread.sleep(forTimeInterval: 1.5)
-    #expect(process.isRunning)
-    RobustnessEndToEndTests.interrupt(process, with: SIGINT)
-    let errData = err.fileHandleForReading.readDataToEndOfFile()
-    group.wait()
-    process.waitUntilExit()
-    try input.fileHandleForWriting.close()
-    let stderr = String(decoding: errData, as: UTF8.self)
-    #expect(process.terminationStatus == 130, "\(arguments): \(stderr)")
+    let run = try IdlePipeRun.run(arguments, sending: Data(writer.bytes(.little)))
+    #expect(run.wasWaiting)
+    let (stderr, output) = (run.stderr, run.stdout)
+    #expect(run.status == 130, "\(arguments): \(stderr)")
     #expect(stderr.contains("interrupted by SIGINT"), "\(stderr)")
     let report = try #require(try JSONSerialization.jsonObject(with: output) as? [String: Any], "\(stderr)")
     #expect(report["records"] as? Int == writer.records.count)

@@ -225,36 +225,10 @@ import Testing
   ])
   func aSignalStopsAReadFromAnIdlePipe(arguments: [String]) throws {
     let capture = try Data(contentsOf: Pktbench.root.appendingPathComponent("Captures/rider-20hz.pcap"))
-    let process = Process()
-    process.executableURL = Pktbench.binary
-    process.arguments = arguments
-    process.currentDirectoryURL = Pktbench.root
-    let input = Pipe()
-    let out = Pipe()
-    let err = Pipe()
-    process.standardInput = input
-    process.standardOutput = out
-    process.standardError = err
-    try process.run()
-    try input.fileHandleForWriting.write(contentsOf: capture)
-    // The input stays open: pktbench has read it all and waits for more.
-    nonisolated(unsafe) var output = Data()
-    let group = DispatchGroup()
-    group.enter()
-    DispatchQueue.global().async {
-      output = out.fileHandleForReading.readDataToEndOfFile()
-      group.leave()
-    }
-    Thread.sleep(forTimeInterval: 1.5)
-    #expect(process.isRunning)
-    Self.interrupt(process, with: SIGINT)
-    let errData = err.fileHandleForReading.readDataToEndOfFile()
-    group.wait()
-    process.waitUntilExit()
-    try input.fileHandleForWriting.close()
-    let stderr = String(decoding: errData, as: UTF8.self)
-    let text = String(decoding: output, as: UTF8.self)
-    #expect(process.terminationStatus == 130, "\(arguments): \(stderr)")
+    let run = try IdlePipeRun.run(arguments, sending: capture)
+    #expect(run.wasWaiting)
+    let (stderr, output, text) = (run.stderr, run.stdout, run.text)
+    #expect(run.status == 130, "\(arguments): \(stderr)")
     #expect(stderr.contains("interrupted by SIGINT"), "\(stderr)")
     // Captures/expected/rider-20hz.json: the generator wrote 64 records.
     if arguments.contains("json") && arguments[0] == "decode" {
