@@ -123,8 +123,10 @@ import Testing
   /// 20,000 connections that each carry a byte: now the idle session is
   /// evicted (and said so), then picked up when it speaks, and its
   /// heartbeats decode as before.
+  /// 50,000 connections that each carry a byte: more evictions than the
+  /// table remembers, so the session must be kept for what it carried.
   @Test func dataFloodEvictsTheSessionAndResumesIt() throws {
-    let capture = try Self.make("make_floods.py", ["data-flood", "20000"])
+    let capture = try Self.make("make_floods.py", ["data-flood", "50000"])
     let after = try #require(capture.facts["heartbeats_after_flood"] as? [Int])
     let records = try Self.ndjson(capture.path)
     let ours = records.filter { ($0["src"] as? String)?.hasPrefix("10.1.0.") == true }

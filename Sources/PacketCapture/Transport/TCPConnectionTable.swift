@@ -60,6 +60,8 @@ final class TCPConnectionTable {
     var serverNext: UInt32?
     var lastFrame: Int
     var order: Int
+    /// Bytes it had delivered, both ways: what decides who is forgotten.
+    var delivered: Int64
   }
 
   /// Connections whose streams keep delivered bytes for comparison at once:
@@ -242,12 +244,19 @@ final class TCPConnectionTable {
     evictions += 1
     evicted[key] = Evicted(
       id: connection.id, clientNext: connection.clientToServer.nextSequence,
-      serverNext: connection.serverToClient.nextSequence, lastFrame: connection.lastFrame, order: evictions)
-    // Bounded: past the table's size, the older half is forgotten.
+      serverNext: connection.serverToClient.nextSequence, lastFrame: connection.lastFrame, order: evictions,
+      delivered: connection.clientToServer.position + connection.serverToClient.position)
+    // Bounded: past the table's size, half is forgotten — those that had
+    // delivered least first, then the oldest. A flood of connections that
+    // each carried a byte must not push out the session that carried a
+    // conversation (it would never be picked up again).
     let limit = max(1, limits.maxConnections)
     if evicted.count > limit {
-      let cutoff = evictions - limit / 2
-      evicted = evicted.filter { $0.value.order > cutoff }
+      let kept = evicted.sorted { a, b in
+        a.value.delivered != b.value.delivered
+          ? a.value.delivered > b.value.delivered : a.value.order > b.value.order
+      }.prefix(limit / 2)
+      evicted = Dictionary(uniqueKeysWithValues: kept.map { ($0.key, $0.value) })
     }
     emit(
       .notice(
