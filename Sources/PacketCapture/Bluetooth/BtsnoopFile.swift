@@ -71,8 +71,8 @@ public final class BtsnoopFile {
   /// left the stream, so a pipe (which cannot seek) is read too.
   private var hasRead = false
   private var stopRequested = false
-  /// Standard input (a pipe, maybe a live `adb shell` stream), read a
-  /// record at a time rather than a window at a time.
+  /// Standard input (a pipe, maybe a live `adb shell` stream): read what
+  /// each record needs (`RecordWindow`).
   private var isStream: Bool { path == "-" }
 
   public convenience init(path: String) throws(BluetoothError) {
@@ -169,36 +169,11 @@ public final class BtsnoopFile {
     hasRead = true
     let window = UnsafeMutableRawPointer.allocate(byteCount: Self.windowLength, alignment: 8)
     defer { window.deallocate() }
-    var start = 0  // the next record's first byte in the window
-    var end = 0  // bytes read into the window
-    var readError: String?
-    /// Makes `need` bytes from `start` available, reading more when the
-    /// file has them; says whether it could.
-    func available(_ need: Int) -> Bool {
-      if end - start >= need { return true }
-      if start > 0 {
-        window.copyMemory(from: window + start, byteCount: end - start)
-        end -= start
-        start = 0
-      }
-      while end < need, readError == nil {
-        // From a pipe, fread waits for all it is asked: ask only for what
-        // this record needs, so a paused writer's records are decoded (and
-        // counted when Ctrl-C comes) as they arrive.
-        let want = isStream ? need - end : Self.windowLength - end
-        let got = fread(window + end, 1, want, file)
-        end += got
-        if got == 0 {
-          if ferror(file) != 0 { readError = String(cString: strerror(errno)) }
-          break
-        }
-      }
-      return end - start >= need
-    }
+    var records = RecordWindow(window, capacity: Self.windowLength, file: file, readsWhatItNeeds: isStream)
     while !stopRequested {
-      guard available(Self.recordHeaderLength) else {
-        let got = end - start
-        if let readError {
+      guard records.fill(Self.recordHeaderLength) else {
+        let got = records.count
+        if let readError = records.readError {
           return .damaged(
             afterFrame: frame, byteOffset: offset,
             reason: "read error before record \(frame + 1): \(readError)")
@@ -209,7 +184,7 @@ public final class BtsnoopFile {
           reason: "record \(frame + 1) at byte \(offset) is cut off inside its header: "
             + "\(got) of \(Self.recordHeaderLength) bytes")
       }
-      let header = UnsafeRawBufferPointer(start: window + start, count: Self.recordHeaderLength)
+      let header = records.bytes(at: 0, count: Self.recordHeaderLength)
       let originalLength = Int(header.btBE32(0))
       let includedLength = Int(header.btBE32(4))
       let flags = header.btBE32(8)
@@ -221,8 +196,8 @@ public final class BtsnoopFile {
           reason: "record \(frame + 1) at byte \(offset) claims \(includedLength) bytes, more than "
             + "the \(Self.maxRecordLength) any HCI packet needs: the record header is damaged")
       }
-      guard available(Self.recordHeaderLength + includedLength) else {
-        if let readError {
+      guard records.fill(Self.recordHeaderLength + includedLength) else {
+        if let readError = records.readError {
           return .damaged(
             afterFrame: frame, byteOffset: offset,
             reason: "read error inside record \(frame + 1): \(readError)")
@@ -230,7 +205,7 @@ public final class BtsnoopFile {
         return .damaged(
           afterFrame: frame, byteOffset: offset,
           reason: "record \(frame + 1) at byte \(offset) is cut off: its header says "
-            + "\(includedLength) bytes but only \(end - start - Self.recordHeaderLength) remain")
+            + "\(includedLength) bytes but only \(records.count - Self.recordHeaderLength) remain")
       }
       frame += 1
       let time = Double(stamp &- Self.unixEpochMicroseconds) / 1_000_000
@@ -238,9 +213,9 @@ public final class BtsnoopFile {
         BtsnoopRecord(
           frame: frame, time: time, flags: flags, originalLength: originalLength,
           cumulativeDrops: drops, fileOffset: offset,
-          data: UnsafeRawBufferPointer(start: window + start + Self.recordHeaderLength, count: includedLength)
+          data: records.bytes(at: Self.recordHeaderLength, count: includedLength)
         ))
-      start += Self.recordHeaderLength + includedLength
+      records.consume(Self.recordHeaderLength + includedLength)
       offset += Self.recordHeaderLength + includedLength
     }
     return .endOfFile

@@ -164,46 +164,25 @@ public final class PacketLoggerFile {
   /// every call (a second call on a pipe finds nothing more). Records are
   /// views of the window, refilled half a megabyte at a time from a file.
   public func read(_ body: (PacketLoggerRecord) -> Void) -> ReadEnd {
-    var start = 0  // the next record's first byte in the window
-    var end = 0  // bytes read into the window
+    var filled = 0
     if hasRead {
       guard fseeko(file, 0, SEEK_SET) == 0 else {
         return .damaged(afterFrame: 0, byteOffset: 0, reason: "cannot seek to the first record")
       }
     } else {
-      end = initialBytes
+      filled = initialBytes
     }
     hasRead = true
     stopRequested = false
     var offset = 0
     var frame = 0
-    var readError: String?
-    let window = self.window
-    let readsWhatItNeeds = self.readsWhatItNeeds
     let order = byteOrder
-    /// Makes `need` bytes from `start` available, reading more when the
-    /// file has them; says whether it could.
-    func available(_ need: Int) -> Bool {
-      if end - start >= need { return true }
-      if start > 0 {
-        window.copyMemory(from: window + start, byteCount: end - start)
-        end -= start
-        start = 0
-      }
-      while end < need, readError == nil {
-        let got = fread(window + end, 1, (readsWhatItNeeds ? need : Self.windowLength) - end, file)
-        end += got
-        if got == 0 {
-          if ferror(file) != 0 { readError = String(cString: strerror(errno)) }
-          break
-        }
-      }
-      return end - start >= need
-    }
+    var records = RecordWindow(
+      window, capacity: Self.windowLength, file: file, readsWhatItNeeds: readsWhatItNeeds, filled: filled)
     while !stopRequested {
-      guard available(Self.recordHeaderLength) else {
-        let got = end - start
-        if let readError {
+      guard records.fill(Self.recordHeaderLength) else {
+        let got = records.count
+        if let readError = records.readError {
           return .damaged(
             afterFrame: frame, byteOffset: offset,
             reason: "read error before record \(frame + 1): \(readError)")
@@ -214,7 +193,7 @@ public final class PacketLoggerFile {
           reason: "record \(frame + 1) at byte \(offset) is cut off inside its header: "
             + "\(got) of \(Self.recordHeaderLength) bytes")
       }
-      let header = UnsafeRawBufferPointer(start: window + start, count: Self.recordHeaderLength)
+      let header = records.bytes(at: 0, count: Self.recordHeaderLength)
       let length = Int(Self.uInt32(header, 0, order))
       guard length >= 8 else {
         return .damaged(
@@ -229,8 +208,8 @@ public final class PacketLoggerFile {
           reason: "record \(frame + 1) at byte \(offset) claims \(dataLength) bytes, more than the "
             + "\(Self.maxRecordLength) a PacketLogger record holds: the record header is damaged")
       }
-      guard available(Self.recordHeaderLength + dataLength) else {
-        if let readError {
+      guard records.fill(Self.recordHeaderLength + dataLength) else {
+        if let readError = records.readError {
           return .damaged(
             afterFrame: frame, byteOffset: offset,
             reason: "read error inside record \(frame + 1): \(readError)")
@@ -238,7 +217,7 @@ public final class PacketLoggerFile {
         return .damaged(
           afterFrame: frame, byteOffset: offset,
           reason: "record \(frame + 1) at byte \(offset) is cut off: its header says "
-            + "\(dataLength) bytes after the timestamp but only \(end - start - Self.recordHeaderLength) remain"
+            + "\(dataLength) bytes after the timestamp but only \(records.count - Self.recordHeaderLength) remain"
         )
       }
       frame += 1
@@ -247,8 +226,8 @@ public final class PacketLoggerFile {
       body(
         PacketLoggerRecord(
           frame: frame, time: Double(seconds) + Double(microseconds) / 1_000_000, fileOffset: offset,
-          data: UnsafeRawBufferPointer(start: window + start + Self.recordHeaderLength, count: dataLength)))
-      start += Self.recordHeaderLength + dataLength
+          data: records.bytes(at: Self.recordHeaderLength, count: dataLength)))
+      records.consume(Self.recordHeaderLength + dataLength)
       offset += Self.recordHeaderLength + dataLength
     }
     return .endOfFile
