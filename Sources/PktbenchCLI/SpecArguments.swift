@@ -1,4 +1,5 @@
 import CodecRegistry
+import PacketKit
 import SpecCodecs
 
 /// `--spec FILE` (repeatable, on any command): loads each spec file and
