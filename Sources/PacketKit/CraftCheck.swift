@@ -1,10 +1,5 @@
 /// One message crafted from values, decoded and encoded again, with the
 /// message type erased: the fuzzer's round trip.
-///
-/// Like `SelfCheck`, the fuzzer calls it through the registry's bound entry
-/// points, compiled for each codec's own types; run in the fuzzer's generic
-/// code, the same steps instantiated generic metadata and went through
-/// value witnesses on every call.
 public enum CraftCheck: Sendable {
   /// The codec refused the values (`message(_:from:)` or `craftBytes`): a
   /// generated value it does not take, not a failure.
@@ -32,11 +27,6 @@ extension FrameCodec {
   /// Crafts `message` from `values`, decodes it and encodes it again.
   @inlinable
   public func craftCheck(_ message: String, values: CraftValues) -> CraftCheck {
-    _craftCheck(message, values: values)
-  }
-
-  @inlinable
-  public func _craftCheck(_ message: String, values: CraftValues) -> CraftCheck {
     let sent: Message
     let bytes: [UInt8]
     do {
