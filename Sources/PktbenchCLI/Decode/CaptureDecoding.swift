@@ -99,7 +99,7 @@ extension DecodeCommand {
     }
     let pipeline = CapturePipeline(
       router: router, rules: rules, sink: sink, displayFilter: try RecordFilter.compile(displayFilter),
-      recordsNeeded: run?.needsRecords ?? false)
+      recordsNeeded: run?.needsRecords ?? false, tracksFrames: run?.export != nil)
     pipeline.bleMap = try bleMap.map { try BLEMapRule.parse($0) }
     pipeline.timeWindow = try timeWindow.window()
     run?.prepare(pipeline)
@@ -146,7 +146,6 @@ final class DecodeRun {
   var needsRecords: Bool { isShared }
 
   func prepare(_ pipeline: CapturePipeline) {
-    if export != nil { pipeline.selection = FrameSelection() }
     pipeline.messagesLeft = messagesLeft
   }
 
