@@ -4,6 +4,8 @@ import PacketKit
 /// Whole capture files: libpcap's reader, the link, IP, UDP and TCP layers.
 /// Invariants: no trap, no hang, bounded buffering, records in order.
 public final class PcapFuzzTarget: FuzzTarget {
+  private let counter = PayloadCounter()
+
   public init() {}
   public var name: String { "pcap" }
   public var isJSON: Bool { false }
@@ -24,10 +26,10 @@ public final class PcapFuzzTarget: FuzzTarget {
       stats.errorCodes.add("not-a-capture")
       return nil
     }
-    let decoder = PacketDecoder()
-    // A function, not a closure holding state: one allocation per input
-    // cost the target 9 % of its executions.
-    reader.onNotice = Self.readNotice
+    // The same stage `decode` reads captures through: WebSocket detection
+    // and parking, Bluetooth link types, PKTAP, all on hostile records.
+    let stage = PayloadStage(consumer: counter)
+    reader.onNotice = { stage.notice($0) }
     var lastFrame = 0
     var failure: FuzzFailure?
     let end = reader.read { record in
@@ -36,33 +38,15 @@ public final class PcapFuzzTarget: FuzzTarget {
           target: name, kind: "order", detail: "record \(record.frame) after \(lastFrame)", input: input)
       }
       lastFrame = record.frame
-      decoder.decode(record) { event in Self.count(event, &stats) }
+      stage.process(record)
     }
-    decoder.finish { event in Self.count(event, &stats) }
+    stage.finish()
+    counter.tally(into: &stats)
     if case .damaged = end { stats.errorCodes.add("damaged-file") } else { stats.decoded += 1 }
     return failure
       ?? .bounds(
-        target: name, input: input, buffered: decoder.bufferedBytes,
-        limit: decoder.limits.maxBufferedBytesTotal, startedAt: start)
-  }
-
-  /// Writes a notice's words, as the outputs do, so their code runs too.
-  static func readNotice(_ notice: CaptureNotice) {
-    _ = notice.text.utf8.count
-  }
-
-  static func count(_ event: TransportEvent, _ stats: inout FuzzStats) {
-    switch event {
-    case .datagram: stats.messageKinds.add("datagram")
-    case .streamData: stats.messageKinds.add("stream-data")
-    case .streamGap: stats.messageKinds.add("stream-gap")
-    case .streamCut: stats.messageKinds.add("stream-cut")
-    case .streamDesync: stats.messageKinds.add("stream-desync")
-    case .notice(let notice): stats.messageKinds.add(notice.kind.rawValue)
-    case .streamOpened, .streamClosed: stats.messageKinds.add("stream")
-    case .undecoded(_, _, let reason): stats.noteField("undecoded: \(reason.prefix(40))")
-    case .damaged(_, _, let layer, _, _): stats.errorCodes.add("damaged-\(layer)")
-    }
+        target: name, input: input, buffered: stage.bufferedBytes,
+        limit: stage.options.limits.maxBufferedBytesTotal, startedAt: start)
   }
 }
 
