@@ -134,6 +134,8 @@ struct DecodeCommand: ParsableCommand {
 
   @OptionGroup var timeWindow: TimeWindowOptions
 
+  @OptionGroup var spec: SpecOption
+
   mutating func validate() throws {
     let (files, expression) = TcpdumpArguments.split(inputs, read: read)
     if hex != nil, let expression {

@@ -26,6 +26,8 @@ struct DissectorCommand: ParsableCommand {
   @Argument(help: "The codec (see 'pktbench codecs').")
   var codec: String
 
+  @OptionGroup var spec: SpecOption
+
   func run() throws {
     guard let found = Codecs.named(codec) else {
       throw CommandFailure("dissector: unknown codec '\(codec)'; known: \(Codecs.nameList)")

@@ -53,6 +53,8 @@ struct FuzzCommand: ParsableCommand {
   @Option(help: "Replay one saved input and report what happens.")
   var reproduce: String?
 
+  @OptionGroup var spec: SpecOption
+
   func validate() throws {
     for name in targets where FuzzTargets.named(name) == nil {
       throw ValidationError(

@@ -58,6 +58,8 @@ struct ListenCommand: ParsableCommand {
   )
   var displayFilter: String?
 
+  @OptionGroup var spec: SpecOption
+
   func validate() throws {
     if maxMessage < 1024 || maxMessage > Int(UInt32.max) {
       throw ValidationError("--max-message must be 1024…\(UInt32.max) bytes")
