@@ -133,5 +133,6 @@ enum FalconEyeSchema {
       ],
       "listen": ["listen ws:8000"],
       "emulate": ["emulate falconeye --listen ws:127.0.0.1:8000 --aerie-bugs"],
-    ])
+    ],
+    framingFields: ["type"])
 }

@@ -109,5 +109,6 @@ enum LegCtrlSchema {
       "send": ["send udp://10.0.0.7:9000 servo --us 1500 --rate 50hz --count 500"],
       "listen": ["listen udp:[::]:9000 --codec legctrl --format ndjson"],
       "emulate": ["emulate legctrl --listen udp:127.0.0.1:9000"],
-    ])
+    ],
+    framingFields: ["header", "reserved"])
 }

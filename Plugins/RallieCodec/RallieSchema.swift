@@ -79,5 +79,6 @@ enum RallieSchema {
       "craft": ["craft rallie --upper 50 --lower 50 --pitch 45 --yaw 45 --feed 50 --start"],
       "decode": ["decode --hex '5AA58332322D2D32004E'"],
       "fuzz": ["fuzz --codec rallie --iterations 1000000 --seed 42"],
-    ])
+    ],
+    framingFields: ["magic", "source", "check"])
 }

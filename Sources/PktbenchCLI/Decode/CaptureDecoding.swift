@@ -1,4 +1,5 @@
 import ArgumentParser
+import CodecRegistry
 import Foundation
 import PacketCapture
 import PacketKit
@@ -77,7 +78,7 @@ extension DecodeCommand {
         }
         sink = TextSink(
           out: out, style: Style(enabled: color), verbose: verbose, hexDump: hexDump,
-          clock: timeFormat.map(TimeColumn.init))
+          clock: timeFormat.map(TimeColumn.init), framing: SummaryFraming(Codecs.set))
       case .json: sink = JSONSink(out: out, asArray: true, payloadHex: payloadHex, file: named)
       case .ndjson: sink = JSONSink(out: out, asArray: false, payloadHex: payloadHex, file: named)
       case .csv, .tsv:

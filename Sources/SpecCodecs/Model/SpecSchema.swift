@@ -35,7 +35,21 @@ public enum SpecSchema {
       },
       notes: spec.notes + ["from the spec file \(spec.file)"],
       gattCharacteristics: spec.ble?.characteristics.map(\.uuid) ?? [],
-      encoding: spec.encoding, hasCheckByte: hasCheck, wellKnown: wellKnown, examples: spec.examples)
+      encoding: spec.encoding, hasCheckByte: hasCheck, wellKnown: wellKnown, examples: spec.examples,
+      framingFields: framingFields(spec))
+  }
+
+  /// Fields that frame rather than mean (fixed bytes, expected values,
+  /// lengths, counts, the discriminator, checks): summary lines leave them out.
+  static func framingFields(_ spec: Spec) -> Set<String> {
+    var names: Set<String> = []
+    for message in spec.messages {
+      for field in SpecLayout.flatten(spec.header + message.fields + spec.trailer) {
+        if case .value = field.role { continue }
+        names.insert(field.name)
+      }
+    }
+    return names
   }
 
   static func craftFields(of message: SpecMessageKind, in spec: Spec) -> [CraftField] {
