@@ -16,7 +16,9 @@ let package = Package(
   targets: harnesses.map { name in
     .executableTarget(
       name: name,
-      dependencies: [.product(name: "PacketFuzz", package: "pktbench")],
+      dependencies: [
+        .product(name: "PacketFuzz", package: "pktbench"), .product(name: "PktbenchCodecs", package: "pktbench"),
+      ],
       swiftSettings: [.unsafeFlags(["-parse-as-library"])]
     )
   }

@@ -5,13 +5,16 @@ import PacketKit
 /// Invariants: no trap, no hang, bounded buffering, records in order.
 public final class PcapFuzzTarget: FuzzTarget {
   private let counter = PayloadCounter()
+  private let payloads: SeedPayloads
 
-  public init() {}
+  init(payloads: SeedPayloads) {
+    self.payloads = payloads
+  }
   public var name: String { "pcap" }
   public var isJSON: Bool { false }
 
   public func seed(rng: inout SplitMix64) -> [UInt8]? {
-    SyntheticCapture.pcap(records: 1 + rng.below(6), rng: &rng)
+    SyntheticCapture.pcap(records: 1 + rng.below(6), payloads: payloads, rng: &rng)
   }
 
   public func roundTrip(rng: inout SplitMix64, stats: inout FuzzStats) -> FuzzFailure? { nil }
@@ -119,8 +122,9 @@ public final class WebSocketFuzzTarget: FuzzTarget {
 
 /// Small valid captures to start mutating from.
 enum SyntheticCapture {
-  /// A pcap of Ethernet/IPv4/UDP datagrams carrying Rider commands.
-  static func pcap(records: Int, rng: inout SplitMix64) -> [UInt8] {
+  /// A pcap of Ethernet/IPv4/UDP datagrams carrying the codecs' payloads
+  /// to their ports.
+  static func pcap(records: Int, payloads: SeedPayloads, rng: inout SplitMix64) -> [UInt8] {
     var out: [UInt8] = []
     func le32(_ v: UInt32) {
       out += [UInt8(v & 0xFF), UInt8(v >> 8 & 0xFF), UInt8(v >> 16 & 0xFF), UInt8(v >> 24)]
@@ -132,13 +136,16 @@ enum SyntheticCapture {
     le32(65535)
     le32(1)
     for index in 0..<records {
-      let payload = Array(#"{"left":\#(rng.below(201) - 100),"right":0,"timestamp":1.5}"#.utf8)
+      let (port, payload) = payloads.udp(&rng)
       let udpLength = 8 + payload.count
       let ipLength = 20 + udpLength
       var frame: [UInt8] = [0, 0, 0, 0, 0, 2, 0, 0, 0, 0, 0, 1, 0x08, 0x00]
       frame += [0x45, 0, UInt8(ipLength >> 8), UInt8(ipLength & 0xFF), 0, 0, 0x40, 0, 64, 17, 0, 0]
       frame += [10, 0, 0, 2, 10, 0, 0, 7]
-      frame += [0xC3, 0x50, 0x13, 0x8D, UInt8(udpLength >> 8), UInt8(udpLength & 0xFF), 0, 0]
+      frame += [
+        0xC3, 0x50, UInt8(port >> 8), UInt8(port & 0xFF), UInt8(udpLength >> 8), UInt8(udpLength & 0xFF), 0,
+        0,
+      ]
       frame += payload
       le32(1_700_000_000 + UInt32(index))
       le32(0)
