@@ -49,8 +49,7 @@ public final class CodecFuzzTarget: FuzzTarget {
 
   /// The last round trip's message, not yet handed out as a seed: it was
   /// generated, crafted and checked already, so the next seed is taken
-  /// from here rather than generated and crafted again (a falconeye seed
-  /// cost some 25,000 instructions, 4 % of the target's time).
+  /// from here rather than generated and crafted again.
   private var unusedRoundTrip: [UInt8]?
 
   public func seed(rng: inout SplitMix64) -> [UInt8]? {

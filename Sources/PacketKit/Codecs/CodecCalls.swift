@@ -2,15 +2,10 @@
 /// calls per message and the fuzzer per input, without copying the codec
 /// and without reference counting.
 ///
-/// Calling a method on an element of `[any FrameCodec]` copies the
-/// existential out through its value witnesses and destroys the copy after,
-/// on every message, and runs generic code unspecialised; closures stored
-/// per codec cost a retain and a release of their context per call
-/// instead. `CodecCalls.bound(MyCodec())` makes a subclass for the concrete
-/// type where it is called (the methods are inlinable, so they are compiled
-/// for that type there), and the registry calls it through an unretained
-/// reference: one virtual call into the codec's own code, nothing copied,
-/// nothing counted.
+/// `CodecCalls.bound(MyCodec())` makes a subclass for the concrete type
+/// where it is called, and a `CodecSet` calls it through an unretained
+/// reference: one virtual call into the codec's own code, where an element
+/// of `[any FrameCodec]` is copied out and run generically per message.
 public class CodecCalls: @unchecked Sendable {
   /// The codec, type-erased, for everything that is not per message.
   public var codec: any FrameCodec { preconditionFailure("CodecCalls is abstract: use CodecCalls.bound") }

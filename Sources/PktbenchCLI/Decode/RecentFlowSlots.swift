@@ -3,9 +3,8 @@ import PacketCapture
 /// `--stats` without records: the last few flows clean messages were
 /// counted for (a directed pair of endpoints, or a BLE connection and
 /// direction, with the codec and kind) and their tallies' slots in
-/// `FlowRates`, compared before any endpoint name is made or hashed. A
-/// capture's messages come from a handful of flows at a time; naming and
-/// hashing four strings per message had made `--stats` cost a third more.
+/// `FlowRates`, compared before any endpoint name is made or hashed: a
+/// capture's messages come from a handful of flows at a time.
 struct RecentFlowSlots<Key: Equatable> {
   private var entries: [(key: Key, codec: Int, kind: Int, slot: Int)] = []
   private var next = 0

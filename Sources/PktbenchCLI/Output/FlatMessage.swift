@@ -16,8 +16,7 @@ final class FlatMessage {
   /// The summary line's key fields for the last few layouts of fields
   /// seen: a bit per field index (the choice depends on the layout alone).
   /// A few, not one: a BLE connection's writes and notifications alternate
-  /// two layouts, and choosing again for each line cost some 250 of a
-  /// btsnoop line's 4,961 instructions.
+  /// two layouts.
   @exclusivity(unchecked) private var keyFieldsByLayout = RecentTable<FlatLayout, Int>(capacity: 4)
   /// The framing the kept key fields were chosen under.
   @exclusivity(unchecked) private var chosenUnder: SummaryFraming.Table?

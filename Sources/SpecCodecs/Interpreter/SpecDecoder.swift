@@ -51,8 +51,8 @@ struct SpecDecoder {
     self.building = building
   }
 
-  // `read` gives back no node when not building: a placeholder node,
-  // copied out and destroyed per field, cost a retain and a release each.
+  // `read` gives back no node when not building: a placeholder would be
+  // copied and destroyed per field.
 
   // MARK: The frame
 
