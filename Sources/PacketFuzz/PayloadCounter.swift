@@ -6,7 +6,7 @@ import PacketKit
 /// each notice's words are read, as the outputs read them, so that the
 /// views they hold are touched. Counts move to the run's tallies after
 /// each input; the counter is kept from input to input.
-final class PayloadCounter: PayloadConsumer {
+final class PayloadCounter: SimplePayloadConsumer {
   private var kinds = Tally()
   private var damaged = Tally()
   private(set) var touched = 0

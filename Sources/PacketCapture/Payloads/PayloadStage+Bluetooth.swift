@@ -20,13 +20,12 @@ extension PayloadStage {
   func handleBluetooth(_ event: BluetoothEvent) {
     switch event {
     case .attValue(let value):
-      var context = context
       if options.tracksCarrierFrames {
+        var context = context
         context.otherFrames = frames.aclFrames(handle: value.connectionHandle, first: value.frame)
-      }
-      value.withValueBytes { bytes in
-        consumer.payload(
-          Payload(frame: value.frame, time: value.time, carrier: .att(value), bytes: bytes, context: context))
+        value.withValueBytes { consumer.attValue(value, bytes: $0, context: context) }
+      } else {
+        value.withValueBytes { consumer.attValue(value, bytes: $0, context: context) }
       }
     case .att(let operation):
       var context = context

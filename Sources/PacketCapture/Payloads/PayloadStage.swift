@@ -127,10 +127,9 @@ public final class PayloadStage {
       if diagnostics.isEmpty, context.process == nil {
         consumer.datagram(frame: frame, time: time, source: source, destination: destination, bytes: payload)
       } else {
-        consumer.payload(
-          Payload(
-            frame: frame, time: time, carrier: .udp(source: source, destination: destination), bytes: payload,
-            diagnostics: diagnostics, context: context))
+        consumer.datagram(
+          frame: frame, time: time, source: source, destination: destination, bytes: payload,
+          diagnostics: diagnostics, context: context)
       }
     case .streamOpened:
       break
@@ -212,8 +211,7 @@ public final class PayloadStage {
       stream.feed(bytes, direction: Self.ws(direction), frame: frame, time: time, emit: emit)
     }
     if fed { return }
-    consumer.payload(
-      Payload(frame: frame, time: time, carrier: .tcp(connection, direction), bytes: bytes, context: context))
+    consumer.streamData(connection, direction, frame: frame, time: time, bytes: bytes, context: context)
   }
 
   /// Changes the connection's WebSocket stream with it taken out of
@@ -239,17 +237,13 @@ public final class PayloadStage {
       deliver(.webSocketAccept(connection, status: status, extensions: extensions, frame: frame, time: time))
     case .message(let message):
       let direction = Self.stream(message.direction)
-      var context = context
       if options.tracksCarrierFrames {
+        var context = context
         context.otherFrames = frames.streamFrames(
           connection, direction, first: message.firstFrame, last: message.lastFrame)
-      }
-      message.payload.withUnsafeBytes { bytes in
-        consumer.payload(
-          Payload(
-            frame: message.firstFrame, time: message.time,
-            carrier: .webSocket(connection, direction, path: path, message: message), bytes: bytes,
-            diagnostics: message.diagnostics, context: context))
+        consumer.webSocketMessage(message, connection, direction, path: path, context: context)
+      } else {
+        consumer.webSocketMessage(message, connection, direction, path: path, context: context)
       }
     case .control(let control, let direction, let frame, let time):
       deliver(.webSocketControl(connection, Self.stream(direction), control, frame: frame, time: time))

@@ -6,22 +6,25 @@ import PacketKit
 /// discovery, then `--ble-map`, then probes; the rest of Bluetooth as
 /// records of events.
 extension PayloadRecords {
-  func attValue(_ value: ATTValue, _ bytes: UnsafeRawBufferPointer, context: CarrierContext) {
+  func attValue(_ value: ATTValue, bytes: UnsafeRawBufferPointer, context: CarrierContext) {
     let key = BLEHandleKey(connection: value.connectionHandle, handle: value.attributeHandle)
     let choice = bleCodec(value, bytes) ?? bleCodecs.choice(for: key)
-    if !wantsRecords, let choice, let kind = choice.cleanKind(bytes) {
-      stats.countClean(
-        codec: choice.index, kind: kind, bytes: bytes.count, time: value.time, transport: .bleATT)
+    if !wantsRecords, let choice, let kind = codecs.cleanKind(choice.index, bytes) {
       let flow = BLEFlow(connection: value.connectionHandle, direction: value.direction)
       if let slot = recentBLEFlows.slot(flow, codec: choice.index, kind: kind) {
-        stats.flows.add(slot: slot, time: value.time)
+        stats.countClean(slot: slot, bytes: bytes.count, time: value.time)
       } else {
         let (source, destination) = bleNames.endpoints(value.connectionHandle, value.direction)
-        if let slot = stats.flows.add(
-          source: source, destination: destination, codec: Codecs.names[choice.index],
-          message: Codecs.messageNames[choice.index][kind], time: value.time)
+        if let slot = stats.flows.cleanSlot(
+          source: source, destination: destination, codec: codecs.names[choice.index],
+          message: codecs.messageNames[choice.index][kind],
+          kind: .init(codec: choice.index, kind: kind, transport: .bleATT))
         {
           recentBLEFlows.remember(flow, codec: choice.index, kind: kind, slot: slot)
+          stats.countClean(slot: slot, bytes: bytes.count, time: value.time)
+        } else {
+          stats.countClean(
+            codec: choice.index, kind: kind, bytes: bytes.count, time: value.time, transport: .bleATT)
         }
       }
       bleCodecs.learn(key, choice, decoded: true)
@@ -87,15 +90,17 @@ extension PayloadRecords {
   }
 
   private func bleCodec(_ value: ATTValue, _ bytes: UnsafeRawBufferPointer) -> PayloadRouter.Choice? {
-    if let forced = router.forcedIndex { return PayloadRouter.Choice(index: forced, reason: "--codec") }
+    if let forced = router.forcedIndex { return PayloadRouter.Choice(index: forced, why: .forced) }
     let handle = value.attributeHandle
     for rule in bleMap where rule.handle == handle && rule.connection == value.connectionHandle {
-      if let index = Codecs.index(named: rule.codec) { return .init(index: index, reason: "--ble-map") }
+      if let index = codecs.index(named: rule.codec) { return .init(index: index, why: .bleMap) }
     }
     for rule in bleMap where rule.handle == handle && rule.connection == nil {
-      if let index = Codecs.index(named: rule.codec) { return .init(index: index, reason: "--ble-map") }
+      if let index = codecs.index(named: rule.codec) { return .init(index: index, why: .bleMap) }
     }
-    if let uuid = value.characteristicUUID, let choice = bleNames.gattChoice(uuid) { return choice }
+    if let uuid = value.characteristicUUID, let choice = bleNames.gattChoice(uuid, router: router) {
+      return choice
+    }
     return router.probe(bytes)
   }
 

@@ -7,6 +7,8 @@ import PacketKit
 /// `-w`'s selection and the counters, and the sink. Nothing here knows what
 /// any protocol's frame is.
 final class PayloadRecords: PayloadConsumer {
+  /// The codecs, called directly per payload.
+  let codecs: CodecSet
   let router: PayloadRouter
   let sink: MessageSink
   var bleMap: [BLEMapRule] = []
@@ -41,6 +43,7 @@ final class PayloadRecords: PayloadConsumer {
   @exclusivity(unchecked) var messagesLeft: Int?
 
   init(router: PayloadRouter, sink: MessageSink, displayFilter: RecordFilter?, recordsNeeded: Bool) {
+    codecs = router.codecs
     self.router = router
     self.sink = sink
     self.displayFilter = displayFilter
@@ -62,16 +65,19 @@ final class PayloadRecords: PayloadConsumer {
     var choice = router.choose(
       .udp, sourcePort: source.port, destinationPort: destination.port, payload: payload)
     if choice == nil { choice = udpCodecs.choice(for: UDPFlowKey(source, destination)) }
-    if !wantsRecords, let choice, let kind = choice.cleanKind(payload) {
-      stats.countClean(codec: choice.index, kind: kind, bytes: payload.count, time: time, transport: .udp)
+    if !wantsRecords, let choice, let kind = codecs.cleanKind(choice.index, payload) {
       let flow = DirectedFlow(source: source, destination: destination)
       if let slot = recentUDPFlows.slot(flow, codec: choice.index, kind: kind) {
-        stats.flows.add(slot: slot, time: time)
-      } else if let slot = stats.flows.add(
+        stats.countClean(slot: slot, bytes: payload.count, time: time)
+      } else if let slot = stats.flows.cleanSlot(
         source: endpointNames.name(source), destination: endpointNames.name(destination),
-        codec: Codecs.names[choice.index], message: Codecs.messageNames[choice.index][kind], time: time)
+        codec: codecs.names[choice.index], message: codecs.messageNames[choice.index][kind],
+        kind: .init(codec: choice.index, kind: kind, transport: .udp))
       {
         recentUDPFlows.remember(flow, codec: choice.index, kind: kind, slot: slot)
+        stats.countClean(slot: slot, bytes: payload.count, time: time)
+      } else {
+        stats.countClean(codec: choice.index, kind: kind, bytes: payload.count, time: time, transport: .udp)
       }
       udpCodecs.learn(UDPFlowKey(source, destination), choice, decoded: true)
       return
@@ -84,61 +90,65 @@ final class PayloadRecords: PayloadConsumer {
     deliver(record, context: nil)
   }
 
-  func payload(_ payload: Payload) {
-    switch payload.carrier {
-    case .udp(let source, let destination):
-      udpPayload(payload, source: source, destination: destination)
-    case .tcp(let connection, let direction):
-      var record = endpoints(
-        connection, direction, frame: payload.frame, time: payload.time, transport: "tcp")
-      record.payloadLength = payload.bytes.count
-      decodePayload(
-        payload.bytes, carrier: .tcp, connection: connection, sourcePort: record.sourcePort,
-        destinationPort: record.destinationPort, into: &record)
-      deliver(record, context: payload.context)
-    case .webSocket(let connection, let direction, let path, let message):
-      webSocketMessage(payload, connection, direction, path: path, message: message)
-    case .att(let value):
-      attValue(value, payload.bytes, context: payload.context)
-    }
-  }
-
   /// A datagram with diagnostics from the layers below, or from a PKTAP record.
-  private func udpPayload(_ payload: Payload, source: Endpoint, destination: Endpoint) {
-    let bytes = payload.bytes
+  func datagram(
+    frame: Int, time: Double, source: Endpoint, destination: Endpoint, bytes: UnsafeRawBufferPointer,
+    diagnostics: [Diagnostic], context: CarrierContext
+  ) {
     var choice = router.choose(
       .udp, sourcePort: source.port, destinationPort: destination.port, payload: bytes)
     if choice == nil { choice = udpCodecs.choice(for: UDPFlowKey(source, destination)) }
     var record = DecodedRecord(
-      frame: payload.frame, time: payload.time, transport: "udp", source: endpointNames.name(source),
+      frame: frame, time: time, transport: "udp", source: endpointNames.name(source),
       destination: endpointNames.name(destination), payloadLength: bytes.count)
-    record.layerDiagnostics = payload.diagnostics
-    if let cut = payload.diagnostics.first(where: { $0.code == "capture-cut" }) {
+    record.layerDiagnostics = diagnostics
+    if let cut = diagnostics.first(where: { $0.code == "capture-cut" }) {
       // A codec given the kept part would report only where the capture
       // cut it (JSON ends early, a frame is short): say the cut instead,
       // as for WebSocket messages that lost bytes, naming the codec.
       if wantsPayload { record.payload = [UInt8](bytes) }
       let error = DecodeError(code: "incomplete", offset: bytes.count) { .init(cut.text + "; not decoded") }
       if let choice {
-        record.routing = choice.reason
+        record.routing = router.reason(choice)
         record.result = .failed(codec: choice.codec.name, error: error)
       }
-      deliver(record, context: payload.context)
+      deliver(record, context: context)
       return
     }
     decode(bytes, choice: choice, into: &record)
     udpCodecs.learn(UDPFlowKey(source, destination), choice, decoded: record.decodedByCodec)
-    deliver(record, context: payload.context)
+    deliver(record, context: context)
+  }
+
+  func streamData(
+    _ connection: TCPConnectionID, _ direction: StreamDirection, frame: Int, time: Double,
+    bytes: UnsafeRawBufferPointer, context: CarrierContext
+  ) {
+    var record = endpoints(connection, direction, frame: frame, time: time, transport: "tcp")
+    record.payloadLength = bytes.count
+    decodePayload(
+      bytes, carrier: .tcp, connection: connection, sourcePort: record.sourcePort,
+      destinationPort: record.destinationPort, into: &record)
+    deliver(record, context: context)
+  }
+
+  func webSocketMessage(
+    _ message: WebSocketMessage, _ connection: TCPConnectionID, _ direction: StreamDirection, path: String?,
+    context: CarrierContext
+  ) {
+    message.payload.withUnsafeBytes { bytes in
+      webSocketMessage(message, bytes, connection, direction, path: path, context: context)
+    }
   }
 
   private func webSocketMessage(
-    _ payload: Payload, _ connection: TCPConnectionID, _ direction: StreamDirection, path: String?,
-    message: WebSocketMessage
+    _ message: WebSocketMessage, _ bytes: UnsafeRawBufferPointer, _ connection: TCPConnectionID,
+    _ direction: StreamDirection, path: String?, context: CarrierContext
   ) {
     var record = endpoints(
-      connection, direction, frame: payload.frame, time: payload.time, transport: "websocket")
-    record.payloadLength = payload.bytes.count
-    record.layerDiagnostics = payload.diagnostics
+      connection, direction, frame: message.firstFrame, time: message.time, transport: "websocket")
+    record.payloadLength = bytes.count
+    record.layerDiagnostics = message.diagnostics
     record.extra = [
       .init(
         "ws",
@@ -153,12 +163,12 @@ final class PayloadRecords: PayloadConsumer {
     let carrier = PayloadRouter.Carrier.websocket(path: path)
     if message.missingBytes == 0 {
       decodePayload(
-        payload.bytes, carrier: carrier, connection: connection, sourcePort: record.sourcePort,
+        bytes, carrier: carrier, connection: connection, sourcePort: record.sourcePort,
         destinationPort: record.destinationPort, into: &record)
     } else {
       // Bytes lost in the capture: decoding what is left would only report
       // the seam. Name the codec it was for, and the loss as its error.
-      if wantsPayload { record.payload = [UInt8](payload.bytes) }
+      if wantsPayload { record.payload = [UInt8](bytes) }
       let frames = message.holes.map { "\($0.frame)" }
       let text =
         "\(message.missingBytes) bytes of this message were lost in the capture "
@@ -166,17 +176,16 @@ final class PayloadRecords: PayloadConsumer {
         + "\(frames.joined(separator: ", ")))"
       let error = DecodeError(code: "incomplete", offset: message.holes.first?.offset) { .init(text) }
       if let choice = router.choose(
-        carrier, sourcePort: record.sourcePort, destinationPort: record.destinationPort,
-        payload: payload.bytes)
+        carrier, sourcePort: record.sourcePort, destinationPort: record.destinationPort, payload: bytes)
         ?? streamCodecs.choice(for: connection)
       {
-        record.routing = choice.reason
+        record.routing = router.reason(choice)
         record.result = .failed(codec: choice.codec.name, error: error)
       } else {
         record.layerError = error
       }
     }
-    deliver(record, context: payload.context)
+    deliver(record, context: context)
   }
 
   // MARK: Helpers
@@ -198,14 +207,14 @@ final class PayloadRecords: PayloadConsumer {
   ) {
     if wantsPayload { record.payload = [UInt8](payload) }
     guard let choice else { return }
-    record.routing = choice.reason
-    if flatRecords, choice.cleanFields(payload, into: &flatMessage.fields.pointee) {
-      flatMessage.codec = Codecs.names[choice.index]
+    record.routing = router.reason(choice)
+    if flatRecords, codecs.cleanFields(choice.index, payload, into: &flatMessage.fields.pointee) {
+      flatMessage.codec = codecs.names[choice.index]
       flatMessage.payload = payload
       record.flat = flatMessage
       return
     }
-    record.result = choice.decodeFrame(payload)
+    record.result = codecs.decodeFrame(choice.index, payload)
   }
 
   /// A record to the sink, with the process a PKTAP record named and the
