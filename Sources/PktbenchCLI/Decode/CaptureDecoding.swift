@@ -130,7 +130,9 @@ final class DecodeRun {
   private(set) var messagesLeft: Int?
 
   init(command: DecodeCommand) throws(CommandFailure) {
-    export = command.write.map(PcapngExport.init(path:))
+    export = try command.write.map { path throws(CommandFailure) in
+      try PcapngExport(path: path, inputs: command.inputs)
+    }
     objects = try command.exportJPEG.map { directory throws(CommandFailure) in
       try ObjectExport(directory: directory, mediaType: "image/jpeg")
     }
@@ -167,6 +169,7 @@ final class DecodeRun {
     }
     guard let export else { return }
     try export.close()
+    if let note = export.times.note { OutputWriter.standardError.line("pktbench: -w: \(note)") }
     let skipped = export.skipped > 0 ? " (\(export.skipped) of another link type left out)" : ""
     OutputWriter.standardError.line(
       "pktbench: wrote \(export.recordsWritten) record\(export.recordsWritten == 1 ? "" : "s") to \(export.path)\(skipped)"
