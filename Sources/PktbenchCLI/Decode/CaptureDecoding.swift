@@ -134,7 +134,9 @@ final class DecodeRun {
       try PcapngExport(path: path, inputs: command.inputs)
     }
     objects = try command.exportJPEG.map { directory throws(CommandFailure) in
-      try ObjectExport(directory: directory, mediaType: "image/jpeg")
+      try ObjectExport(
+        directory: directory, mediaType: "image/jpeg", overwrite: command.overwrite,
+        maxFiles: command.maxFiles)
     }
     messagesLeft = command.count
   }
@@ -162,11 +164,7 @@ final class DecodeRun {
 
   /// All inputs decoded: the `-w` file is closed, and stderr says what it holds.
   func finish() throws(CommandFailure) {
-    if let objects {
-      OutputWriter.standardError.line(
-        "pktbench: exported \(objects.written) JPEG file\(objects.written == 1 ? "" : "s") to \(objects.directory)"
-      )
-    }
+    if let objects { OutputWriter.standardError.line("pktbench: \(objects.summary)") }
     guard let export else { return }
     try export.close()
     if let note = export.times.note { OutputWriter.standardError.line("pktbench: -w: \(note)") }
