@@ -91,7 +91,7 @@ extension LiveTests {
       ])
       #expect(sender.status == 0, "\(sender.stderr)")
       server.signal(SIGINT)
-      #expect(server.finish() == 0)
+      #expect(server.finish() == 130)
 
       // What the server did, as its timeline says.
       let events = server.jsonLines.map { $0["event"] as? String ?? "" }
@@ -144,7 +144,7 @@ extension LiveTests {
       ])
       #expect(late.status == 0, "\(late.stderr)")
       server.signal(SIGINT)
-      #expect(server.finish() == 0)
+      #expect(server.finish() == 130)
       let events = server.jsonLines.map { $0["event"] as? String ?? "" }
       #expect(events.contains("dropped") && events.contains("authenticated"), "\(events)")
     }
@@ -164,7 +164,7 @@ extension LiveTests {
         "--rate", "10hz", "--duration", "1.5s", "-q",
       ])
       server.signal(SIGINT)
-      #expect(server.finish() == 0)
+      #expect(server.finish() == 130)
       #expect(sender.status == 0, "\(sender.stderr)")
       let events = server.jsonLines
       let authenticated = try #require(events.first { $0["event"] as? String == "authenticated" })
