@@ -1,3 +1,5 @@
+import PacketKit
+
 /// A name from a capture made safe as a file name: no directories (`/` and
 /// `\` become `_`), not hidden, not empty; control characters (C0, DEL,
 /// C1), bidirectional overrides and marks, and invisible separators written
@@ -31,14 +33,12 @@ enum ObjectFileName {
     return safe.isEmpty ? "_" : safe
   }
 
+  /// What a terminal acts on (controls, bidirectional formatting), what
+  /// cannot be seen in a listing, and `%`, which begins an escape.
   private static func isEscaped(_ scalar: Unicode.Scalar) -> Bool {
     switch scalar.value {
-    case 0x00...0x1F, 0x25, 0x7F...0x9F: return true
-    // Bidirectional marks, embeddings, overrides and isolates (Unicode's Bidi_Control).
-    case 0x061C, 0x200E, 0x200F, 0x202A...0x202E, 0x2066...0x2069: return true
-    // Zero-width and line/paragraph separators, the byte order mark.
-    case 0x200B...0x200D, 0x2028, 0x2029, 0xFEFF: return true
-    default: return false
+    case 0x25, 0x200B...0x200D, 0x2028, 0x2029, 0xFEFF: true
+    default: TerminalText.needsEscape(scalar)
     }
   }
 
