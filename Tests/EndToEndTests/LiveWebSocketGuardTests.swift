@@ -30,17 +30,8 @@ extension LiveTests {
               head += chunk
           assert head.startswith(b"HTTP/1.1 101"), head
 
-      def masked(first, payload):
-          mask = os.urandom(4)
-          body = bytes(b ^ mask[i % 4] for i, b in enumerate(payload))
-          n = len(payload)
-          if n <= 125:
-              length = bytes([0x80 | n])
-          elif n <= 0xFFFF:
-              length = bytes([0x80 | 126]) + struct.pack("!H", n)
-          else:
-              length = bytes([0x80 | 127]) + struct.pack("!Q", n)
-          return bytes([first]) + length + mask + body
+      sys.path.insert(0, "Tests/Fixtures/live")
+      from ws_hostile import masked  # a masked client frame (RFC 6455 §5.2)
 
       def close_code(s):
           # The server's first frame back: a close (0x88) with its code.

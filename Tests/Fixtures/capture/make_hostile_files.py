@@ -26,7 +26,6 @@ writes OUT and prints one JSON line of facts about what it wrote:
 """
 
 import base64
-import json
 import os
 import struct
 import sys
@@ -168,12 +167,5 @@ KINDS = {
 }
 
 
-def main():
-    kind, path = sys.argv[1], sys.argv[2]
-    if kind not in KINDS:
-        sys.exit(f"unknown kind {kind}; known: {', '.join(KINDS)}")
-    print(json.dumps(KINDS[kind](path)))
-
-
 if __name__ == "__main__":
-    main()
+    hostile.main(KINDS)
