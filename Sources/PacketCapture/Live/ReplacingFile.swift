@@ -32,10 +32,13 @@ struct ReplacingFile {
     let directory = Self.directory(of: destination)
     let name = destination.split(separator: "/").last.map(String.init) ?? "pktbench"
     var template = Array("\(directory)/.\(name).pktbench-XXXXXX".utf8CString)
-    let opened = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
+    let opened = template.withUnsafeMutableBufferPointer { buffer in
+      buffer.baseAddress.map { mkstemp($0) } ?? -1
+    }
     guard opened >= 0 else { throw Self.failure(path) }
     _ = fcntl(opened, F_SETFD, FD_CLOEXEC)
-    temporary = template.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
+    // mkstemp wrote the name it chose over the X's.
+    temporary = String(decoding: template.dropLast().map { UInt8(bitPattern: $0) }, as: UTF8.self)
     descriptor = opened
     // mkstemp makes 0600; the file gets what a new file gets (or the old one's mode).
     let mask = umask(0)
