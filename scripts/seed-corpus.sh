@@ -42,7 +42,7 @@ att.error-response or ble.disconnected
 error or diagnostics.severity == "warning"
 src == "10.0.0.2:50000"
 rider.left != rider.right
-m.s matches r"^a\\b$" || !(frame < 10)
+falconeye.payload.frameId matches r"^(?<id>f-\d+)$" || !(frame < 10)
 FILTERS
   exit 0
 fi

@@ -56,6 +56,36 @@ import Testing
         + "without bound on this text); the record is taken as not matching it\n")
   }
 
+  /// CI's libFuzzer pass runs the filter harness, seeded with the
+  /// README's filters, each of which holds the filter target's invariants.
+  @Test func ciFuzzesTheFilterHarnessFromTheReadmesFilters() throws {
+    func text(_ path: String) throws -> String {
+      try String(contentsOf: Pktbench.root.appendingPathComponent(path), encoding: .utf8)
+    }
+    #expect(try text("scripts/fuzz-ci.sh").contains(" pklg filter; do"))
+    #expect(try text("scripts/libfuzzer.sh").contains("filter) product=FuzzFilter ;;"))
+    #expect(try text("Fuzz/Package.swift").contains("\"FuzzFilter\""))
+    #expect(try text("Fuzz/Sources/FuzzFilter/FuzzFilter.swift").contains("testOneInput(\"filter\""))
+    let seeds = FileManager.default.temporaryDirectory.appendingPathComponent(
+      "pktbench-filter-seeds-\(UUID())")
+    defer { try? FileManager.default.removeItem(at: seeds) }
+    let made = try Pktbench.runProgram(
+      Pktbench.root.appendingPathComponent("scripts/seed-corpus.sh").path, ["filter", seeds.path])
+    #expect(made.status == 0, "\(made.stderr)")
+    let files = try FileManager.default.contentsOfDirectory(atPath: seeds.path)
+    #expect(files.count >= 9)
+    for file in files {
+      let path = seeds.appendingPathComponent(file).path
+      let replay = try Pktbench.run(["fuzz", "--reproduce", path, "--target", "filter"])
+      #expect(replay.status == 0, "\(file): \(replay.text)\(replay.stderr)")
+      #expect(replay.text.contains("every invariant holds"))
+      // Each is a filter pktbench itself takes.
+      let filter = try String(contentsOfFile: path, encoding: .utf8)
+      let decoded = try Pktbench.run(["decode", "Captures/rider-20hz.pcap", "-Y", filter, "--stats"])
+      #expect(decoded.status == 0, "\(filter): \(decoded.stderr)")
+    }
+  }
+
   @Test func ctrlCStopsARunWhoseFilterBacktracks() throws {
     let capture = try Self.capture("regex-many")
     let run = try LiveProcess([
