@@ -1,4 +1,5 @@
 import NIOCore
+import PacketKit
 
 /// The first handler of every accepted WebSocket server connection (after
 /// TLS). It counts what the connection holds against the listener's
@@ -26,6 +27,8 @@ final class ConnectionGuard: ChannelDuplexHandler {
   private var context: ChannelHandlerContext?
   private var headTimer: Scheduled<Void>?
   private var idleTimer: Scheduled<Void>?
+  /// When the client's last whole frame came (monotonic nanoseconds).
+  private var lastFrame: UInt64 = 0
   private var upgraded = false
   /// Whether bytes came through TLS (its handshake is done), so an answer can go back.
   private var handshaken = false
@@ -139,18 +142,27 @@ final class ConnectionGuard: ChannelDuplexHandler {
     headTimer = nil
     self.upgraded = upgraded
     consumed(buffered)
-    if upgraded { frameArrived() }
+    guard upgraded else { return }
+    frameArrived()
+    scheduleIdleCheck(after: budget.idleTimeoutNanoseconds)
   }
 
-  /// A whole frame came from the client: it is not idle.
+  /// A whole frame came from the client: it is not idle. Only the time is
+  /// noted (no timer per frame); the one timer looks at it when it fires.
   func frameArrived() {
-    idleTimer?.cancel()
+    lastFrame = monotonicNanoseconds()
+  }
+
+  /// Cuts the connection if no frame came for the idle timeout by then,
+  /// else looks again when the timeout after the last frame runs out.
+  private func scheduleIdleCheck(after wait: UInt64) {
     guard let context, !isCut else { return }
-    let timeout = budget.idleTimeoutNanoseconds
-    idleTimer = context.eventLoop.assumeIsolated().scheduleTask(in: .nanoseconds(Int64(timeout))) {
+    idleTimer = context.eventLoop.assumeIsolated().scheduleTask(in: .nanoseconds(Int64(wait))) {
+      let timeout = self.budget.idleTimeoutNanoseconds
+      let quiet = monotonicNanoseconds() &- self.lastFrame
+      guard quiet >= timeout else { return self.scheduleIdleCheck(after: timeout - quiet) }
       self.cut(
-        .idle,
-        "no whole frame from it in \(DurationText.of(Double(timeout) / 1e9)) (--idle-timeout)",
+        .idle, "no whole frame from it in \(DurationText.of(Double(timeout) / 1e9)) (--idle-timeout)",
         closeCode: 1001)
     }
   }
