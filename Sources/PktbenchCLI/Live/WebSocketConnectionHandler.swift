@@ -77,12 +77,6 @@ final class WebSocketConnectionHandler: ChannelInboundHandler {
     let frame = Self.unwrapInboundIn(data)
     switch frame.opcode {
     case .text, .binary:
-      if frame.opcode == .text,
-        let bad = WebSocketValidation.firstInvalidUTF8(Array(frame.unmaskedData.readableBytesView))
-      {
-        return connectionGuard.cut(
-          .invalidText, "a text message that is not UTF-8 (byte \(bad)) (RFC 6455 §8.1)", closeCode: 1007)
-      }
       message(frame)
     case .ping:
       logEvent("ws.ping", [.init("bytes", .integer(Int64(frame.length))), .init("by", .string("client"))])
@@ -137,6 +131,10 @@ final class WebSocketConnectionHandler: ChannelInboundHandler {
   private func message(_ frame: WebSocketFrame) {
     var data = frame.unmaskedData
     let bytes = data.readBytes(length: data.readableBytes) ?? []
+    if frame.opcode == .text, let bad = WebSocketValidation.firstInvalidUTF8(bytes) {
+      return connectionGuard.cut(
+        .invalidText, "a text message that is not UTF-8 (byte \(bad)) (RFC 6455 §8.1)", closeCode: 1007)
+    }
     var record = newRecord(fromClient: true)
     record.extra = [
       .init("ws", .object([.init("opcode", .string(frame.opcode == .text ? "text" : "binary"))])),
