@@ -26,14 +26,15 @@ public struct FuzzTargets: Sendable {
     return opened(reference)
   }
 
-  /// The capture parsers: whole pcap/pcapng files down through TCP, TCP
-  /// reassembly on its own, the WebSocket decoder, HCI/L2CAP/ATT, and
-  /// btsnoop and Apple PacketLogger files.
+  /// The parsers: whole pcap/pcapng files down through TCP, TCP
+  /// reassembly on its own, the WebSocket decoder, HCI/L2CAP/ATT, btsnoop
+  /// and Apple PacketLogger files, and the display filter's language.
   public func parserTargets() -> [FuzzTarget] {
     let payloads = SeedPayloads(codecs)
     return [
       PcapFuzzTarget(payloads: payloads), TCPFuzzTarget(), WebSocketFuzzTarget(),
       HCIFuzzTarget(payloads: payloads), BtsnoopFuzzTarget(), PacketLoggerFuzzTarget(payloads: payloads),
+      DisplayFilterFuzzTarget(),
     ]
   }
 

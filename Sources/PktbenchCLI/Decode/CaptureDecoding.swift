@@ -130,9 +130,13 @@ final class DecodeRun {
   private(set) var messagesLeft: Int?
 
   init(command: DecodeCommand) throws(CommandFailure) {
-    export = command.write.map(PcapngExport.init(path:))
+    export = try command.write.map { path throws(CommandFailure) in
+      try PcapngExport(path: path, inputs: command.inputs)
+    }
     objects = try command.exportJPEG.map { directory throws(CommandFailure) in
-      try ObjectExport(directory: directory, mediaType: "image/jpeg")
+      try ObjectExport(
+        directory: directory, mediaType: "image/jpeg", overwrite: command.overwrite,
+        maxFiles: command.maxFiles)
     }
     messagesLeft = command.count
   }
@@ -160,13 +164,10 @@ final class DecodeRun {
 
   /// All inputs decoded: the `-w` file is closed, and stderr says what it holds.
   func finish() throws(CommandFailure) {
-    if let objects {
-      OutputWriter.standardError.line(
-        "pktbench: exported \(objects.written) JPEG file\(objects.written == 1 ? "" : "s") to \(objects.directory)"
-      )
-    }
+    if let objects { OutputWriter.standardError.line("pktbench: \(objects.summary)") }
     guard let export else { return }
     try export.close()
+    if let note = export.times.note { OutputWriter.standardError.line("pktbench: -w: \(note)") }
     let skipped = export.skipped > 0 ? " (\(export.skipped) of another link type left out)" : ""
     OutputWriter.standardError.line(
       "pktbench: wrote \(export.recordsWritten) record\(export.recordsWritten == 1 ? "" : "s") to \(export.path)\(skipped)"
