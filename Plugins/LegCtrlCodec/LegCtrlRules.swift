@@ -86,11 +86,17 @@ final class LegCtrlRules: FlowRules {
 
   private func telemetry(_ message: FlowMessage, _ report: LegCtrlReport, flow: any FlowContext) {
     reports[report.stateName, default: 0] += 1
-    let gap = flow.count(
+    flow.count(
       "telemetry", direction: "device → app", expected: Self.telemetryRate, frame: message.frame,
       time: message.time)
-    // Said once the model has had this telemetry: a reconnect may explain it.
-    if let gap, gap.seconds > Self.telemetryGap { telemetryGap = gap }
+    // The firmware's reports, whichever writer they went to (they follow
+    // the last one). Said once the model has had this telemetry: a
+    // reconnect may explain it.
+    if let last = lastTelemetry, message.time - last.time > Self.telemetryGap {
+      telemetryGap = Gap(
+        seconds: message.time - last.time, fromFrame: last.frame, toFrame: message.frame, fromTime: last.time,
+        toTime: message.time)
+    }
     lastTelemetry = Stamp(frame: message.frame, time: message.time)
   }
 
