@@ -45,7 +45,8 @@ struct ReplayCommand: ParsableCommand {
 
   @Option(
     name: .customLong("source-ports"),
-    help: "Send from one socket (one), each sender from its capture source port (keep), or a port each (map).")
+    help: "Send from one socket (one), each sender from its capture source port (keep), or a port each (map)."
+  )
   var sourcePorts: ReplaySockets.Mode = .one
 
   @Option(help: "Stop after this many datagrams.")
