@@ -10,14 +10,14 @@ struct EmulateCommand: ParsableCommand {
     commandName: "emulate",
     abstract: "Act as a protocol's device or server on a real socket, as its model says the real one does.",
     discussion: """
-      The device's one model takes every message that arrives, from every \\
-      sender and connection, as the real device has one socket and one state \\
-      (the robot's one watchdog; the firmware's one state, its telemetry to \\
-      the last writer; the Aerie server's state per deviceId across \\
-      connections), answers as the real device does (to the connection that \\
-      asked), keeps its timers on the wall clock, and prints what it did: one \\
-      event a line, or with --format ndjson the lines of 'analyze --timeline'. \\
-      --messages adds what it gets and what it sends. Ctrl-C, --count \\
+      The device's one model takes every message that arrives, from every \
+      sender and connection, as the real device has one socket and one state \
+      (the robot's one watchdog; the firmware's one state, its telemetry to \
+      the last writer; the Aerie server's state per deviceId across \
+      connections), answers as the real device does (to the connection that \
+      asked), keeps its timers on the wall clock, and prints what it did: one \
+      event a line, or with --format ndjson the lines of 'analyze --timeline'. \
+      --messages adds what it gets and what it sends. Ctrl-C, --count \
       (received messages) or --duration stop it cleanly.
 
       """ + settingsText + "\n\n" + HelpExamples.text("emulate"))
