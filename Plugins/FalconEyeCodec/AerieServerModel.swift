@@ -40,6 +40,7 @@ public struct AerieServerModel: DeviceModel {
     if message.eventName == "ws.handshake", heading == .toDevice {
       // The path names the device; a socket reused by a new handshake is a new socket.
       if let id = message.string("deviceId"), !id.isEmpty {
+        if handshakes.count >= Self.socketLimit, let any = handshakes.keys.first { handshakes[any] = nil }
         handshakes[key] = id
         if sockets[key]?.acceptTime != nil { forget(key) }
       }
@@ -101,8 +102,11 @@ public struct AerieServerModel: DeviceModel {
   }
 
   private mutating func forget(_ key: String) {
-    sockets[key] = nil
+    guard let socket = sockets.removeValue(forKey: key) else { return }
     order.removeAll { $0 == key }
+    // What the server kept for a device no socket speaks for any more goes too.
+    let device = deviceKey(of: socket)
+    if !sockets.values.contains(where: { deviceKey(of: $0) == device }) { devices[device] = nil }
   }
 
   /// The device a socket belongs to: its `deviceId`, or itself.

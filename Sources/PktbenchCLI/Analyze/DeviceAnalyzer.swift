@@ -41,6 +41,8 @@ final class DeviceAnalyzer: FlowContext {
   private var peers: [String: FlowAnalyzer] = [:]
   private var frameFlows: [Int: FlowAnalyzer] = [:]
   private var frameOrder: [Int] = []
+  /// The first frame remembered (once a second client came).
+  private var rememberedFrom: Int?
 
   init?(
     id: Int, key: DeviceKey, codec: String, origin: Double, time: Double, options: AnalysisOptions,
@@ -83,7 +85,11 @@ final class DeviceAnalyzer: FlowContext {
     }
     firstTime = min(firstTime, message.time)
     lastTime = max(lastTime, message.time)
-    if let frame = message.frame { remember(frame, flow) }
+    // With one client every event is its own: frames are remembered only when there are more.
+    if clients.count > 1, let frame = message.frame {
+      if rememberedFrom == nil { rememberedFrom = frame }
+      remember(frame, flow)
+    }
     advance(to: message.time)
     current = flow
     for rule in rules { rule.observe(message, flow: self) }
@@ -165,8 +171,11 @@ final class DeviceAnalyzer: FlowContext {
   /// The client an event concerns: the peer the model names, else the
   /// sender of its frame.
   func client(of event: DeviceEvent) -> FlowAnalyzer? {
+    if clients.count == 1 { return event.frame != nil || event.peer != nil ? clients[0] : nil }
     if let peer = event.peer, let flow = peers[peer] { return flow }
     if let frame = event.frame, let flow = frameFlows[frame] { return flow }
+    // Before a second client came, every frame was the first's.
+    if let frame = event.frame, let since = rememberedFrom, frame < since { return clients.first }
     return nil
   }
 
@@ -189,7 +198,7 @@ final class DeviceAnalyzer: FlowContext {
   func report(_ finding: Finding) {
     var finding = finding
     finding.deviceID = id
-    finding.flowID = finding.frame.flatMap { frameFlows[$0]?.id }
+    finding.flowID = clients.count == 1 ? clients[0].id : finding.frame.flatMap { frameFlows[$0]?.id }
     findings.add(finding)
   }
 
