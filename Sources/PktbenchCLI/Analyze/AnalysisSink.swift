@@ -86,7 +86,9 @@ final class AnalysisSink: MessageSink {
       noteDeadline(of: device)
       return
     }
+    guard !flow.unmodelled else { return }
     let behaviour = flow.codec.flatMap(RuleCatalog.behaviour(forCodec:))
+    if flow.codec != nil, behaviour == nil { return flow.noDevice() }
     flow.hold(message, description: behaviour?.device)
     flow.learnDeviceEnd(description: behaviour?.device) { end in
       self.devices.keys.contains { $0.family == flow.key.family && $0.endpoint == end }

@@ -47,6 +47,8 @@ final class FlowAnalyzer: FlowContext {
   private(set) var deviceEnd: String?
   /// Records waiting for the device to be known.
   private var held: [FlowMessage] = []
+  /// The flow's codec models no device: its records go to no model.
+  private(set) var unmodelled = false
   /// The BLE connection's peer address, when the capture shows the connection made.
   private(set) var blePeer: String?
   /// Whether the capture recorded its end (set before `finish`).
@@ -132,9 +134,18 @@ final class FlowAnalyzer: FlowContext {
   /// Holds `message` until the flow's device is known, learning which end
   /// it is; returns the held records once `attach` may take them.
   func hold(_ message: FlowMessage, description: DeviceDescription?) {
+    if deviceEnd == nil { deviceEnd = DeviceEnd.of(message, description: description) }
+    // A model reads its codec's payloads and the transport's events: nothing else waits.
+    guard message.event != nil || message.codec != nil else { return }
     if held.count >= Self.heldLimit { unheld(held.removeFirst()) }
     held.append(message)
-    if deviceEnd == nil { deviceEnd = DeviceEnd.of(message, description: description) }
+  }
+
+  /// The flow's codec models no device: nothing will read what was held.
+  func noDevice() {
+    unmodelled = true
+    for message in held { unheld(message) }
+    held = []
   }
 
   /// Learns the device end again with the codec's description (the codec
