@@ -1,5 +1,5 @@
 /// What the Aerie server keeps per `deviceId` (the WebSocket path's last
-/// segment), whichever socket brought it (PROTOCOLS.md §5): one entry in
+/// segment), whichever socket brought it: one entry in
 /// its `ConnectionManager` — the device's latest socket, authenticated or
 /// not — and one session in its `SessionManager`.
 struct AerieDevice: Sendable {

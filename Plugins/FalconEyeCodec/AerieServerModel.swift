@@ -2,7 +2,7 @@ import PacketKit
 
 /// The Aerie server as one device: every WebSocket that reaches its address
 /// and port, with what the server keeps by `deviceId` shared among a
-/// device's sockets (PROTOCOLS.md §5, recordings `overlap-*`). A new socket
+/// device's sockets (as the server was recorded doing). A new socket
 /// for a device replaces the device's entry, unauthenticated; an
 /// authRequest on any of them reuses the device's session and marks the
 /// entry authenticated for all; the close of any of them removes the entry

@@ -1,8 +1,7 @@
 import PacketKit
 
-/// One FalconEye WebSocket as the Aerie server handles it (PROTOCOLS.md §4
-/// and §5 "Aerie server"), as the recordings in `device-truth/falconeye`
-/// and `real-captures` show it:
+/// One FalconEye WebSocket as the Aerie server handles it, as recordings
+/// of the real server show it:
 ///
 /// - the socket opens at the 101 and becomes its device's entry,
 ///   unauthenticated; the text handler is registered after an `await`, so

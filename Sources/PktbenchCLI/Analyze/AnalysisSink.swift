@@ -28,8 +28,6 @@ final class AnalysisSink: MessageSink {
   /// models' deadlines: until a record passes it, no timer is due.
   private var modelled: [DeviceAnalyzer] = []
   private var earliestDeadline = Double.infinity
-  /// Stretches the capture did not cover (between files).
-  private(set) var gaps: [(from: Double, to: Double)] = []
 
   init(options: AnalysisOptions = AnalysisOptions(), timeline: TimelineWriter? = nil) {
     self.options = options
@@ -130,7 +128,6 @@ final class AnalysisSink: MessageSink {
   /// models told nothing was seen.
   func captureGap(from: Double, to: Double, text: String, frame: Int) {
     passTime(to: from)
-    gaps.append((from, to))
     captureFindings.add(
       Finding(
         "capture.gap", .note, time: from, frame: frame, duration: to - from,

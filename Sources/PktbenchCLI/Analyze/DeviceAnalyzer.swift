@@ -8,7 +8,7 @@ import PacketKit
 /// findings are the device's.
 final class DeviceAnalyzer: FlowContext {
   /// Frames remembered with their client, for events a model gives later
-  /// than the record (LegCtrl waits for the telemetry that confirms).
+  /// than the record (one that waits for the device's report that confirms).
   static let frameMemory = 4096
 
   let id: Int
@@ -66,7 +66,7 @@ final class DeviceAnalyzer: FlowContext {
     }
   }
 
-  /// "the robot at 127.0.0.1:5005".
+  /// "the <device> at 127.0.0.1:5005".
   var name: String { "the \(description.name) at \(key.name)" }
 
   // MARK: Clients
@@ -244,7 +244,7 @@ final class DeviceAnalyzer: FlowContext {
     count(.error) > 0 ? "error" : count(.warning) > 0 ? "warning" : "ok"
   }
 
-  /// "two senders reached the robot: 127.0.0.1:37465 (frames 1–73) and
+  /// "two senders reached the <device>: 127.0.0.1:37465 (frames 1–73) and
   /// 127.0.0.1:45785 (frames 31–61)"; nil for one client.
   var clientsLine: String? {
     guard clients.count > 1 else { return nil }

@@ -10,8 +10,8 @@ import PacketKit
 /// `limit` events however dense the capture.
 final class TimelineWriter {
   static let horizon = 2.0
-  /// Past the Aerie server's 10 s auth timer, the latest a recorded guess
-  /// was settled.
+  /// Past a 10 s timer (a server's auth timeout), the latest a recorded
+  /// guess was settled.
   static let guessHorizon = 12.0
   static let limit = 65_536
 

@@ -12,9 +12,9 @@ struct EmulateCommand: ParsableCommand {
     discussion: """
       The device's one model takes every message that arrives, from every \
       sender and connection, as the real device has one socket and one state \
-      (the robot's one watchdog; the firmware's one state, its telemetry to \
-      the last writer; the Aerie server's state per deviceId across \
-      connections), answers as the real device does (to the connection that \
+      (one watchdog for every sender; one state, its reports to the last \
+      writer; a server's state kept per device id across connections), \
+      answers as the real device does (to the connection that \
       asked), keeps its timers on the wall clock, and prints what it did: one \
       event a line, or with --format ndjson the lines of 'analyze --timeline'. \
       --messages adds what it gets and what it sends. Ctrl-C, --count \

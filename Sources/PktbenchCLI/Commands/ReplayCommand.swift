@@ -20,7 +20,7 @@ struct ReplayCommand: ParsableCommand {
 
       --source-ports keep sends each capture sender's datagrams from its own \
       source port, map from a port of its own: a device that tells its peers \
-      apart (LegCtrl's telemetry follows the last writer) sees them as the \
+      apart (one that reports to the last writer) sees them as the \
       capture does. By default (one) everything leaves from one socket.
 
       """

@@ -4,7 +4,7 @@ import PacketKit
 
 /// `emulate` on a UDP socket: every sender reaches the one device; what it
 /// sends goes to the peer its model names or, for a report, to the last
-/// writer (LegCtrl notifies the last writer), and is logged as `sent` so
+/// writer (a device that notifies whoever wrote last), and is logged as `sent` so
 /// `--messages` and `-Y` see it.
 extension ListenSession {
   func makeDevice() -> DeviceEmulator? {

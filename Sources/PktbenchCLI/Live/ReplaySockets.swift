@@ -4,7 +4,7 @@ import PacketCapture
 
 /// The sockets `replay` sends from: one for everything (`one`, as before),
 /// or one per source endpoint of the capture, so a device that tells its
-/// peers apart (LegCtrl notifies the last writer) sees the capture's
+/// peers apart (one that notifies the last writer) sees the capture's
 /// senders as separate peers: bound to the capture's own source port
 /// (`keep`) or to a free one (`map`). Made on first use, on the replaying
 /// thread; at most `limit`, then the rest share the first.
