@@ -13,6 +13,10 @@ final class DeviceEmulator {
     var close: (UInt16, String) -> Void
   }
 
+  /// Peers the emulator can reach at once (every WebSocket connection is
+  /// one; past it, UDP senders other than the last writer are forgotten).
+  static let peerLimit = 1024
+
   private let codec: String
   private let answers: DeviceAnswers
   /// The device's own endpoint, as the timeline names devices: where the
@@ -45,6 +49,13 @@ final class DeviceEmulator {
   /// `path` is the WebSocket's request target, which names the device's
   /// key (`/ws/connect/<deviceId>`).
   func attach(_ peer: String, _ reach: Peer, path: String? = nil) {
+    // A flood of UDP senders must not grow the emulator: past the limit one
+    // peer (never the last writer) is forgotten for each new one.
+    if peers[peer] == nil, peers.count >= Self.peerLimit,
+      let old = peers.keys.first(where: { $0 != lastWriter })
+    {
+      peers[old] = nil
+    }
     peers[peer] = reach
     number(peer)
     guard let path else { return }
@@ -88,7 +99,7 @@ final class DeviceEmulator {
   }
 
   private func number(_ peer: String) {
-    if numbers[peer] == nil { numbers[peer] = numbers.count + 1 }
+    if numbers[peer] == nil, numbers.count < Self.peerLimit * 4 { numbers[peer] = numbers.count + 1 }
   }
 
   private func deliver(_ events: [DeviceEvent]) {
