@@ -23,8 +23,9 @@ final class RiderRules: FlowRules {
     var time: Double
   }
 
-  /// One sender's clock as its timestamps show it.
-  private struct SenderClock {
+  /// One sender's clock as its timestamps show it (a class: updated in
+  /// place for every command, its samples never copied).
+  private final class SenderClock {
     static let samplesKept = 512
     var lastTimestamp: (frame: Int?, value: Double)?
     var quickestDelay: Double?
@@ -34,7 +35,7 @@ final class RiderRules: FlowRules {
     var stride = 1
     var seen = 0
 
-    mutating func add(_ delay: Double) {
+    func add(_ delay: Double) {
       seen += 1
       guard seen % stride == 0 else { return }
       delays.append(delay)
@@ -65,8 +66,9 @@ final class RiderRules: FlowRules {
   /// Per sender (every app reaching the robot has its own clock and
   /// sequence): the latest timestamp and the quickest one-way delay.
   private var clocks: [String: SenderClock] = [:]
-  /// Senders in the order they came, for the clock findings.
+  /// Senders in the order they came, for the clock findings, and the last one's.
   private var clockOrder: [String] = []
+  private var recentClock: (key: String, clock: SenderClock)?
   /// Senders seen (up to a few), and who sent the datagram just read.
   private var senders: [String] = []
   private var sender: String?
@@ -78,9 +80,11 @@ final class RiderRules: FlowRules {
   func observe(_ message: FlowMessage, flow: any FlowContext) {
     guard message.codec == "rider", message.eventName == nil else { return }
     flow.setRoles(client: message.source, server: message.destination, clientRole: "app", serverRole: "robot")
-    sender = message.source
-    if let source = message.source, !senders.contains(source), senders.count < Self.sendersKept {
-      senders.append(source)
+    if message.source != sender {
+      sender = message.source
+      if let source = message.source, !senders.contains(source), senders.count < Self.sendersKept {
+        senders.append(source)
+      }
     }
     flow.count(
       "commands", direction: "app → robot", expected: Self.expected, frame: message.frame, time: message.time)
@@ -351,10 +355,18 @@ final class RiderRules: FlowRules {
 
   private func checkTimestamp(_ timestamp: Double, message: FlowMessage, flow: any FlowContext) {
     let key = message.source ?? ""
-    if clocks[key] == nil, clocks.count >= Self.clocksKept { return }
-    if clocks[key] == nil { clockOrder.append(key) }
-    var clock = clocks[key] ?? SenderClock()
-    defer { clocks[key] = clock }
+    let clock: SenderClock
+    if let recent = recentClock, recent.key == key {
+      clock = recent.clock
+    } else if let known = clocks[key] {
+      clock = known
+    } else {
+      guard clocks.count < Self.clocksKept else { return }
+      clock = SenderClock()
+      clocks[key] = clock
+      clockOrder.append(key)
+    }
+    recentClock = (key, clock)
     clock.last = Stamp(frame: message.frame, time: message.time)
     clock.add(message.time - timestamp)
     if let previous = clock.lastTimestamp, timestamp < previous.value {

@@ -54,8 +54,9 @@ public struct DeviceEvent: Sendable {
 }
 
 /// A guess that later traffic settled: the event `name` the model gave for
-/// `frame` (nil: an event of time at `time`) with `certain` false.
-public struct SettledGuess: Sendable, Equatable {
+/// `frame` (nil: an event of time at `time`) with `certain` false. A class:
+/// most events settle nothing, and each carries only a reference.
+public final class SettledGuess: Sendable, Equatable {
   public enum Outcome: Sendable, Equatable {
     /// The device did it: the guess stands, certain now.
     case confirmed
@@ -63,16 +64,20 @@ public struct SettledGuess: Sendable, Equatable {
     case refuted
   }
 
-  public var frame: Int?
-  public var time: Double
-  public var name: String
-  public var outcome: Outcome
+  public let frame: Int?
+  public let time: Double
+  public let name: String
+  public let outcome: Outcome
 
   public init(frame: Int?, time: Double, name: String, outcome: Outcome) {
     self.frame = frame
     self.time = time
     self.name = name
     self.outcome = outcome
+  }
+
+  public static func == (lhs: SettledGuess, rhs: SettledGuess) -> Bool {
+    lhs.frame == rhs.frame && lhs.time == rhs.time && lhs.name == rhs.name && lhs.outcome == rhs.outcome
   }
 }
 

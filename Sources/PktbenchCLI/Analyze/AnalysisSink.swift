@@ -78,7 +78,8 @@ final class AnalysisSink: MessageSink {
       flows[key] = flow
       order.append(flow)
     }
-    guard let message = flow.observe(record) else { return }
+    guard let message = FlowMessage(record) else { return }
+    flow.observe(record, message)
     if let device = flow.device {
       device.take(message, from: flow)
       noteDeadline(of: device)

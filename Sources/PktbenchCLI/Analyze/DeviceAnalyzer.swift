@@ -36,8 +36,9 @@ final class DeviceAnalyzer: FlowContext {
   /// Called with each event of the model and the client it concerns, in
   /// the order the model gives them (`analyze --timeline`).
   var onDeviceEvent: ((DeviceEvent, DeviceAnalyzer, FlowAnalyzer?) -> Void)?
-  /// The client whose record or event is being read.
-  private var current: FlowAnalyzer?
+  /// The client whose record or event is being read (not retained: the
+  /// device holds its clients).
+  private unowned(unsafe) var current: FlowAnalyzer?
   private var peers: [String: FlowAnalyzer] = [:]
   private var frameFlows: [Int: FlowAnalyzer] = [:]
   private var frameOrder: [Int] = []
@@ -162,7 +163,7 @@ final class DeviceAnalyzer: FlowContext {
       }
       current = flow
       for rule in rules { rule.modelled(event, flow: self) }
-      flow?.modelled(event)
+      if let flow, !flow.rules.isEmpty { flow.modelled(event) }
       deviceTrack.add(event, client: flow?.id)
       onDeviceEvent?(event, self, flow)
     }
@@ -214,6 +215,8 @@ final class DeviceAnalyzer: FlowContext {
   func median(of name: String) -> Double? { current?.median(of: name) }
 
   func setRoles(client: String?, server: String?, clientRole: String, serverRole: String) {
+    // Rules say it with every message: once named, only a new client needs it.
+    guard !rolesSet || current?.client == nil else { return }
     rolesSet = true
     self.clientRole = clientRole
     self.serverRole = serverRole

@@ -42,8 +42,10 @@ final class FlowAnalyzer: FlowContext {
   /// The flow's own rules: the WebSocket's, and a protocol's whose rules
   /// read one connection.
   private(set) var rules: [any FlowRules] = []
-  /// The device the flow reaches, once known, and which end of the flow it is.
-  private(set) weak var device: DeviceAnalyzer?
+  /// The device the flow reaches, once known, and which end of the flow
+  /// it is. Not retained (the device holds its clients); the sink and the
+  /// report hold both for as long as either is read.
+  private(set) unowned(unsafe) var device: DeviceAnalyzer?
   private(set) var deviceEnd: String?
   /// Records waiting for the device to be known.
   private var held: [FlowMessage] = []
@@ -75,10 +77,8 @@ final class FlowAnalyzer: FlowContext {
 
   // MARK: Input
 
-  /// Takes one record; returns it as the device model reads it.
-  @discardableResult
-  func observe(_ record: DecodedRecord) -> FlowMessage? {
-    guard let message = FlowMessage(record) else { return nil }
+  /// Takes one record, `message` as rules and models read it.
+  func observe(_ record: DecodedRecord, _ message: FlowMessage) {
     if firstFrame == nil { firstFrame = message.frame }
     if let frame = message.frame { lastFrame = max(lastFrame ?? frame, frame) }
     firstTime = min(firstTime, message.time)
@@ -109,8 +109,11 @@ final class FlowAnalyzer: FlowContext {
     for diagnostic in record.allDiagnostics where diagnostic.severity >= .warning {
       codecWarnings[diagnostic.code, default: 0] += 1
     }
-    device?.advance(to: message.time)
-    for rule in rules { rule.observe(message, flow: self) }
+    if !rules.isEmpty {
+      // The device's timers that fell before this record come before the rules read it.
+      device?.advance(to: message.time)
+      for rule in rules { rule.observe(message, flow: self) }
+    }
     gapFinding(message)
     if message.error != nil {
       decodeErrors += 1
@@ -126,7 +129,6 @@ final class FlowAnalyzer: FlowContext {
     {
       connectionEnded(frame: frame, time: message.time, reason: "disconnect")
     }
-    return message
   }
 
   // MARK: The device
