@@ -10,12 +10,15 @@ struct EmulateCommand: ParsableCommand {
     commandName: "emulate",
     abstract: "Act as a protocol's device or server on a real socket, as its model says the real one does.",
     discussion: """
-      The device's model takes every message that arrives, answers as the real \
-      device does (replies go to the peer that wrote last; a WebSocket device \
-      gets one model per connection), keeps its timers on the wall clock, and \
-      prints what it did: one event a line, or with --format ndjson the lines \
-      of 'analyze --timeline'. Ctrl-C, --count (received messages) or \
-      --duration stop it cleanly.
+      The device's one model takes every message that arrives, from every \
+      sender and connection, as the real device has one socket and one state \
+      (one watchdog for every sender; one state, its reports to the last \
+      writer; a server's state kept per device id across connections), \
+      answers as the real device does (to the connection that \
+      asked), keeps its timers on the wall clock, and prints what it did: one \
+      event a line, or with --format ndjson the lines of 'analyze --timeline'. \
+      --messages adds what it gets and what it sends. Ctrl-C, --count \
+      (received messages) or --duration stop it cleanly.
 
       """ + settingsText + "\n\n" + HelpExamples.text("emulate"))
 
@@ -56,7 +59,7 @@ struct EmulateCommand: ParsableCommand {
   @Option(help: "Events as text, or ndjson (the lines of analyze --timeline).")
   var format: Format = .text
 
-  @Flag(help: "Also print each message received and sent, as listen prints them, between the events.")
+  @Flag(help: "Also print each message received and sent (the device's reports too), as listen prints them.")
   var messages = false
 
   @Option(name: .customLong("max-message"), help: "ws: largest message accepted, in bytes.")

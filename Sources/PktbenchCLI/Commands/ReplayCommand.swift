@@ -5,6 +5,8 @@ import NIOPosix
 import PacketCapture
 
 /// `pktbench replay capture.pcap --to udp://HOST:PORT [--speed 2x] [--filter BPF]`.
+extension ReplaySockets.Mode: ExpressibleByArgument {}
+
 struct ReplayCommand: ParsableCommand {
   static let configuration = CommandConfiguration(
     commandName: "replay",
@@ -16,11 +18,17 @@ struct ReplayCommand: ParsableCommand {
       capture time and endpoints; at the end a report gives the count, duration, \
       mean rate and the largest lateness.
 
+      --source-ports keep sends each capture sender's datagrams from its own \
+      source port, map from a port of its own: a device that tells its peers \
+      apart (one that reports to the last writer) sees them as the \
+      capture does. By default (one) everything leaves from one socket.
+
       """
         + HelpExamples.text(
           "replay",
           generic: [
-            "pktbench replay field.pcapng --to udp://127.0.0.1:9000 --speed 10x --filter 'udp port 9000'"
+            "pktbench replay field.pcapng --to udp://127.0.0.1:9000 --speed 10x --filter 'udp port 9000'",
+            "pktbench replay restart.pcap --to udp://127.0.0.1:29000 --filter 'udp dst port 29000' --source-ports map",
           ]))
 
   @Argument(help: "Capture file (pcap, pcapng).")
@@ -34,6 +42,12 @@ struct ReplayCommand: ParsableCommand {
 
   @Option(help: "BPF filter, same syntax as tcpdump.")
   var filter: String?
+
+  @Option(
+    name: .customLong("source-ports"),
+    help: "Send from one socket (one), each sender from its capture source port (keep), or a port each (map)."
+  )
+  var sourcePorts: ReplaySockets.Mode = .one
 
   @Option(help: "Stop after this many datagrams.")
   var count: Int?
@@ -84,17 +98,10 @@ struct ReplayCommand: ParsableCommand {
     let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
     defer { try? group.syncShutdownGracefully() }
     let errors = ReplayErrors()
-    let display = target.display
-    let channel: Channel
+    let sockets = ReplaySockets(
+      mode: sourcePorts, group: group, target: address, errors: errors, display: target.display)
     do {
-      channel = try DatagramBootstrap(group: group)
-        .channelInitializer { channel in
-          channel.eventLoop.makeCompletedFuture {
-            try channel.pipeline.syncOperations.addHandler(
-              ReplayErrorHandler(errors: errors, target: display))
-          }
-        }
-        .connect(to: address).wait()
+      try sockets.open()
     } catch {
       throw CommandFailure(SocketFailure.connect(error, what: target.display), status: 1)
     }
@@ -104,10 +111,10 @@ struct ReplayCommand: ParsableCommand {
       configuration: .init(
         path: input, target: target, speed: pace, countLimit: count, output: output.settings,
         codec: codec, rules: rules),
-      channel: channel, errors: errors, stop: stop)
+      sockets: sockets, errors: errors, stop: stop)
     let status = replayer.run(reader: reader)
     // Let the last datagrams leave (and an ICMP refusal come back) before closing.
-    try? channel.close().wait()
+    sockets.closeAll()
     withExtendedLifetime(signals) {}
     if status != 0 { throw ExitCode(status) }
   }

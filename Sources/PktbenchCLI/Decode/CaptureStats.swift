@@ -1,4 +1,5 @@
 import CodecRegistry
+import PacketCapture
 import PacketKit
 
 /// What `--stats` reports: counts per codec and message, errors and
@@ -24,9 +25,13 @@ struct CaptureStats {
   var stoppedEarly: String?
   /// The signal that stopped the reading (SIGINT, SIGTERM), if one did.
   var interrupted: String?
-  /// When the capture ended, as the file recorded it (a pcapng Interface
-  /// Statistics Block's `isb_endtime`); nil when the file does not say.
+  /// When the capture started and ended, as the file recorded them (a
+  /// pcapng Interface Statistics Block's `isb_starttime`, `isb_endtime`,
+  /// checked against the records); nil when the file does not say.
+  var recordedStart: Double?
   var recordedEnd: Double?
+  /// A recorded time read in another unit, or ignored, in words.
+  var recordedTimeNotes: [PcapngRecordedTimes.Note] = []
   /// Messages counted by `countClean`: per codec and message index (see
   /// `Codecs.messageNames`), count and bytes; folded into `perCodec` for reports.
   /// One flat array (a nested one is two uniqueness checks per count):

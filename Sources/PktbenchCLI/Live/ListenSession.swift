@@ -42,10 +42,9 @@ final class ListenSession {
   private(set) var stopReason: String?
   private let startedNanoseconds = monotonicNanoseconds()
   /// `emulate`: where the device's events are printed, and the one device
-  /// behind a UDP socket (a WebSocket connection has its own).
+  /// behind the socket (every sender's and every connection's).
   let timeline: EmulatorTimeline?
-  private var udpDevice: DeviceEmulator?
-  private var flows = 0
+  private var emulated: DeviceEmulator?
   /// ws: the bytes all connections hold, and the connections cut.
   let budget: ConnectionBudget
   /// ws: the lines clients past --max-connections make.
@@ -114,28 +113,14 @@ final class ListenSession {
       decoding.decode(payload, carrier: .udp, into: &record)
     }
     recorder.emit(record, counts: true)
-    guard let device = udpDevice ?? makeDevice(), let message = FlowMessage(record) else { return }
-    udpDevice = device
-    // A UDP device answers the peer that wrote last (LegCtrl notifies the
-    // last writer).
-    let peer = envelope.remoteAddress
-    device.peer = DeviceEmulator.Peer(
-      send: { bytes in
-        channel.writeAndFlush(
-          AddressedEnvelope(remoteAddress: peer, data: channel.allocator.buffer(bytes: bytes)), promise: nil)
-      },
-      close: { _, _ in })
-    device.take(message, heading: .toDevice)
+    emulate(record, from: envelope.remoteAddress, on: channel)
   }
 
-  /// A new emulated device (a flow's), or nil when not emulating.
-  func makeDevice() -> DeviceEmulator? {
-    guard let emulation = configuration.emulation, let timeline,
-      let behaviour = Codecs.named(emulation.codec) as? any DeviceBehaviour,
-      let model = try? behaviour.makeModel(mode: .emulation, settings: emulation.settings)
-    else { return nil }
-    flows += 1
-    return DeviceEmulator(codec: emulation.codec, model: model, flow: flows, loop: loop, timeline: timeline)
+  /// The emulated device, made on first use; nil when not emulating.
+  func device() -> DeviceEmulator? {
+    if let emulated { return emulated }
+    emulated = makeDevice()
+    return emulated
   }
 
   /// A problem that is not a message (a socket error): one line on stderr.
@@ -150,7 +135,7 @@ final class ListenSession {
     guard stopReason == nil else { return }
     stopReason = reason
     self.status = status
-    udpDevice?.stop()
+    emulated?.stop()
     if configuration.address.kind == .udp {
       kernelDrops = UDPKernelDrops.count(ports: Set(channels.compactMap { $0.localAddress?.port }))
     }

@@ -28,7 +28,7 @@ final class Replayer {
   }
 
   private let configuration: Configuration
-  private let channel: Channel
+  private let sockets: ReplaySockets
   private let errors: ReplayErrors
   private let stop: StopFlag
   private let out = OutputWriter()
@@ -41,9 +41,9 @@ final class Replayer {
   private var sent = 0
   private(set) var skippedStreams = 0
 
-  init(configuration: Configuration, channel: Channel, errors: ReplayErrors, stop: StopFlag) {
+  init(configuration: Configuration, sockets: ReplaySockets, errors: ReplayErrors, stop: StopFlag) {
     self.configuration = configuration
-    self.channel = channel
+    self.sockets = sockets
     self.errors = errors
     self.stop = stop
     let sink = configuration.output.makeSink(out: out)
@@ -70,6 +70,7 @@ final class Replayer {
       report.notes.append("skipped \(skippedStreams) TCP segments with data (replay sends UDP payloads only)")
     }
     if let refused = errors.summary { report.notes.append(refused) }
+    report.notes += sockets.notes
     report.write(options: configuration.output, out: out)
     out.flush()
     if case .damaged(let afterFrame, _, let reason) = end {
@@ -107,7 +108,8 @@ final class Replayer {
       due = clockStart
     }
     lastDue = due
-    guard sleep(until: due) else { return }
+    // A new sender's socket is made before the wait, not after it.
+    guard let channel = sockets.channel(for: source), sleep(until: due) else { return }
     let now = monotonicNanoseconds()
     channel.writeAndFlush(channel.allocator.buffer(bytes: payload), promise: nil)
     sent += 1
