@@ -1,20 +1,19 @@
-import CodecRegistry
 import PacketKit
 import SpecCodecs
 
 /// `--spec FILE` (repeatable, on any command): loads each spec file and
-/// adds its codec to the installed ones for the run (one named as an
-/// installed codec replaces it), before the command line is parsed (the
-/// codecs are read while parsing: help texts name them). Returns the
-/// arguments without them. A bad spec file is one line naming the file,
-/// its line and the key, and exit status 64.
+/// adds its codec to the run's (one named as a codec of the program's
+/// replaces it), before the command line is parsed (the codecs are read
+/// while parsing: help texts name them). Returns the run and the arguments
+/// without them. A bad spec file is one line naming the file, its line and
+/// the key, and exit status 64.
 enum SpecArguments {
-  /// The files loaded, for command lines that reproduce this run.
-  nonisolated(unsafe) static var loaded: [String] = []
-
-  static func register(_ arguments: [String]) throws(CommandFailure) -> [String] {
+  static func register(_ arguments: [String], codecs: CodecSet) throws(CommandFailure) -> (
+    run: CommandRun, arguments: [String]
+  ) {
     var rest: [String] = []
     var added: [CodecCalls] = []
+    var loaded: [String] = []
     var index = arguments.startIndex
     while index < arguments.endIndex {
       let argument = arguments[index]
@@ -42,7 +41,6 @@ enum SpecArguments {
         throw CommandFailure(error.description, status: 64)
       }
     }
-    if !added.isEmpty { Codecs.add(added) }
-    return rest
+    return (CommandRun(codecs: added.isEmpty ? codecs : codecs.adding(added), specFiles: loaded), rest)
   }
 }

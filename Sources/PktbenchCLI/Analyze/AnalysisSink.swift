@@ -10,6 +10,7 @@ final class AnalysisSink: MessageSink {
   static let flowLimit = 1024
 
   private let options: AnalysisOptions
+  private let catalog: RuleCatalog
   private var flows: [FlowKey: FlowAnalyzer] = [:]
   private var order: [FlowAnalyzer] = []
   private var devices: [DeviceKey: DeviceAnalyzer] = [:]
@@ -29,8 +30,9 @@ final class AnalysisSink: MessageSink {
   private var modelled: [DeviceAnalyzer] = []
   private var earliestDeadline = Double.infinity
 
-  init(options: AnalysisOptions = AnalysisOptions(), timeline: TimelineWriter? = nil) {
+  init(codecs: CodecSet, options: AnalysisOptions = AnalysisOptions(), timeline: TimelineWriter? = nil) {
     self.options = options
+    catalog = RuleCatalog(codecs: codecs, options: options)
     self.timeline = timeline
   }
 
@@ -74,7 +76,7 @@ final class AnalysisSink: MessageSink {
       }
       flow = FlowAnalyzer(
         id: order.count + 1, key: key, origin: origin ?? time, transport: record.transport, time: time,
-        options: options, budget: budget)
+        catalog: catalog, budget: budget)
       flows[key] = flow
       order.append(flow)
     }
@@ -86,7 +88,7 @@ final class AnalysisSink: MessageSink {
       return
     }
     guard !flow.unmodelled else { return }
-    let behaviour = flow.codec.flatMap(RuleCatalog.behaviour(forCodec:))
+    let behaviour = flow.codec.flatMap(catalog.behaviour(forCodec:))
     if flow.codec != nil, behaviour == nil { return flow.noDevice() }
     flow.hold(message, description: behaviour?.device)
     flow.learnDeviceEnd(description: behaviour?.device) { end in
@@ -104,14 +106,14 @@ final class AnalysisSink: MessageSink {
     if key.family == "ble", end.hasSuffix("peripheral"), let peer = flow.blePeer {
       key.endpoint = "peripheral \(peer)"
     }
-    if let codec = flow.codec, RuleCatalog.behaviour(forCodec: codec)?.device.identity == .connection {
+    if let codec = flow.codec, catalog.behaviour(forCodec: codec)?.device.identity == .connection {
       key.connection = flow.key.ends
     }
     if let known = devices[key] { return known }
     guard let codec = flow.codec,
       let made = DeviceAnalyzer(
         id: deviceOrder.count + 1, key: key, codec: codec, origin: origin ?? time, time: time,
-        options: options, budget: budget)
+        catalog: catalog, budget: budget)
     else { return nil }
     if let timeline {
       made.onDeviceEvent = { event, device, flow in timeline.add(event, device: device, flow: flow) }

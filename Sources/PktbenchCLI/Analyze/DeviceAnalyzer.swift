@@ -46,11 +46,12 @@ final class DeviceAnalyzer: FlowContext {
   private var rememberedFrom: Int?
 
   init?(
-    id: Int, key: DeviceKey, codec: String, origin: Double, time: Double, options: AnalysisOptions,
+    id: Int, key: DeviceKey, codec: String, origin: Double, time: Double, catalog: RuleCatalog,
     budget: FindingBudget?
   ) {
-    guard let behaviour = RuleCatalog.behaviour(forCodec: codec),
-      let model = try? behaviour.makeModel(mode: .analysis, settings: options.modelSettings[codec] ?? [:])
+    guard let behaviour = catalog.behaviour(forCodec: codec),
+      let model = try? behaviour.makeModel(
+        mode: .analysis, settings: catalog.options.modelSettings[codec] ?? [:])
     else { return nil }
     self.id = id
     self.key = key
@@ -62,8 +63,8 @@ final class DeviceAnalyzer: FlowContext {
     self.lastTime = time
     self.serverRole = behaviour.device.name
     findings = FindingLog(budget: budget)
-    if RuleCatalog.scope(forCodec: codec) == .device {
-      rules = RuleCatalog.rules(forCodec: codec, options: options)
+    if catalog.scope(forCodec: codec) == .device {
+      rules = catalog.rules(forCodec: codec)
     }
   }
 

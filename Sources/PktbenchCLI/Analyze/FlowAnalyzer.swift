@@ -14,7 +14,7 @@ final class FlowAnalyzer: FlowContext {
   let key: FlowKey
   /// Where every timeline of the capture starts (its first analysed record).
   let origin: Double
-  private let options: AnalysisOptions
+  private let catalog: RuleCatalog
   /// "udp", "tcp", "websocket" (once a WebSocket record was seen), "ble-att".
   private(set) var transport: String
   /// The first codec that claimed a payload of this flow.
@@ -62,7 +62,7 @@ final class FlowAnalyzer: FlowContext {
   private(set) var ended: (frame: Int, time: Double, reason: String)?
 
   init(
-    id: Int, key: FlowKey, origin: Double, transport: String, time: Double, options: AnalysisOptions,
+    id: Int, key: FlowKey, origin: Double, transport: String, time: Double, catalog: RuleCatalog,
     budget: FindingBudget? = nil
   ) {
     self.id = id
@@ -72,7 +72,7 @@ final class FlowAnalyzer: FlowContext {
     self.transport = transport
     self.firstTime = time
     self.lastTime = time
-    self.options = options
+    self.catalog = catalog
   }
 
   // MARK: Input
@@ -102,8 +102,8 @@ final class FlowAnalyzer: FlowContext {
     }
     if let name = record.codecName, !rulesFor.contains(name) {
       rulesFor.insert(name)
-      if RuleCatalog.scope(forCodec: name) == .connection {
-        rules += RuleCatalog.rules(forCodec: name, options: options)
+      if catalog.scope(forCodec: name) == .connection {
+        rules += catalog.rules(forCodec: name)
       }
     }
     for diagnostic in record.allDiagnostics where diagnostic.severity >= .warning {
@@ -119,7 +119,7 @@ final class FlowAnalyzer: FlowContext {
       decodeErrors += 1
       // A device's rules may report it in their words: they judge it when
       // the device reads it.
-      let devicesRules = message.codec.map { RuleCatalog.scope(forCodec: $0) == .device } ?? false
+      let devicesRules = message.codec.map { catalog.scope(forCodec: $0) == .device } ?? false
       if !devicesRules || message.layerError != nil { decodeFinding(message, claimedBy: []) }
     }
     // A BLE link's end arrives as an event ("ble.disconnected"): it ends

@@ -1,48 +1,49 @@
 import ArgumentParser
-import CodecRegistry
 import Foundation
 import PacketCapture
 import PacketKit
 
 /// `pktbench analyze`: a health report of a capture, per flow, against the
 /// protocols' timing and safety rules.
-struct AnalyzeCommand: ParsableCommand {
-  static let configuration = CommandConfiguration(
-    commandName: "analyze",
-    abstract: "Health report of a capture: what each device did, rates, gaps and safety findings.",
-    discussion: """
-      Per device (the endpoint every sender, connection and file reaches): \
-      what it did with all of its clients' traffic, in capture order, as its \
-      plugin's model of the device predicts it (--timeline writes those \
-      events), and the protocol's rules, in one time line; under it each \
-      client (UDP pair, TCP/WebSocket connection, BLE connection) with its \
-      message rates against the protocol's, inter-arrival percentiles and the \
-      longest gaps; every WebSocket close with its likely cause; and a verdict.
+struct AnalyzeCommand: CodecCommand {
+  static var configuration: CommandConfiguration {
+    CommandConfiguration(
+      commandName: "analyze",
+      abstract: "Health report of a capture: what each device did, rates, gaps and safety findings.",
+      discussion: """
+        Per device (the endpoint every sender, connection and file reaches): \
+        what it did with all of its clients' traffic, in capture order, as its \
+        plugin's model of the device predicts it (--timeline writes those \
+        events), and the protocol's rules, in one time line; under it each \
+        client (UDP pair, TCP/WebSocket connection, BLE connection) with its \
+        message rates against the protocol's, inter-arrival percentiles and the \
+        longest gaps; every WebSocket close with its likely cause; and a verdict.
 
-      Several files (or a directory, or dumpcap's ring-buffer files) are read \
-      as one capture merged by time, as mergecap merges them; where a file \
-      records its end and the next starts later, that stretch is said not \
-      captured.
+        Several files (or a directory, or dumpcap's ring-buffer files) are read \
+        as one capture merged by time, as mergecap merges them; where a file \
+        records its end and the next starts later, that stretch is said not \
+        captured.
 
-      """
-        + HelpExamples.text(
-          "analyze",
-          generic: [
-            "pktbench analyze field-session.pcapng",
-            "pktbench analyze capture.pcap --html report.html",
-            "pktbench analyze capture.pcap --fail-on warning     # for CI",
-            "pktbench analyze capture.pcap --format json | jq '.findings[] | select(.severity==\"error\")'",
-            "pktbench analyze capture.pcap --timeline     # one device event a line",
-            "pktbench analyze ring_00001_*.pcapng ring_00002_*.pcapng    # files as one capture",
-            "pktbench analyze captures/     # every pcap and pcapng file in it, merged by time",
-          ])
-          + """
+        """
+          + HelpExamples.text(
+            "analyze",
+            generic: [
+              "pktbench analyze field-session.pcapng",
+              "pktbench analyze capture.pcap --html report.html",
+              "pktbench analyze capture.pcap --fail-on warning     # for CI",
+              "pktbench analyze capture.pcap --format json | jq '.findings[] | select(.severity==\"error\")'",
+              "pktbench analyze capture.pcap --timeline     # one device event a line",
+              "pktbench analyze ring_00001_*.pcapng ring_00002_*.pcapng    # files as one capture",
+              "pktbench analyze captures/     # every pcap and pcapng file in it, merged by time",
+            ])
+            + """
 
 
-          Exit status: 0 when the report was made, 1 when --fail-on found findings \
-          that severe, 2 when the input cannot be read, 64 for a wrong command line, 74 when the report cannot be written, \
-          130 when stopped by SIGINT or SIGTERM (the report is then of what was read).
-          """)
+            Exit status: 0 when the report was made, 1 when --fail-on found findings \
+            that severe, 2 when the input cannot be read, 64 for a wrong command line, 74 when the report cannot be written, \
+            130 when stopped by SIGINT or SIGTERM (the report is then of what was read).
+            """)
+  }
 
   enum Format: String, ExpressibleByArgument, CaseIterable {
     case text, json
@@ -128,10 +129,11 @@ struct AnalyzeCommand: ParsableCommand {
 
   @OptionGroup var spec: SpecOption
 
-  func run() throws {
+  func run(_ context: CommandRun) throws {
+    let codecs = context.codecs
     let out = OutputWriter()
     ReadInterruption.shared.install()
-    let report = try analyze(timeline: timeline ? TimelineWriter(out: out) : nil)
+    let report = try analyze(codecs: codecs, timeline: timeline ? TimelineWriter(out: out) : nil)
     switch timeline ? nil : format {
     case nil:
       break
@@ -165,15 +167,16 @@ struct AnalyzeCommand: ParsableCommand {
   }
 
   /// Reads the capture through the same pipeline as `decode`, into the analysis.
-  func analyze(timeline: TimelineWriter? = nil) throws -> AnalysisReport {
-    let rules = try routing.rules()
-    let router = try routing.router()
-    let settings = try ModelSettingArguments.parse(modelSettings)
+  func analyze(codecs: CodecSet, timeline: TimelineWriter? = nil) throws -> AnalysisReport {
+    let rules = try routing.rules(codecs: codecs)
+    let router = try routing.router(codecs: codecs)
+    let settings = try ModelSettingArguments.parse(modelSettings, codecs: codecs)
     let sink = AnalysisSink(
-      options: AnalysisOptions(secret: secret, modelSettings: settings), timeline: timeline)
+      codecs: codecs, options: AnalysisOptions(secret: secret, modelSettings: settings), timeline: timeline)
     let pipeline = CapturePipeline(
-      router: router, rules: rules, sink: sink, displayFilter: try RecordFilter.compile(displayFilter))
-    pipeline.bleMap = try bleMap.map { try BLEMapRule.parse($0) }
+      router: router, rules: rules, sink: sink,
+      displayFilter: try RecordFilter.compile(displayFilter, codecs: codecs))
+    pipeline.bleMap = try bleMap.map { try BLEMapRule.parse($0, codecs: codecs) }
     pipeline.timeWindow = try timeWindow.window()
     // The report comes at the end: the line shows however stdout is read.
     let files = try CaptureFileList.expand(inputs)

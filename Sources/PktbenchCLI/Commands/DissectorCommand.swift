@@ -1,5 +1,4 @@
 import ArgumentParser
-import CodecRegistry
 import PacketKit
 import SpecCodecs
 
@@ -8,29 +7,32 @@ import SpecCodecs
 /// comes from a spec: the one `--spec` loaded, or the one the codec's
 /// plugin ships (`SpecDescribed`); a JSON codec's dissector hands the
 /// payload to Wireshark's JSON dissector and names the message.
-struct DissectorCommand: ParsableCommand {
-  static let configuration = CommandConfiguration(
-    commandName: "dissector",
-    abstract: "Write a Wireshark Lua dissector for a codec (fields named as in -Y).",
-    discussion: """
-      Fields are named <codec>.<field>, as pktbench's display filter names them. The
-      dissector registers on the codec's well-known UDP ports, takes other UDP traffic
-      whose fixed bytes are the protocol's, and reads BLE characteristics by UUID when
-      the capture has the GATT discovery. Check bytes are verified (expert info on a
-      bad one) and enums named. A codec from a spec file: add --spec FILE.
+struct DissectorCommand: CodecCommand {
+  static var configuration: CommandConfiguration {
+    CommandConfiguration(
+      commandName: "dissector",
+      abstract: "Write a Wireshark Lua dissector for a codec (fields named as in -Y).",
+      discussion: """
+        Fields are named <codec>.<field>, as pktbench's display filter names them. The
+        dissector registers on the codec's well-known UDP ports, takes other UDP traffic
+        whose fixed bytes are the protocol's, and reads BLE characteristics by UUID when
+        the capture has the GATT discovery. Check bytes are verified (expert info on a
+        bad one) and enums named. A codec from a spec file: add --spec FILE.
 
-        pktbench dissector legctrl > legctrl.lua
-        tshark -X lua_script:legctrl.lua -r capture.pcap -Y 'legctrl.state == 2'
-      """)
+          pktbench dissector legctrl > legctrl.lua
+          tshark -X lua_script:legctrl.lua -r capture.pcap -Y 'legctrl.state == 2'
+        """)
+  }
 
   @Argument(help: "The codec (see 'pktbench codecs').")
   var codec: String
 
   @OptionGroup var spec: SpecOption
 
-  func run() throws {
-    guard let found = Codecs.named(codec) else {
-      throw CommandFailure("dissector: unknown codec '\(codec)'; known: \(Codecs.nameList)")
+  func run(_ context: CommandRun) throws {
+    let codecs = context.codecs
+    guard let found = codecs.named(codec) else {
+      throw CommandFailure("dissector: unknown codec '\(codec)'; known: \(codecs.nameList)")
     }
     let lua: String
     if let program = SpecProgram.of(found) {

@@ -1,5 +1,4 @@
 import ArgumentParser
-import CodecRegistry
 import NIOCore
 import NIOPosix
 import PacketCapture
@@ -7,29 +6,31 @@ import PacketCapture
 /// `pktbench replay capture.pcap --to udp://HOST:PORT [--speed 2x] [--filter BPF]`.
 extension ReplaySockets.Mode: ExpressibleByArgument {}
 
-struct ReplayCommand: ParsableCommand {
-  static let configuration = CommandConfiguration(
-    commandName: "replay",
-    abstract: "Send the UDP payloads of a capture to a destination, with the capture's timing.",
-    discussion: """
-      Every UDP datagram of the capture (after --filter) is sent, payload only, \
-      to --to, at the capture's pace divided by --speed (2x is twice as fast; \
-      max sends back to back). Each one is printed as decode prints it, with its \
-      capture time and endpoints; at the end a report gives the count, duration, \
-      mean rate and the largest lateness.
+struct ReplayCommand: CodecCommand {
+  static var configuration: CommandConfiguration {
+    CommandConfiguration(
+      commandName: "replay",
+      abstract: "Send the UDP payloads of a capture to a destination, with the capture's timing.",
+      discussion: """
+        Every UDP datagram of the capture (after --filter) is sent, payload only, \
+        to --to, at the capture's pace divided by --speed (2x is twice as fast; \
+        max sends back to back). Each one is printed as decode prints it, with its \
+        capture time and endpoints; at the end a report gives the count, duration, \
+        mean rate and the largest lateness.
 
-      --source-ports keep sends each capture sender's datagrams from its own \
-      source port, map from a port of its own: a device that tells its peers \
-      apart (one that reports to the last writer) sees them as the \
-      capture does. By default (one) everything leaves from one socket.
+        --source-ports keep sends each capture sender's datagrams from its own \
+        source port, map from a port of its own: a device that tells its peers \
+        apart (one that reports to the last writer) sees them as the \
+        capture does. By default (one) everything leaves from one socket.
 
-      """
-        + HelpExamples.text(
-          "replay",
-          generic: [
-            "pktbench replay field.pcapng --to udp://127.0.0.1:9000 --speed 10x --filter 'udp port 9000'",
-            "pktbench replay restart.pcap --to udp://127.0.0.1:29000 --filter 'udp dst port 29000' --source-ports map",
-          ]))
+        """
+          + HelpExamples.text(
+            "replay",
+            generic: [
+              "pktbench replay field.pcapng --to udp://127.0.0.1:9000 --speed 10x --filter 'udp port 9000'",
+              "pktbench replay restart.pcap --to udp://127.0.0.1:29000 --filter 'udp dst port 29000' --source-ports map",
+            ]))
+  }
 
   @Argument(help: "Capture file (pcap, pcapng).")
   var input: String
@@ -52,7 +53,7 @@ struct ReplayCommand: ParsableCommand {
   @Option(help: "Stop after this many datagrams.")
   var count: Int?
 
-  @Option(help: "Decode payloads with this codec (\(Codecs.nameList)).")
+  @Option(help: "Decode payloads with this codec (\(CommandContext.codecs.nameList)).")
   var codec: String?
 
   @Option(name: .customLong("decode-as"), help: "Route a port to a codec: udp:9000=CODEC (repeatable).")
@@ -64,18 +65,20 @@ struct ReplayCommand: ParsableCommand {
 
   func validate() throws {
     if let count, count < 1 { throw ValidationError("--count must be at least 1") }
-    if let codec, Codecs.named(codec) == nil {
-      throw ValidationError("unknown codec '\(codec)'; known: \(Codecs.names.joined(separator: ", "))")
+    if let codec, CommandContext.codecs.named(codec) == nil {
+      throw ValidationError(
+        "unknown codec '\(codec)'; known: \(CommandContext.codecs.names.joined(separator: ", "))")
     }
   }
 
-  func run() throws {
+  func run(_ context: CommandRun) throws {
+    let codecs = context.codecs
     let target = try TargetURL.parse(to)
     guard target.scheme == .udp else {
       throw CommandFailure("replay sends UDP payloads: --to must be udp://HOST:PORT, not \(target.display)")
     }
     let pace = try Self.parseSpeed(speed)
-    let rules = try decodeAs.map { try DecodeAsRule.parse($0) }
+    let rules = try decodeAs.map { try DecodeAsRule.parse($0, codecs: codecs) }
     let reader: PcapFileReader
     do {
       reader = try PcapFileReader(path: input)
@@ -109,7 +112,7 @@ struct ReplayCommand: ParsableCommand {
     let signals = StopSignals { stop.stop($0) }
     let replayer = Replayer(
       configuration: .init(
-        path: input, target: target, speed: pace, countLimit: count, output: output.settings,
+        codecs: codecs, path: input, target: target, speed: pace, countLimit: count, output: output.settings,
         codec: codec, rules: rules),
       sockets: sockets, errors: errors, stop: stop)
     let status = replayer.run(reader: reader)

@@ -33,12 +33,15 @@ final class DeviceEmulator {
   /// The peer that wrote last, and the one whose message is being taken.
   private var lastWriter: String?
   private var asking: String?
+  /// What a WebSocket path names (the device's key).
+  private let pathField: WebSocketPathField
 
   init(
     codec: String, description: DeviceDescription, model: any DeviceModel, loop: EventLoop,
-    timeline: EmulatorTimeline
+    timeline: EmulatorTimeline, pathField: WebSocketPathField
   ) {
     self.codec = codec
+    self.pathField = pathField
     self.answers = description.answers
     self.model = model
     self.loop = loop
@@ -60,7 +63,7 @@ final class DeviceEmulator {
     number(peer)
     guard let path else { return }
     var fields: [FieldValue.Member] = [.init("path", .string(path))]
-    if let named = WebSocketPathField.of(path) { fields.append(.init(named.field, .string(named.value))) }
+    if let named = pathField.of(path) { fields.append(.init(named.field, .string(named.value))) }
     take(
       FlowMessage(
         frame: nil, time: LiveClock.now(), source: peer, destination: endpoint, transport: "websocket",

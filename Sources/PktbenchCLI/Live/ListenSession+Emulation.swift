@@ -1,4 +1,3 @@
-import CodecRegistry
 import NIOCore
 import PacketKit
 
@@ -9,11 +8,12 @@ import PacketKit
 extension ListenSession {
   func makeDevice() -> DeviceEmulator? {
     guard let emulation = configuration.emulation, let timeline,
-      let behaviour = Codecs.named(emulation.codec) as? any DeviceBehaviour,
+      let behaviour = configuration.codecs.named(emulation.codec) as? any DeviceBehaviour,
       let model = try? behaviour.makeModel(mode: .emulation, settings: emulation.settings)
     else { return nil }
     return DeviceEmulator(
-      codec: emulation.codec, description: behaviour.device, model: model, loop: loop, timeline: timeline)
+      codec: emulation.codec, description: behaviour.device, model: model, loop: loop, timeline: timeline,
+      pathField: pathField)
   }
 
   func emulate(_ record: DecodedRecord, from peer: SocketAddress, on channel: Channel) {

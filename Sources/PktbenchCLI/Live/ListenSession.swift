@@ -1,10 +1,11 @@
-import CodecRegistry
 import Foundation
 import NIOCore
 import PacketKit
 
 /// What `listen` was asked to do, as a plain value for the event loop.
 struct ListenConfiguration: Sendable {
+  /// The run's codecs.
+  var codecs: CodecSet
   var address: ListenAddress
   var codec: String?
   var rules: [DecodeAsRule]
@@ -47,6 +48,8 @@ final class ListenSession {
   private var emulated: DeviceEmulator?
   /// ws: the bytes all connections hold, and the connections cut.
   let budget: ConnectionBudget
+  /// ws: the paths the codecs name, and the fields they fill.
+  let pathField: WebSocketPathField
   /// ws: the lines clients past --max-connections make.
   let refusals = RefusalLog()
   /// The exit status `stop` was given: 130 for a signal.
@@ -61,12 +64,14 @@ final class ListenSession {
     budget = ConnectionBudget(settings: configuration.server)
     let out = OutputWriter()
     self.out = out
-    let sink = configuration.output.makeSink(out: out)
+    let sink = configuration.output.makeSink(out: out, codecs: configuration.codecs)
     recorder = LiveRecorder(
-      inner: sink, out: out, countLimit: configuration.countLimit,
+      inner: sink, out: out, codecs: configuration.codecs, countLimit: configuration.countLimit,
       displayFilter: configuration.output.displayFilter)
+    pathField = WebSocketPathField(configuration.codecs)
     decoding = LiveDecoding(
-      router: PayloadRouter(rules: configuration.rules, forcedCodec: configuration.codec),
+      router: PayloadRouter(
+        rules: configuration.rules, forcedCodec: configuration.codec, codecs: configuration.codecs),
       keepPayload: (sink?.wantsPayload ?? false) || configuration.emulation != nil)
     timeline = configuration.emulation.map {
       EmulatorTimeline(

@@ -17,6 +17,7 @@ import PacketKit
 /// calling thread; the socket's event loop only reports errors.
 final class Replayer {
   struct Configuration {
+    var codecs: CodecSet
     var path: String
     var target: TargetURL
     /// nil: as fast as possible.
@@ -46,10 +47,11 @@ final class Replayer {
     self.sockets = sockets
     self.errors = errors
     self.stop = stop
-    let sink = configuration.output.makeSink(out: out)
-    recorder = LiveRecorder(inner: sink, out: out, countLimit: nil)
+    let sink = configuration.output.makeSink(out: out, codecs: configuration.codecs)
+    recorder = LiveRecorder(inner: sink, out: out, codecs: configuration.codecs, countLimit: nil)
     decoding = LiveDecoding(
-      router: PayloadRouter(rules: configuration.rules, forcedCodec: configuration.codec),
+      router: PayloadRouter(
+        rules: configuration.rules, forcedCodec: configuration.codec, codecs: configuration.codecs),
       keepPayload: sink?.wantsPayload ?? false)
     let pace = configuration.speed.map { "at \(JSONWriter.formatNumber($0))x" } ?? "as fast as possible"
     report = SendReport(target: configuration.target.display, steps: ["\(configuration.path) \(pace)"])
