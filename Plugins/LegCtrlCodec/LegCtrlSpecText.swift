@@ -9,7 +9,7 @@ extension LegCtrlCodec: SpecDescribed {
 
 enum LegCtrlSpecText {
   static let yaml = #"""
-    # LegCtrl — servo leg controller (PROTOCOLS.md §2, and §5 for what the
+    # LegCtrl — servo leg controller (docs/protocols.md §2, and §5 for what the
     # firmware does). Load with `pktbench … --spec Specs/legctrl.yaml`; it
     # replaces the built-in legctrl codec for that run.
     pktbench-spec: 1

@@ -9,7 +9,7 @@ extension RallieCodec: SpecDescribed {
 
 enum RallieSpecText {
   static let yaml = #"""
-    # Rallie tennis ball machine, protocol v0.3 (PROTOCOLS.md §3). Load with
+    # Rallie tennis ball machine, protocol v0.3 (docs/protocols.md §3). Load with
     # `pktbench … --spec Specs/rallie.yaml`; it replaces the built-in rallie
     # codec for that run.
     pktbench-spec: 1
