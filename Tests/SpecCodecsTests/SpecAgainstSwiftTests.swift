@@ -7,7 +7,7 @@ import Testing
 
 @testable import SpecCodecs
 
-/// Specs/legctrl.yaml and Specs/rallie.yaml held against the Swift codecs
+/// Specs/legctrl.ksy and Specs/rallie.ksy held against the Swift codecs
 /// they describe: PROTOCOLS.md's golden vectors and the damaged and odd
 /// frames around them decode alike (message, fields, byte ranges,
 /// diagnostic and error codes and offsets; words may differ), re-encode to

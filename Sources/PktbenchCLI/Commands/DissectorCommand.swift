@@ -35,7 +35,7 @@ struct DissectorCommand: ParsableCommand {
       lua = LuaDissector.make(program)
     } else if let described = found as? any SpecDescribed {
       do {
-        lua = LuaDissector.make(SpecProgram(try SpecLoader.load(text: described.specText, file: found.name)))
+        lua = LuaDissector.make(try SpecLoader.load(text: described.specText, file: found.name))
       } catch {
         throw CommandFailure(
           "dissector: \(found.name)'s own spec does not load: \(error.description)", status: 70)

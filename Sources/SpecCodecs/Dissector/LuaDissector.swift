@@ -7,8 +7,7 @@ import PacketKit
 public enum LuaDissector {
   /// The whole `.lua` file for `program`'s spec.
   public static func make(_ program: SpecProgram) -> String {
-    let spec = program.spec
-    if spec.encoding == .json {
+    if let spec = program.json {
       var fixed: [String: [(key: String, value: String)]] = [:]
       for message in spec.messages {
         for field in message.fields {
@@ -19,75 +18,7 @@ public enum LuaDissector {
       }
       return LuaJSONDissector.make(program.info, fixed: fixed)
     }
-    var table = LuaLayout(spec: spec)
-    var out = header(name: spec.name, title: spec.title)
-    out += "local L = {}\n"
-    out += "L.name = \(Lua.quoted(spec.name))\n"
-    out += "L.title = \(Lua.quoted(spec.title))\n"
-    out += "L.label = \(Lua.quoted(spec.name.uppercased()))\n"
-    // The layout first: walking it collects the enums and fields to declare.
-    var layout = "L.header = \(table.fields(spec.header, prefix: ""))\n"
-    layout += "L.trailer = \(table.fields(spec.trailer, prefix: ""))\n"
-    layout += "L.trailer_size = \(program.trailerSize)\n"
-    layout += "L.messages = {\n"
-    for message in spec.messages {
-      let fields = table.fields(message.fields, prefix: "")
-      let size = message.fields.reduce(Optional(0)) { total, field in
-        guard let total, let size = field.staticSize else { return nil }
-        return total + size
-      }
-      layout += "  { name = \(Lua.quoted(message.name)), static = \(size.map(String.init) ?? "nil"), "
-      layout += "mismatch = \(table.mismatch(message.sizeMismatch)),\n    fields = \(fields) },\n"
-    }
-    layout += "}\n"
-    out += "L.enums = {\n"
-    for enumeration in table.enums {
-      let cases = enumeration.cases.map { "[\($0.value)] = \(Lua.quoted($0.name))" }.joined(separator: ", ")
-      out += "  [\(Lua.quoted(enumeration.name))] = { \(cases) },\n"
-    }
-    out += "}\n"
-    out += layout
-    out += "L.by_when = {}\n"
-    for (index, message) in spec.messages.enumerated() {
-      if let when = message.when { out += "L.by_when[\(when)] = L.messages[\(index + 1)]\n" }
-    }
-    switch spec.discriminator {
-    case .field(let name): out += "L.discriminator = \(Lua.quoted(table.key(of: name)))\n"
-    case .frameLength: out += "L.discriminator = \"frame-length\"\n"
-    case .keys, .none: out += "L.discriminator = nil\n"
-    }
-    if let length = table.frameLength {
-      out += "L.length = \(length)\n"
-    }
-    if let unknown = spec.unknownMessage {
-      table.declare(key: unknown.bodyField, label: unknown.bodyField, type: "bytes")
-      out += "L.unknown = { name = \(Lua.quoted(unknown.name)), field = \(Lua.quoted(unknown.bodyField)), "
-      out += "warning = \(Lua.quoted(unknown.warning)), "
-      out += "text = \(Lua.quoted(unknown.text ?? "no \(spec.name) message of this kind")) }\n"
-    }
-    out += "L.early = {\n"
-    for early in program.earlyFixed {
-      let bytes = early.bytes.map { String(Int($0)) }.joined(separator: ", ")
-      out += "  { key = \(Lua.quoted(early.name)), offset = \(early.offset), bytes = { \(bytes) }, "
-      out += "error = \(Lua.quoted(early.error)), text = \(Lua.quoted(Hex.spaced(early.bytes))) },\n"
-    }
-    out += "}\n"
-    out += "L.udp_ports = { \(spec.udpPorts.map(String.init).joined(separator: ", ")) }\n"
-    let uuids = (spec.ble?.characteristics ?? []).map {
-      Lua.quoted($0.uuid.lowercased().filter { $0 != "-" })
-    }
-    out += "L.ble = { \(uuids.joined(separator: ", ")) }\n"
-    out += "L.fields = {\n"
-    for field in table.declared {
-      out += "  { key = \(Lua.quoted(field.key)), label = \(Lua.quoted(field.label)), "
-      out += "ftype = \(Lua.quoted(field.type))"
-      if field.hex { out += ", hex = true" }
-      if let enumeration = field.enumeration { out += ", enum = \(Lua.quoted(enumeration))" }
-      if let mask = field.mask { out += ", mask = \(mask), bits = \(field.bits)" }
-      out += " },\n"
-    }
-    out += "}\n"
-    return out + LuaRuntime.binary
+    return LuaJSONDissector.make(program.info)
   }
 
   static func header(name: String, title: String) -> String {
