@@ -37,8 +37,31 @@ public struct SpecCodec: FastFrameCodec, AnalysisRules {
     try program.craft(message, from: values)
   }
 
+  /// `craft`: the message written, then read back unless forced — a
+  /// spec can tie fields together in ways craft does not compute (RTP's
+  /// padding count is the frame's last byte), and a frame its own decode
+  /// refuses is not crafted without `--force`.
   public func craftBytes(_ message: SpecMessage, values: CraftValues) throws(EncodeError) -> [UInt8] {
     var bytes = try program.encode(message, validate: !values.force)
+    if !values.force, program.kaitai != nil {
+      let name = program.kindName(message)
+      let readBack: Result<SpecDecoded, DecodeError> = bytes.withUnsafeBytes { raw in
+        Result { () throws(DecodeError) in try program.decode(raw) }
+      }
+      switch readBack {
+      case .success(let decoded) where decoded.name == name: break
+      case .success(let decoded):
+        throw EncodeError(
+          code: "does-not-read-back",
+          text: "\(name) as given decodes as \(decoded.name); --force crafts it anyway",
+          forceCrafts: true)
+      case .failure(let error):
+        throw EncodeError(
+          code: "does-not-read-back",
+          text: "\(name) as given does not decode [\(error.code)]: \(error.text); --force crafts it anyway",
+          forceCrafts: true)
+      }
+    }
     if values.badCheck { program.spoilChecks(&bytes) }
     return bytes
   }

@@ -30,6 +30,8 @@ struct KsEncoder {
     do {
       return try none.withUnsafeBytes { (buffer) throws(DecodeError) -> [UInt8] in
         try program.withRunner(buffer, mode: .build) { (runner) throws(DecodeError) -> [UInt8] in
+          // Stream 0, which every object is "in" while it is written.
+          _ = runner.newStream(buffer: -1, start: 0, end: 0, payload: .empty)
           _ = runner.materialize(message.tree, parent: -1)
           try runner.settleEndianness()
           var state = KsWriteState(validate: validate, extra: message.extra)
@@ -93,8 +95,15 @@ extension KsRunner {
     let isRoot = record.parent < 0 && object == 0
     for attribute in type.seq {
       let index = Int(record.slotBase) + attribute.slot
-      if let condition = attribute.condition, !(try evalBool(condition, object, KsLocal())) { continue }
       let value = arena.slots[index]
+      if let condition = attribute.condition {
+        do {
+          if !(try evalBool(condition, object, KsLocal())) { continue }
+        } catch  where error.code == KsRunner.unwritten.code {
+          // A condition on the stream's size: the message has the field or not.
+          if case .absent = value { continue }
+        }
+      }
       if case .absent = value, !isAbsentAllowed(attribute, isRoot: isRoot) {
         throw KsEncoder.wrap(
           EncodeError(

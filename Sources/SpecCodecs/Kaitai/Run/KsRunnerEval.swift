@@ -217,7 +217,14 @@ extension KsRunner {
     guard case .stream(let found) = try eval(code, object, local) else {
       throw evalError("a stream is absent")
     }
+    guard arena.streams[Int(found)].buffer >= 0 else { throw Self.unwritten }
     return found
+  }
+
+  /// While a message is written its streams have no size or position yet:
+  /// what depends on them is decided by the message's own values.
+  static let unwritten = DecodeError(code: "stream-unwritten") {
+    .init("a stream's size while it is written")
   }
 
   /// Integer arithmetic as the language defines it: `/` rounds down, `%`
