@@ -239,7 +239,7 @@ struct SpecObject {
 /// reads as exponentially many nodes, and is refused once it passes the
 /// budget instead of growing without bound.
 final class SpecBudget {
-  static let nodes = 200_000
+  static let nodes = 30_000
   private var left = SpecBudget.nodes
 
   func charge(_ count: Int, at node: SpecNode) throws(SpecLoadError) {

@@ -97,7 +97,10 @@ extension KsCompiler {
     switch attribute.repeatKind {
     case .none: break
     case .eos: repeatKind = .eos
-    case .expr(let count): repeatKind = .expression(try plain.integer(count))
+    case .expr(let count):
+      let code = try plain.integer(count)
+      try checkConstantSize(code, count, in: type)
+      repeatKind = .expression(code)
     case .until(let until): repeatKind = .until(try repeated.condition(until, underscore: elementType))
     }
     if case .none = repeatKind {
@@ -138,6 +141,16 @@ extension KsCompiler {
       plan.errorAt = code
     }
     if let check = attribute.keys.check { plan.check = try checkPlan(check, attribute, read, in: type) }
+    if let width = fieldWidth(.slot(slot), in: type) {
+      if let valid = plan.valid, case .constant(.integer(let value))? = valid.equal, !Self.fits(value, width)
+      {
+        throw error(file, attribute.line, "valid", "\(value) does not fit the \(width.bits)-bit field")
+      }
+      if case .integer(let value)? = attribute.keys.expect, !Self.fits(value, width) {
+        throw error(
+          file, attribute.line, "-pktbench-expect", "\(value) does not fit the \(width.bits)-bit field")
+      }
+    }
     if attribute.keys.expect != nil || attribute.keys.range != nil || attribute.keys.scale != nil {
       switch elementType {
       case .integer, .enumeration, .float, .bool: break
@@ -147,6 +160,71 @@ extension KsCompiler {
       }
     }
     return plan
+  }
+
+  /// A constant size, count or position a frame could never have: refused
+  /// at load rather than met at run time.
+  private func checkConstantSize(_ code: KsCode, _ expression: KsyExpression, in type: Int)
+    throws(SpecLoadError)
+  {
+    guard case .constant(.integer(let value)) = code else { return }
+    guard value >= 0, value <= Int64(Int32.max) else {
+      throw error(
+        types[type].file, expression.line, expression.key,
+        "\(value) is no size a frame can have (0…\(Int32.max))")
+    }
+  }
+
+  /// Whether an integer fits a field of `width`.
+  static func fits(_ value: Int64, _ width: (bits: Int, signed: Bool)) -> Bool {
+    guard width.bits < 64 else { return true }
+    if width.signed {
+      return value >= -(Int64(1) << (width.bits - 1)) && value < (Int64(1) << (width.bits - 1))
+    }
+    return value >= 0 && value < (Int64(1) << width.bits)
+  }
+
+  /// The width of the integer field a path names, when it is one.
+  func fieldWidth(_ code: KsCode, in type: Int) -> (bits: Int, signed: Bool)? {
+    let owner: Int
+    let slot: Int
+    switch code {
+    case .slot(let found): (owner, slot) = (type, found)
+    case .member(let base, let found):
+      guard let inner = staticOwner(base, in: type) else { return nil }
+      (owner, slot) = (inner, found)
+    default: return nil
+    }
+    let declared = types[owner]
+    let index = slot - declared.params.count
+    guard index >= 0, index < declared.seq.count + declared.instances.count else { return nil }
+    let attribute =
+      index < declared.seq.count ? declared.seq[index] : declared.instances[index - declared.seq.count]
+    guard !attribute.isRepeated, case .named(let name, _) = attribute.type else { return nil }
+    if let integer = KsPrimitive.integer(KsPrimitive.baseName(name)) {
+      return (integer.bytes * 8, integer.signed)
+    }
+    if let bits = KsPrimitive.bits(KsPrimitive.baseName(name)) { return (bits.count, false) }
+    return nil
+  }
+
+  private func staticOwner(_ code: KsCode, in type: Int) -> Int? {
+    switch code {
+    case .this: return type
+    case .root: return 0
+    case .parent(let base):
+      guard let inner = staticOwner(base, in: type), parents[inner].count == 1 else { return nil }
+      return parents[inner].first
+    case .slot(let slot):
+      if case .user(let inner)? = slotTypes[type][slot] { return inner }
+      return nil
+    case .member(let base, let slot):
+      guard let inner = staticOwner(base, in: type), case .user(let found)? = slotTypes[inner][slot] else {
+        return nil
+      }
+      return found
+    default: return nil
+    }
   }
 
   static func isPath(_ code: KsCode) -> Bool {
@@ -217,9 +295,19 @@ extension KsCompiler {
       return try namedRead(name, line: line, attribute: attribute, size: size, in: type)
     case .switched(let on, let cases, let line):
       let (onCode, onType) = try KsExpressionCompiler(self, type: type).compile(on, underscore: nil)
+      let width = fieldWidth(onCode, in: type)
       var compiled: [(match: KsConstant, read: KsRead)] = []
       var fallback: KsRead?
       for item in cases {
+        if let match = item.match, let width,
+          case (.constant(.integer(let value)), _) = try KsExpressionCompiler(self, type: type).compile(
+            match, underscore: nil),
+          !Self.fits(value, width)
+        {
+          throw error(
+            file, match.line, "cases",
+            "\(value) does not fit the \(width.bits)-bit field '\(on.text)' it is a case of")
+        }
         let caseRead = try namedRead(
           item.type, line: line, attribute: attribute, size: nil, in: type, inSwitch: true)
         if let match = item.match {
@@ -317,6 +405,7 @@ extension KsCompiler {
     let compiler = KsExpressionCompiler(self, type: type, allowIndex: attribute.isRepeated)
     if let size = attribute.size {
       let code = try compiler.integer(size)
+      try checkConstantSize(code, size, in: type)
       plan = KsSizePlan(kind: .expression(code))
       if Self.isPath(code) { plan.lengthPath = code }
     } else if attribute.sizeEos {
@@ -396,7 +485,7 @@ extension KsCompiler {
   {
     var current = type
     for up in 0..<32 {
-      if let slot = slotNames[current].firstIndex(of: name) { return (up, slot) }
+      if let slot = slot(named: name, in: current) { return (up, slot) }
       guard parents[current].count == 1, let parent = parents[current].first else { break }
       current = parent
     }

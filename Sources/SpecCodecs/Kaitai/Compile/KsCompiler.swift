@@ -12,6 +12,11 @@ final class KsCompiler {
   /// Per type, the static type of each slot (nil while a value instance's is not yet known).
   var slotTypes: [[KsType?]] = []
   var slotNames: [[String]] = []
+  /// Slots by name, per type (a type of thousands of attributes is looked
+  /// up by every expression that names one).
+  private var slotIndex: [[String: Int]] = []
+  /// Nested types by name, per type.
+  private var nested: [[String: Int]] = []
   /// Per type, the types that create objects of it (`_parent`'s).
   var parents: [Set<Int>] = []
   var enums: [KsEnumPlan] = []
@@ -32,6 +37,8 @@ final class KsCompiler {
 
   func index(of type: KsyType) -> Int { indexByType[ObjectIdentifier(type)] ?? 0 }
 
+  func slot(named name: String, in type: Int) -> Int? { slotIndex[type][name] }
+
   func error(_ file: String, _ line: Int, _ key: String?, _ text: String) -> SpecLoadError {
     SpecLoadError(file: file, line: line, key: key, text: text)
   }
@@ -49,6 +56,12 @@ final class KsCompiler {
       throw error(document.file, 1, "seq", "more than \(Self.maxAttributes) attributes; refused")
     }
     slotNames = types.map { type in type.params.map(\.id) + type.seq.map(\.id) + type.instances.map(\.id) }
+    slotIndex = slotNames.map { names in
+      Dictionary(names.enumerated().map { ($1, $0) }, uniquingKeysWith: { first, _ in first })
+    }
+    nested = types.map { type in
+      Dictionary(type.types.map { ($0.name, index(of: $0)) }, uniquingKeysWith: { first, _ in first })
+    }
     slotTypes = slotNames.map { Array(repeating: nil, count: $0.count) }
     parents = Array(repeating: [], count: types.count)
     plans = Array(repeating: nil, count: types.count)
@@ -90,8 +103,8 @@ final class KsCompiler {
     let parts = name.components(separatedBy: "::")
     guard var found = findFirst(parts[0], from: context) else { return nil }
     for part in parts.dropFirst() {
-      guard let inner = types[found].types.first(where: { $0.name == part }) else { return nil }
-      found = index(of: inner)
+      guard let inner = nested[found][part] else { return nil }
+      found = inner
     }
     return found
   }
@@ -99,7 +112,7 @@ final class KsCompiler {
   private func findFirst(_ name: String, from context: Int) -> Int? {
     var scope: KsyType? = types[context]
     while let current = scope {
-      if let inner = current.types.first(where: { $0.name == name }) { return index(of: inner) }
+      if let inner = nested[index(of: current)][name] { return inner }
       if current.isFileRoot, current.name == name { return index(of: current) }
       scope = current.parent
     }
@@ -288,7 +301,7 @@ final class KsCompiler {
   /// A value instance's type: its expression's, found once (refusing a
   /// value that depends on itself).
   func valueType(_ attribute: KsyAttribute, in type: Int) throws(SpecLoadError) -> KsType {
-    guard let slot = slotNames[type].firstIndex(of: attribute.id) else { return .unknown }
+    guard let slot = self.slot(named: attribute.id, in: type) else { return .unknown }
     if let known = slotTypes[type][slot] { return known }
     guard let value = attribute.value else { return .unknown }
     guard resolving.insert([type, slot]).inserted else {

@@ -170,7 +170,7 @@ struct KsExpressionCompiler {
     case "_on", "_sizeof", "_buf":
       throw fail("'\(name)' is not supported")
     default:
-      guard let slot = compiler.slotNames[type].firstIndex(of: name) else {
+      guard let slot = compiler.slot(named: name, in: type) else {
         throw fail("no attribute '\(name)' in type \(compiler.types[type].name)")
       }
       return (.slot(slot), try compiler.slotType(type, slot))
@@ -204,7 +204,7 @@ struct KsExpressionCompiler {
       case "_root": return (.root(object), .user(fileRoot(of: index)))
       default: break
       }
-      guard let slot = compiler.slotNames[index].firstIndex(of: name) else {
+      guard let slot = compiler.slot(named: name, in: index) else {
         throw fail("type \(compiler.types[index].name) has no attribute '\(name)'")
       }
       return (.member(object, slot: slot), try compiler.slotType(index, slot))
@@ -213,7 +213,7 @@ struct KsExpressionCompiler {
       var slots: [Int: Int] = [:]
       var memberTypes: [KsType] = []
       for candidate in candidates {
-        guard let slot = compiler.slotNames[candidate].firstIndex(of: name) else {
+        guard let slot = compiler.slot(named: name, in: candidate) else {
           throw fail(
             "type \(compiler.types[candidate].name) has no attribute '\(name)' (it may be \(candidates.map { compiler.types[$0].name }.joined(separator: " or ")); use .as<type>)"
           )

@@ -73,7 +73,7 @@ struct KsMessagePlanner {
     }
     var early: [KsEarlyCheck] = []
     var offset = 0
-    _ = collectEarly(type: 0, offset: &offset, into: &early)
+    _ = collectEarly(type: 0, offset: &offset, path: [0], into: &early)
     return KsProgram(
       plan: plan, keys: keys, name: root.name, title: document.root.title ?? root.name,
       messageSlot: messageSlot,
@@ -139,7 +139,9 @@ struct KsMessagePlanner {
   /// The fixed bytes at the start of the frame, through nested types
   /// read in place, up to the first attribute whose size is not fixed.
   /// False once such an attribute is met.
-  private func collectEarly(type: Int, offset: inout Int, into early: inout [KsEarlyCheck]) -> Bool {
+  private func collectEarly(type: Int, offset: inout Int, path: [Int], into early: inout [KsEarlyCheck])
+    -> Bool
+  {
     for attribute in plan.types[type].seq {
       guard attribute.condition == nil, !attribute.isRepeated else { return false }
       switch attribute.read {
@@ -164,8 +166,8 @@ struct KsMessagePlanner {
         offset += bytes
       case .float(let bytes, _):
         offset += bytes
-      case .user(let inner, let arguments, nil) where arguments.isEmpty:
-        if !collectEarly(type: inner, offset: &offset, into: &early) { return false }
+      case .user(let inner, let arguments, nil) where arguments.isEmpty && !path.contains(inner):
+        if !collectEarly(type: inner, offset: &offset, path: path + [inner], into: &early) { return false }
       default:
         return false
       }

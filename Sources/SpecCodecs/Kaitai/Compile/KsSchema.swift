@@ -18,35 +18,42 @@ struct KsSchema {
     case checkParameter(KsCheckPlan)
   }
 
-  func role(_ attribute: KsAttributePlan, in type: Int) -> Role {
+  /// `path`: the types the walk is inside; a type met again (a recursive
+  /// one) is crafted from its bytes.
+  func role(_ attribute: KsAttributePlan, in type: Int, path: [Int] = []) -> Role {
     if case .contents = attribute.read { return .skip }
     if program.computed.contains([type, attribute.slot]) { return .skip }
     if let check = attribute.check { return .checkParameter(check) }
     if attribute.keys.expect != nil { return .skip }
     if let valid = attribute.valid, case .constant? = valid.equal { return .skip }
-    if !attribute.isRepeated, case .user(let inner, _, _) = attribute.read { return .nested(inner) }
+    if !attribute.isRepeated, case .user(let inner, _, _) = attribute.read, !path.contains(inner),
+      path.count < 8
+    {
+      return .nested(inner)
+    }
     return .leaf
   }
 
   /// The type a kind's fields are in: the root, and the case inlined.
   func fields(of kind: Int) -> [FieldSchema] {
     var fields: [FieldSchema] = []
-    walk(type: 0, prefix: "", kind: kind, into: &fields)
+    walk(type: 0, prefix: "", kind: kind, path: [0], into: &fields)
     return fields
   }
 
-  private func walk(type: Int, prefix: String, kind: Int, into fields: inout [FieldSchema]) {
+  private func walk(type: Int, prefix: String, kind: Int, path: [Int], into fields: inout [FieldSchema]) {
     for attribute in plan.types[type].seq {
       if type == 0, attribute.slot == program.messageSlot {
         if kind >= 0, let caseType = program.kinds[kind].type {
-          walk(type: caseType, prefix: prefix, kind: kind, into: &fields)
+          walk(type: caseType, prefix: prefix, kind: kind, path: path + [caseType], into: &fields)
         }
         continue
       }
-      switch role(attribute, in: type) {
+      switch role(attribute, in: type, path: path) {
       case .skip: continue
       case .nested(let inner):
-        walk(type: inner, prefix: prefix + attribute.id + ".", kind: kind, into: &fields)
+        walk(
+          type: inner, prefix: prefix + attribute.id + ".", kind: kind, path: path + [inner], into: &fields)
       case .leaf: fields.append(schema(attribute, name: prefix + attribute.id))
       case .checkParameter(let check):
         guard let parameter = check.check.craftParameter, !fields.contains(where: { $0.name == parameter })

@@ -75,29 +75,42 @@ struct KsyReader {
     if let params = object["params"] {
       for item in try params.list() { type.params.append(try parameter(item)) }
     }
+    var ids = Set(type.params.map(\.id))
     if let seq = object["seq"] {
-      for item in try seq.list() {
+      let items = try seq.list()
+      guard items.count <= Self.maxAttributes else {
+        throw seq.error("more than \(Self.maxAttributes) attributes in one type; refused")
+      }
+      for item in items {
         let attribute = try self.attribute(item, id: nil)
-        try unique(attribute.id, attribute.line, in: type)
+        try unique(attribute.id, attribute.line, in: &ids)
         type.seq.append(attribute)
       }
     }
     if let instances = object["instances"] {
-      for pair in try instances.pairs() {
+      let pairs = try instances.pairs()
+      guard pairs.count <= Self.maxAttributes else {
+        throw instances.error("more than \(Self.maxAttributes) attributes in one type; refused")
+      }
+      for pair in pairs {
         guard Self.isIdentifier(pair.key) else {
           throw pair.value.error("'\(pair.key)' is not an identifier")
         }
         let attribute = try self.attribute(pair.value, id: pair.key)
-        try unique(attribute.id, attribute.line, in: type)
+        try unique(attribute.id, attribute.line, in: &ids)
         type.instances.append(attribute)
       }
     }
+    guard ids.count <= Self.maxAttributes else {
+      throw node.error("more than \(Self.maxAttributes) attributes in one type; refused")
+    }
     if let types = object["types"] {
+      var names: Set<String> = []
       for pair in try types.pairs() {
         guard Self.isIdentifier(pair.key) else {
           throw pair.value.error("'\(pair.key)' is not an identifier")
         }
-        guard !type.types.contains(where: { $0.name == pair.key }) else {
+        guard names.insert(pair.key).inserted else {
           throw pair.value.error("type '\(pair.key)' is declared twice")
         }
         let inner = try self.type(pair.value, name: pair.key, depth: depth + 1)
@@ -112,14 +125,17 @@ struct KsyReader {
     return type
   }
 
-  private func unique(_ id: String, _ line: Int, in type: KsyType) throws(SpecLoadError) {
-    if type.params.contains(where: { $0.id == id }) || type.seq.contains(where: { $0.id == id })
-      || type.instances.contains(where: { $0.id == id })
-    {
+  private func unique(_ id: String, _ line: Int, in ids: inout Set<String>) throws(SpecLoadError) {
+    guard ids.insert(id).inserted else {
       throw SpecLoadError(
         file: file, line: line, key: "id", text: "'\(id)' is already an attribute of this type")
     }
   }
+
+  /// What one spec may hold: more is a table no protocol needs, refused
+  /// before it costs time or memory.
+  static let maxAttributes = 4096
+  static let maxEnumValues = 65536
 
   private func meta(_ node: SpecNode, into type: KsyType, isRoot: Bool) throws(SpecLoadError) {
     let (object, _) = try pairs(node, allowed: Self.metaKeys, what: "meta")
@@ -176,7 +192,11 @@ struct KsyReader {
     var values: [KsyEnum.Value] = []
     var seen: [Int64: String] = [:]
     var ids: Set<String> = []
-    for pair in try node.pairs() {
+    let pairs = try node.pairs()
+    guard pairs.count <= Self.maxEnumValues else {
+      throw node.error("an enum of more than \(Self.maxEnumValues) values; refused")
+    }
+    for pair in pairs {
       guard let value = SpecNode.parseInteger(pair.key) else {
         throw pair.value.error("expected an integer key, found '\(pair.key)'")
       }

@@ -18,7 +18,7 @@ struct KsCraft {
           "\(program.name) has no message '\(name)'; it has \(program.kinds.map(\.name).joined(separator: ", "))"
       )
     }
-    return SpecMessage(kind: kind, tree: try object(0, prefix: "", kind: kind, values))
+    return SpecMessage(kind: kind, tree: try object(0, prefix: "", kind: kind, path: [0], values))
   }
 
   /// The discriminator's value for a kind: the case constant of its type,
@@ -34,8 +34,8 @@ struct KsCraft {
     return nil
   }
 
-  private func object(_ type: Int, prefix: String, kind: Int, _ values: CraftValues) throws(EncodeError)
-    -> KsTree
+  private func object(_ type: Int, prefix: String, kind: Int, path: [Int], _ values: CraftValues)
+    throws(EncodeError) -> KsTree
   {
     let typePlan = plan.types[type]
     var slots: [KsTree] = Array(repeating: .absent, count: typePlan.parameters.count)
@@ -43,7 +43,7 @@ struct KsCraft {
     for attribute in typePlan.seq {
       if type == 0, attribute.slot == program.messageSlot {
         if let caseType = program.kinds[kind].type {
-          slots.append(try object(caseType, prefix: prefix, kind: kind, values))
+          slots.append(try object(caseType, prefix: prefix, kind: kind, path: path + [caseType], values))
         } else {
           slots.append(.absent)
         }
@@ -56,11 +56,12 @@ struct KsCraft {
         slots.append(.integer(value))
         continue
       }
-      switch schema.role(attribute, in: type) {
+      switch schema.role(attribute, in: type, path: path) {
       case .skip:
         slots.append(try constant(attribute, in: type))
       case .nested(let inner):
-        slots.append(try object(inner, prefix: prefix + attribute.id + ".", kind: kind, values))
+        slots.append(
+          try object(inner, prefix: prefix + attribute.id + ".", kind: kind, path: path + [inner], values))
       case .checkParameter(let check):
         var variant = 0
         if let parameter = check.check.craftParameter, let given = values[parameter] {
