@@ -2,7 +2,7 @@ import Foundation
 import Testing
 
 /// The Lua dissectors pktbench writes from Specs/dns.ksy, rtp.ksy,
-/// ntp.ksy and hrm.ksy, loaded into tshark beside Wireshark's own
+/// ntp.ksy, coap.ksy and hrm.ksy, loaded into tshark beside Wireshark's own
 /// protocols, show every field, value, warning and damage pktbench's
 /// decode shows for the same captures. A name Wireshark has already gets
 /// a prefix (said on stderr); RTP is found by Decode As; the Heart Rate
@@ -16,6 +16,7 @@ import Testing
       "pktbench_rtp"
     ),
     ("ntp", "ntp.pcap", [], [], "pktbench_ntp"),
+    ("coap", "coap.pcap", [], [], "pktbench_coap"),
     ("hrm", "hrm.pcap", [], [], "hrm"),
   ]
 

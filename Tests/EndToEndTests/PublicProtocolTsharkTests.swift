@@ -2,7 +2,7 @@ import Foundation
 import Testing
 
 /// Kaitai Struct specs of public protocols (Specs/dns.ksy, rtp.ksy,
-/// ntp.ksy, hrm.ksy) held against tshark's built-in dissectors on
+/// ntp.ksy, coap.ksy, hrm.ksy) held against tshark's built-in dissectors on
 /// captures written with Python's struct: every field tshark shows, value
 /// for value, frame by frame.
 @Suite(.serialized) struct PublicProtocolTsharkTests {
@@ -266,6 +266,44 @@ import Testing
       // pktbench shows RR intervals in seconds (its unit's scale, 1/1024 s).
       let intervals = ((values["rr_intervals"] as? [Double]) ?? []).map { Int64(($0 * 1024).rounded()) }
       #expect(Support.integers(tshark[prefix + "rr_interval"]) == intervals)
+    }
+  }
+
+  @Test func coapAgreesWithTshark() throws {
+    let capture = try Support.captures().appendingPathComponent("coap.pcap")
+    let fields = [
+      "coap.version", "coap.type", "coap.token_len", "coap.code", "coap.mid", "coap.token", "coap.opt.delta",
+      "coap.opt.delta_ext", "coap.opt.length", "coap.opt.length_ext", "coap.opt.end_marker",
+      "coap.payload_length",
+    ]
+    let theirs = try Support.tshark(capture, fields, filter: "coap")
+    let ours = try Support.pktbench(capture, codec: "coap", ["--spec", "Specs/coap.ksy"])
+    #expect(theirs.count == 4)
+    #expect(ours.count == theirs.count)
+    let types: [String: Int64] = ["confirmable": 0, "non_confirmable": 1, "acknowledgement": 2, "reset": 3]
+    let codes: [String: Int64] = ["empty": 0, "get": 1, "post": 2, "content": 69]
+    for (tshark, record) in zip(theirs, ours) {
+      let values = try #require(record["fields"] as? [String: Any])
+      #expect(Support.integers(tshark["coap.version"]) == [Support.integer(values["version"]) ?? -1])
+      #expect(Support.integers(tshark["coap.type"]) == [types[values["type"] as? String ?? ""] ?? -1])
+      #expect(record["message"] as? String == values["type"] as? String)
+      #expect(Support.integers(tshark["coap.token_len"]) == [Support.integer(values["token_length"]) ?? -1])
+      #expect(Support.integers(tshark["coap.code"]) == [codes[values["code"] as? String ?? ""] ?? -1])
+      #expect(Support.integers(tshark["coap.mid"]) == [Support.integer(values["message_id"]) ?? -1])
+      #expect((tshark["coap.token"]?.first).flatMap { Support.hex($0) } ?? "" == Support.hex(values["token"]))
+      let all = (values["options"] as? [[String: Any]]) ?? []
+      let options = all.filter { $0["is_payload_marker"] as? Bool == false }
+      func column(_ key: String) -> [Int64] { options.compactMap { Support.integer($0[key]) } }
+      #expect(Support.integers(tshark["coap.opt.delta"]) == column("delta_nibble"))
+      #expect(Support.integers(tshark["coap.opt.length"]) == column("length_nibble"))
+      // tshark shows an extension as sent, without the 13 or 269 added.
+      #expect(Support.integers(tshark["coap.opt.delta_ext"]) == column("delta_ext8") + column("delta_ext16"))
+      #expect(
+        Support.integers(tshark["coap.opt.length_ext"]) == column("length_ext8") + column("length_ext16"))
+      #expect(
+        Support.integers(tshark["coap.opt.end_marker"]) == (all.count > options.count ? [255] : []))
+      let payload = (Support.hex(values["payload"]) ?? "").count / 2
+      #expect(Support.integers(tshark["coap.payload_length"]) == (payload > 0 ? [Int64(payload)] : []))
     }
   }
 
