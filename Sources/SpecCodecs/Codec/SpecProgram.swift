@@ -24,6 +24,8 @@ public final class SpecProgram: Sendable {
   let udpPorts: [UInt16]
   /// What `cleanFields` may fill: the static names it needs were made.
   let flat: KsFlatNames?
+  /// The clean path without the interpreter, when frames have a fixed layout.
+  let fast: KsFastPlan?
 
   var kaitai: KsProgram? {
     if case .kaitai(let program) = format { return program }
@@ -45,7 +47,9 @@ public final class SpecProgram: Sendable {
     device = program.keys.device
     kinds = program.kinds.map { ($0.name, $0.keys.craftNames, $0.keys.direction, $0.keys.rate) }
     udpPorts = program.keys.udpPorts
-    flat = KsFlatNames(program)
+    let flat = KsFlatNames(program)
+    self.flat = flat
+    fast = KsFastCompiler.make(program, names: flat)
   }
 
   init(json spec: Spec) {
@@ -59,6 +63,7 @@ public final class SpecProgram: Sendable {
     kinds = spec.messages.map { ($0.name, $0.craftNames, $0.direction, $0.rate) }
     udpPorts = spec.udpPorts
     flat = nil
+    fast = nil
   }
 
   func decode(_ bytes: UnsafeRawBufferPointer) throws(DecodeError) -> SpecDecoded {
@@ -69,18 +74,31 @@ public final class SpecProgram: Sendable {
   }
 
   func probe(_ bytes: UnsafeRawBufferPointer) -> Int {
-    switch format {
+    if let fast, let score = fast.withValues({ fast.read(bytes, $0).map { fast.probeScores[$0.kind] } }) {
+      return score
+    }
+    return switch format {
     case .kaitai(let program): program.probe(bytes)
     case .json(let spec): SpecJSONCodec(spec: spec).probe(bytes)
     }
   }
 
   func cleanKind(_ bytes: UnsafeRawBufferPointer) -> Int? {
-    kaitai?.cleanKind(bytes, schemaIndex: schemaIndex)
+    if let fast, let kind = fast.withValues({ fast.read(bytes, $0)?.kind }) {
+      return kind < schemaIndex.count && schemaIndex[kind] >= 0 ? schemaIndex[kind] : nil
+    }
+    return kaitai?.cleanKind(bytes, schemaIndex: schemaIndex)
   }
 
   func cleanFields(_ bytes: UnsafeRawBufferPointer, into fields: inout FlatFields) -> Bool {
     guard let kaitai, let flat else { return false }
+    if let fast {
+      let done: Bool? = fast.withValues { values in
+        guard let frame = fast.read(bytes, values) else { return nil }
+        return fast.flat(frame, values, names: flat, into: &fields)
+      }
+      if let done { return done }
+    }
     return kaitai.cleanFields(bytes, names: flat, into: &fields)
   }
 

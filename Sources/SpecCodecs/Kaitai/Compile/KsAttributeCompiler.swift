@@ -113,7 +113,7 @@ extension KsCompiler {
       }
     }
     let compiler = attribute.isRepeated ? repeated : plain
-    var plan = KsAttributePlan(
+    let plan = KsAttributePlan(
       id: attribute.id, slot: slot, line: attribute.line, isInstance: attribute.isInstance,
       doc: attribute.doc,
       condition: try attribute.condition.map { expression throws(SpecLoadError) in
@@ -141,6 +141,9 @@ extension KsCompiler {
       plan.errorAt = code
     }
     if let check = attribute.keys.check { plan.check = try checkPlan(check, attribute, read, in: type) }
+    let keys = attribute.keys
+    plan.needsJudging =
+      plan.valid != nil || keys.expect != nil || plan.enumeration != nil || keys.range != nil
     if let width = fieldWidth(.slot(slot), in: type) {
       if let valid = plan.valid, case .constant(.integer(let value))? = valid.equal, !Self.fits(value, width)
       {

@@ -187,29 +187,53 @@ struct KsCheckPlan: Sendable {
   var little: Bool
 }
 
-/// One attribute of a type, compiled.
-struct KsAttributePlan: Sendable {
-  var id: String
-  var slot: Int
-  var line: Int
-  var isInstance: Bool
-  var doc: String
-  var condition: KsCode?
-  var repeatKind: KsRepeatPlan
-  var read: KsRead
-  var pos: KsCode?
-  var io: KsCode?
-  var valid: KsValidPlan?
+/// One attribute of a type, compiled. A class: the interpreter reads it
+/// per field per frame, and a reference is one retain where a struct of
+/// strings and expressions was copied whole. Its properties are set while
+/// it is compiled and never after.
+final class KsAttributePlan: @unchecked Sendable {
+  let id: String
+  let slot: Int
+  let line: Int
+  let isInstance: Bool
+  let doc: String
+  let condition: KsCode?
+  let repeatKind: KsRepeatPlan
+  let read: KsRead
+  let pos: KsCode?
+  let io: KsCode?
+  let valid: KsValidPlan?
   /// The element's type (the attribute's is an array of it when repeated).
-  var type: KsType
+  let type: KsType
   var enumeration: Int?
-  var keys: KsyFieldKeys
+  let keys: KsyFieldKeys
   /// `keys.unit` as a dissection node carries it.
   var unit: FieldUnit?
   var check: KsCheckPlan?
-  /// The field is the message switch's discriminator: no unknown-enum warning.
-  var isDiscriminator = false
   var errorAt: KsCode?
+  /// Whether an element needs judging at all (valid, expected value, enum, range).
+  var needsJudging = false
+
+  init(
+    id: String, slot: Int, line: Int, isInstance: Bool, doc: String, condition: KsCode?,
+    repeatKind: KsRepeatPlan, read: KsRead, pos: KsCode?, io: KsCode?, valid: KsValidPlan?, type: KsType,
+    enumeration: Int?, keys: KsyFieldKeys
+  ) {
+    self.id = id
+    self.slot = slot
+    self.line = line
+    self.isInstance = isInstance
+    self.doc = doc
+    self.condition = condition
+    self.repeatKind = repeatKind
+    self.read = read
+    self.pos = pos
+    self.io = io
+    self.valid = valid
+    self.type = type
+    self.enumeration = enumeration
+    self.keys = keys
+  }
 
   var isRepeated: Bool {
     if case .none = repeatKind { return false }
@@ -231,21 +255,39 @@ enum KsEndianPlan: Sendable {
   case none
 }
 
-/// One type, compiled: its slots are its parameters, then its seq, then its instances.
-struct KsTypePlan: Sendable {
-  var name: String
+/// One type, compiled: its slots are its parameters, then its seq, then
+/// its instances. A class, read per object per frame (see `KsAttributePlan`).
+final class KsTypePlan: Sendable {
+  let name: String
   /// `outer::inner`, for messages.
-  var path: String
-  var line: Int
-  var doc: String
-  var parameters: [(id: String, type: KsType)]
-  var seq: [KsAttributePlan]
-  var instances: [KsAttributePlan]
-  var endian: KsEndianPlan
-  var isFileRoot: Bool
-  var message: KsyMessageKeys
+  let path: String
+  let line: Int
+  let doc: String
+  let parameters: [(id: String, type: KsType)]
+  let seq: [KsAttributePlan]
+  let instances: [KsAttributePlan]
+  let endian: KsEndianPlan
+  let isFileRoot: Bool
+  let message: KsyMessageKeys
+  let slotCount: Int
 
-  var slotCount: Int { parameters.count + seq.count + instances.count }
+  init(
+    name: String, path: String, line: Int, doc: String, parameters: [(id: String, type: KsType)],
+    seq: [KsAttributePlan], instances: [KsAttributePlan], endian: KsEndianPlan, isFileRoot: Bool,
+    message: KsyMessageKeys
+  ) {
+    self.name = name
+    self.path = path
+    self.line = line
+    self.doc = doc
+    self.parameters = parameters
+    self.seq = seq
+    self.instances = instances
+    self.endian = endian
+    self.isFileRoot = isFileRoot
+    self.message = message
+    slotCount = parameters.count + seq.count + instances.count
+  }
 
   func attribute(slot: Int) -> KsAttributePlan? {
     let index = slot - parameters.count

@@ -325,13 +325,7 @@ extension KsRunner {
     throws(DecodeError)
   {
     do {
-      try judge(
-        KsAttributePlan(
-          id: attribute.id, slot: attribute.slot, line: attribute.line, isInstance: false, doc: "",
-          condition: nil,
-          repeatKind: .none, read: attribute.read, pos: nil, io: nil, valid: valid, type: attribute.type,
-          enumeration: nil, keys: KsyFieldKeys()),
-        value, .empty, object: object)
+      try self.valid(valid, attribute, value, .empty, object: object)
     } catch {
       throw KsEncoder.wrap(
         EncodeError(

@@ -195,7 +195,7 @@ struct KsRunner {
     case .none:
       let result = try readElement(
         attribute.read, attribute, object: object, stream: stream, local: KsLocal())
-      try judge(attribute, result.0, result.1, object: object)
+      if attribute.needsJudging { try judge(attribute, result.0, result.1, object: object) }
       return result
     case .expression(let count):
       let total = try evalInteger(count, object, KsLocal())
@@ -213,7 +213,7 @@ struct KsRunner {
         try spend()
         let (value, range) = try readElement(
           attribute.read, attribute, object: object, stream: stream, local: KsLocal(index: index))
-        try judge(attribute, value, range, object: object)
+        if attribute.needsJudging { try judge(attribute, value, range, object: object) }
         arena.scratch.append(value)
         arena.scratchRanges.append(range)
         index += 1
@@ -228,7 +228,7 @@ struct KsRunner {
         let before = (arena.streams[Int(stream)].pos, arena.streams[Int(stream)].bitCount)
         let (value, range) = try readElement(
           attribute.read, attribute, object: object, stream: stream, local: KsLocal(index: index))
-        try judge(attribute, value, range, object: object)
+        if attribute.needsJudging { try judge(attribute, value, range, object: object) }
         arena.scratch.append(value)
         arena.scratchRanges.append(range)
         index += 1
@@ -246,7 +246,7 @@ struct KsRunner {
         let before = (arena.streams[Int(stream)].pos, arena.streams[Int(stream)].bitCount)
         let (value, range) = try readElement(
           attribute.read, attribute, object: object, stream: stream, local: KsLocal(index: index))
-        try judge(attribute, value, range, object: object)
+        if attribute.needsJudging { try judge(attribute, value, range, object: object) }
         arena.scratch.append(value)
         arena.scratchRanges.append(range)
         if try evalBool(condition, object, KsLocal(underscore: value, index: index)) { break }

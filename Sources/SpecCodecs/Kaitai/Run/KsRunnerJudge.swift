@@ -7,10 +7,10 @@ extension KsRunner {
     throws(DecodeError)
   {
     if let valid = attribute.valid { try self.valid(valid, attribute, value, range, object: object) }
-    let keys = attribute.keys
-    if let expected = keys.expect, !Self.equals(value, expected, attribute: attribute, runner: self) {
+    if let expected = attribute.keys.expect, !Self.equals(value, expected, attribute: attribute, runner: self)
+    {
       let (id, shown) = (attribute.id, describe(value, hex: true))
-      try warn(keys.expectWarning, range) {
+      try warn(attribute.keys.expectWarning, range) {
         "\(id) at offset \(range.start) is \(shown); expected \(expected.described)"
       }
     }
@@ -25,7 +25,7 @@ extension KsRunner {
         "\(id) \(raw) at offset \(range.start) is unknown; known are \(known)"
       }
     }
-    if let allowed = keys.range, let number = shown(value, keys) {
+    if let allowed = attribute.keys.range, let number = shown(value, attribute.keys) {
       guard !allowed.contains(number) else { return }
       let (id, unit) = (attribute.id, attribute.unit.map { " \($0)" } ?? "")
       try warn("out-of-range", range) {
@@ -46,7 +46,7 @@ extension KsRunner {
     return raw * (keys.scale ?? 1) + (keys.offset ?? 0)
   }
 
-  private mutating func valid(
+  mutating func valid(
     _ valid: KsValidPlan, _ attribute: KsAttributePlan, _ value: KsValue, _ range: KsRange, object: Int32
   ) throws(DecodeError) {
     let local = KsLocal(underscore: value)
