@@ -33,8 +33,6 @@ final class KsCompiler {
     self.document = document
   }
 
-  var rootIndex: Int { 0 }
-
   func index(of type: KsyType) -> Int { indexByType[ObjectIdentifier(type)] ?? 0 }
 
   func slot(named name: String, in type: Int) -> Int? { slotIndex[type][name] }
@@ -347,19 +345,20 @@ enum KsPrimitive {
     return String(name[..<open]).trimmingCharacters(in: .whitespaces)
   }
 
+  /// `le` or `be` at the end of a type name, taken off (nil: none).
+  private static func endianSuffix(_ text: inout Substring) -> Bool? {
+    guard text.hasSuffix("le") || text.hasSuffix("be") else { return nil }
+    let little = text.hasSuffix("le")
+    text = text.dropLast(2)
+    return little
+  }
+
   /// `u1` … `s8le`: bytes, signed, and the endian suffix (nil: the default).
   static func integer(_ name: String) -> (bytes: Int, signed: Bool, little: Bool?)? {
     var text = Substring(name)
     guard let first = text.first, first == "u" || first == "s" else { return nil }
     text = text.dropFirst()
-    var little: Bool?
-    if text.hasSuffix("le") {
-      little = true
-      text = text.dropLast(2)
-    } else if text.hasSuffix("be") {
-      little = false
-      text = text.dropLast(2)
-    }
+    let little = endianSuffix(&text)
     guard let bytes = Int(text), [1, 2, 4, 8].contains(bytes) else { return nil }
     if bytes == 1, little != nil { return nil }
     return (bytes, first == "s", little)
@@ -370,14 +369,7 @@ enum KsPrimitive {
     var text = Substring(name)
     guard text.first == "b" else { return nil }
     text = text.dropFirst()
-    var little: Bool?
-    if text.hasSuffix("le") {
-      little = true
-      text = text.dropLast(2)
-    } else if text.hasSuffix("be") {
-      little = false
-      text = text.dropLast(2)
-    }
+    let little = endianSuffix(&text)
     guard let count = Int(text), (1...64).contains(count) else { return nil }
     return (count, little)
   }

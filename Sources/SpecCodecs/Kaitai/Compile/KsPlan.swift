@@ -239,11 +239,6 @@ final class KsAttributePlan: @unchecked Sendable {
     if case .none = repeatKind { return false }
     return true
   }
-
-  var isValueInstance: Bool {
-    if case .value = read { return true }
-    return false
-  }
 }
 
 enum KsEndianPlan: Sendable {

@@ -176,7 +176,7 @@ struct KsFastCompiler {
       let index = base + region.fields.count
       region.fields.append(
         KsFastField(
-          offset: offset, width: bytes, signed: signed, little: little, inBody: inBody, contents: nil,
+          offset: offset, width: bytes, signed: signed, little: little, contents: nil,
           name: name, enumeration: attribute.enumeration, scale: attribute.keys.scale,
           valueOffset: attribute.keys.offset, unit: unit(attribute)))
       objects[object].fields[attribute.slot] = index
@@ -190,7 +190,7 @@ struct KsFastCompiler {
       }
       region.fields.append(
         KsFastField(
-          offset: offset, width: bytes.count, signed: false, little: false, inBody: inBody, contents: bytes,
+          offset: offset, width: bytes.count, signed: false, little: false, contents: bytes,
           name: nil, enumeration: nil, scale: nil, valueOffset: nil, unit: ""))
       offset += bytes.count
       region.flat = nil
@@ -211,7 +211,7 @@ struct KsFastCompiler {
       }
       if let name, region.flat != nil {
         let count = (region.flat?.count ?? 0) - groupAt - 1
-        region.flat?[groupAt] = .group(name, count: count, start: start, end: offset, inBody: inBody)
+        region.flat?[groupAt] = .group(name, count: count, start: start, end: offset)
       }
       if let valid = attribute.valid {
         guard valid.equal == nil, valid.min == nil, valid.max == nil, valid.anyOf.isEmpty,

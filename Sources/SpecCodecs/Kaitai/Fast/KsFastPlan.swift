@@ -36,7 +36,6 @@ struct KsFastField: Sendable {
   var width: Int
   var signed: Bool
   var little: Bool
-  var inBody: Bool
   var contents: [UInt8]?
   /// For flat fields: its name, how its value shows, its unit.
   var name: StaticString?
@@ -49,7 +48,7 @@ struct KsFastField: Sendable {
 /// What `cleanFields` writes, in order: a group of the next `count`
 /// fields (its range in region offsets), or a field.
 enum KsFastFlatItem: Sendable {
-  case group(StaticString, count: Int, start: Int, end: Int, inBody: Bool)
+  case group(StaticString, count: Int, start: Int, end: Int)
   case field(Int)
 }
 

@@ -233,7 +233,7 @@ extension KsFastPlan {
   ) -> Bool {
     for item in items {
       switch item {
-      case .group(let name, let count, let from, let to, _):
+      case .group(let name, let count, let from, let to):
         guard
           fields.append(FlatFields.Field(name, .group(count: count), range: (start + from)..<(start + to)))
         else { return false }

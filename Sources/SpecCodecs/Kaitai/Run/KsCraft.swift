@@ -161,25 +161,13 @@ struct KsCraftValues {
       return .bool(flag)
     case .float:
       let number = try CraftValues.number(given, named: name)
-      if !force, let range = attribute.keys.range, !range.contains(number) {
-        throw .outOfRange(
-          name, JSONWriter.formatNumber(number),
-          allowed:
-            "\(JSONWriter.formatNumber(range.lowerBound))…\(JSONWriter.formatNumber(range.upperBound))",
-          unit: attribute.unit)
-      }
+      if !force { try Self.inRange(number, JSONWriter.formatNumber(number), attribute, name: name) }
       let raw = (number - (attribute.keys.offset ?? 0)) / (attribute.keys.scale ?? 1)
       return .float(raw.bitPattern)
     case .integer:
       if attribute.keys.scale != nil || attribute.keys.offset != nil {
         let number = try CraftValues.number(given, named: name)
-        if !force, let range = attribute.keys.range, !range.contains(number) {
-          throw .outOfRange(
-            name, JSONWriter.formatNumber(number),
-            allowed:
-              "\(JSONWriter.formatNumber(range.lowerBound))…\(JSONWriter.formatNumber(range.upperBound))",
-            unit: attribute.unit)
-        }
+        if !force { try Self.inRange(number, JSONWriter.formatNumber(number), attribute, name: name) }
         let raw = ((number - (attribute.keys.offset ?? 0)) / (attribute.keys.scale ?? 1)).rounded()
         guard raw.isFinite, abs(raw) < 9.2e18 else {
           throw .outOfRange(name, JSONWriter.formatNumber(number), allowed: "a 64-bit value")
@@ -188,13 +176,7 @@ struct KsCraftValues {
       }
       if case .unsigned(let value) = given { return .integer(Int64(bitPattern: value)) }
       let value = try CraftValues.integer(given, named: name)
-      if !force, let range = attribute.keys.range, !range.contains(Double(value)) {
-        throw .outOfRange(
-          name, String(value),
-          allowed:
-            "\(JSONWriter.formatNumber(range.lowerBound))…\(JSONWriter.formatNumber(range.upperBound))",
-          unit: attribute.unit)
-      }
+      if !force { try Self.inRange(Double(value), String(value), attribute, name: name) }
       return .integer(value)
     case .string:
       guard let text = given.stringValue else {
@@ -239,6 +221,17 @@ struct KsCraftValues {
     } catch {
       throw EncodeError(code: "wrong-type", text: "\(name): its bytes are not its elements", field: name)
     }
+  }
+
+  /// A value the field's `-pktbench-range` refuses (craft without `--force`).
+  static func inRange(_ number: Double, _ shown: String, _ attribute: KsAttributePlan, name: String)
+    throws(EncodeError)
+  {
+    guard let range = attribute.keys.range, !range.contains(number) else { return }
+    throw .outOfRange(
+      name, shown,
+      allowed: "\(JSONWriter.formatNumber(range.lowerBound))…\(JSONWriter.formatNumber(range.upperBound))",
+      unit: attribute.unit)
   }
 
   /// An enum value given by name (any case, `-` for `_`), as an enum

@@ -60,22 +60,7 @@ extension KsRunner {
   }
 
   private func node(_ attribute: KsAttributePlan, _ value: KsValue, _ range: KsRange) -> DissectionNode? {
-    if case .array(let array) = value, attribute.isRepeated {
-      let record = arena.arrays[Int(array)]
-      var children: [DissectionNode] = []
-      children.reserveCapacity(Int(record.count))
-      for position in 0..<Int(record.count) {
-        let element = Int(record.start) + position
-        if let child = elementNode(
-          DissectionNode.elementName(position), attribute, arena.elements[element],
-          arena.elementRanges[element])
-        {
-          children.append(child)
-        }
-      }
-      return DissectionNode(group: attribute.id, shape: .array, range: range.range, children: children)
-    }
-    return elementNode(attribute.id, attribute, value, range)
+    elementNode(attribute.id, attribute, value, range)
   }
 
   private func elementNode(_ name: String, _ attribute: KsAttributePlan, _ value: KsValue, _ range: KsRange)
@@ -89,6 +74,7 @@ extension KsRunner {
     case .array(let array):
       let record = arena.arrays[Int(array)]
       var children: [DissectionNode] = []
+      children.reserveCapacity(Int(record.count))
       for position in 0..<Int(record.count) {
         let element = Int(record.start) + position
         if let child = elementNode(

@@ -224,17 +224,9 @@ struct KsRunner {
       let start = arena.streams[Int(stream)].pos
       var index: Int64 = 0
       while !isEof(stream) {
-        try spend()
-        let before = (arena.streams[Int(stream)].pos, arena.streams[Int(stream)].bitCount)
-        let (value, range) = try readElement(
-          attribute.read, attribute, object: object, stream: stream, local: KsLocal(index: index))
-        if attribute.needsJudging { try judge(attribute, value, range, object: object) }
-        arena.scratch.append(value)
-        arena.scratchRanges.append(range)
+        let (_, stalled) = try nextElement(attribute, object: object, stream: stream, index: index)
         index += 1
-        if (arena.streams[Int(stream)].pos, arena.streams[Int(stream)].bitCount) == before {
-          throw stalled(attribute, stream)
-        }
+        if stalled { throw self.stalled(attribute, stream) }
       }
       return (finishArray(from: mark), payload(stream, start, arena.streams[Int(stream)].pos))
     case .until(let condition):
@@ -242,21 +234,28 @@ struct KsRunner {
       let start = arena.streams[Int(stream)].pos
       var index: Int64 = 0
       while true {
-        try spend()
-        let before = (arena.streams[Int(stream)].pos, arena.streams[Int(stream)].bitCount)
-        let (value, range) = try readElement(
-          attribute.read, attribute, object: object, stream: stream, local: KsLocal(index: index))
-        if attribute.needsJudging { try judge(attribute, value, range, object: object) }
-        arena.scratch.append(value)
-        arena.scratchRanges.append(range)
+        let (value, stalled) = try nextElement(attribute, object: object, stream: stream, index: index)
         if try evalBool(condition, object, KsLocal(underscore: value, index: index)) { break }
         index += 1
-        if (arena.streams[Int(stream)].pos, arena.streams[Int(stream)].bitCount) == before {
-          throw stalled(attribute, stream)
-        }
+        if stalled { throw self.stalled(attribute, stream) }
       }
       return (finishArray(from: mark), payload(stream, start, arena.streams[Int(stream)].pos))
     }
+  }
+
+  /// One element of a repeat to the end or until a condition, judged and
+  /// kept, and whether it took no bytes (its repeat would never end).
+  private mutating func nextElement(_ attribute: KsAttributePlan, object: Int32, stream: Int32, index: Int64)
+    throws(DecodeError) -> (KsValue, stalled: Bool)
+  {
+    try spend()
+    let before = (arena.streams[Int(stream)].pos, arena.streams[Int(stream)].bitCount)
+    let (value, range) = try readElement(
+      attribute.read, attribute, object: object, stream: stream, local: KsLocal(index: index))
+    if attribute.needsJudging { try judge(attribute, value, range, object: object) }
+    arena.scratch.append(value)
+    arena.scratchRanges.append(range)
+    return (value, (arena.streams[Int(stream)].pos, arena.streams[Int(stream)].bitCount) == before)
   }
 
   private func stalled(_ attribute: KsAttributePlan, _ stream: Int32) -> DecodeError {

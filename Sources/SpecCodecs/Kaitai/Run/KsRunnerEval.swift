@@ -355,21 +355,7 @@ extension KsRunner {
       guard case .bytes(let slice) = value else { throw evalError("length of absent bytes") }
       return .integer(Int64(slice.count))
     case .bytesToString(let encoding):
-      let bytes = try bytesOf(value)
-      switch encoding {
-      case "UTF-8", "ASCII": return stringValue(String(decoding: bytes, as: UTF8.self))
-      case "ISO-8859-1": return stringValue(String(bytes.map { Character(Unicode.Scalar($0)) }))
-      default:
-        let little = encoding == "UTF-16LE"
-        var units: [UInt16] = []
-        var index = 0
-        while index + 1 < bytes.count {
-          let (a, b) = (UInt16(bytes[index]), UInt16(bytes[index + 1]))
-          units.append(little ? a | (b << 8) : (a << 8) | b)
-          index += 2
-        }
-        return stringValue(String(decoding: units, as: UTF16.self))
-      }
+      return stringValue(Self.text(try bytesOf(value), encoding: encoding))
     case .bytesFirst, .bytesLast, .bytesMin, .bytesMax:
       guard case .bytes(let slice) = value, slice.count > 0 else { throw evalError("of empty bytes") }
       let bytes = try bytesOf(value)

@@ -106,19 +106,7 @@ extension KsRunner {
       guard case .integer(let stored) = arena.slots[slotIndex] else { continue }
       let value = UInt64(bitPattern: stored)
       let fieldRange = arena.slotRanges[slotIndex]
-      var from: Int32 = 0
-      var through = fieldRange.start
-      if let (up, target) = check.from, let owner = ancestor(object, up) {
-        from = arena.slotRanges[Int(arena.objects[Int(owner)].slotBase) + target].start
-      }
-      if let (up, target) = check.through, let owner = ancestor(object, up) {
-        through = arena.slotRanges[Int(arena.objects[Int(owner)].slotBase) + target].end
-      }
-      var extra: UInt8?
-      if let code = check.extra {
-        let byte = try evalInteger(code, object, KsLocal())
-        extra = UInt8(truncatingIfNeeded: byte)
-      }
+      let (from, through, extra) = try checkSpan(check, object: object, field: fieldRange)
       let covered = UnsafeRawBufferPointer(rebasing: input[Int(from)..<Int(max(from, through))])
       var first = -1
       var ambiguous = false
@@ -150,6 +138,24 @@ extension KsRunner {
         }
       }
     }
+  }
+
+  /// What a check covers (from, through: payload offsets) and the extra
+  /// byte after it, for the check field at `field` of `object`.
+  mutating func checkSpan(_ check: KsCheckPlan, object: Int32, field: KsRange) throws(DecodeError)
+    -> (from: Int32, through: Int32, extra: UInt8?)
+  {
+    var from: Int32 = 0
+    var through = field.start
+    if let (up, target) = check.from, let owner = ancestor(object, up) {
+      from = arena.slotRanges[Int(arena.objects[Int(owner)].slotBase) + target].start
+    }
+    if let (up, target) = check.through, let owner = ancestor(object, up) {
+      through = arena.slotRanges[Int(arena.objects[Int(owner)].slotBase) + target].end
+    }
+    var extra: UInt8?
+    if let code = check.extra { extra = UInt8(truncatingIfNeeded: try evalInteger(code, object, KsLocal())) }
+    return (from, through, extra)
   }
 
   private func ancestor(_ object: Int32, _ up: Int) -> Int32? {

@@ -331,24 +331,28 @@ extension KsRunner {
     default:
       var bytes: [UInt8] = []
       for index in raw.start..<raw.end { bytes.append(byte(raw.buffer, index)) }
-      let decoded: String
-      switch encoding {
-      case "ISO-8859-1": decoded = String(bytes.map { Character(Unicode.Scalar($0)) })
-      case "UTF-16LE", "UTF-16BE":
-        let little = encoding == "UTF-16LE"
-        var units: [UInt16] = []
-        var index = 0
-        while index + 1 < bytes.count {
-          let (a, b) = (UInt16(bytes[index]), UInt16(bytes[index + 1]))
-          units.append(little ? a | (b << 8) : (a << 8) | b)
-          index += 2
-        }
-        decoded = String(decoding: units, as: UTF16.self)
-      default: decoded = String(decoding: bytes, as: UTF8.self)
-      }
+      let decoded = Self.text(bytes, encoding: encoding)
       let start = Int32(arena.derived.count)
       arena.derived.append(contentsOf: decoded.utf8)
       return KsSlice(buffer: 1, start: start, end: Int32(arena.derived.count))
+    }
+  }
+
+  /// Bytes as text of a Kaitai encoding (UTF-8 and ASCII, ISO-8859-1, UTF-16LE/BE).
+  static func text(_ bytes: [UInt8], encoding: String) -> String {
+    switch encoding {
+    case "ISO-8859-1": return String(bytes.map { Character(Unicode.Scalar($0)) })
+    case "UTF-16LE", "UTF-16BE":
+      let little = encoding == "UTF-16LE"
+      var units: [UInt16] = []
+      var index = 0
+      while index + 1 < bytes.count {
+        let (a, b) = (UInt16(bytes[index]), UInt16(bytes[index + 1]))
+        units.append(little ? a | (b << 8) : (a << 8) | b)
+        index += 2
+      }
+      return String(decoding: units, as: UTF16.self)
+    default: return String(decoding: bytes, as: UTF8.self)
     }
   }
 }
