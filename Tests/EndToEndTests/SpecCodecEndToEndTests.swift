@@ -44,6 +44,19 @@ import Testing
     }
   }
 
+  /// `--stats` counts kinds without decoding: with the specs, by their
+  /// fast path where LegCtrl's frames are clean, the same report.
+  @Test(arguments: captures)
+  func sameStatsAsTheSwiftCodecs(arguments: [String]) throws {
+    let path = Pktbench.root.appendingPathComponent(arguments[0]).path
+    try #require(FileManager.default.fileExists(atPath: path), "\(arguments[0]) is missing")
+    let swift = try Pktbench.run(["decode"] + arguments + ["--stats"])
+    let spec = try Pktbench.run(["decode"] + arguments + ["--stats"] + Self.specs)
+    #expect(swift.status == spec.status)
+    #expect(swift.text == spec.text)
+    #expect(swift.text.contains("messages"))
+  }
+
   /// A line with the words taken out (they may differ), keys sorted.
   static func comparable(_ line: String) -> String {
     guard var object = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any] else {

@@ -53,7 +53,7 @@ import Testing
   @Test(arguments: specs)
   func fuzzInvariantsHold(path: String) throws {
     let report = FuzzRunner(
-      targets: [CodecFuzzTarget(.bound(try Self.codec(path)))],
+      targets: [SpecSupport.fuzzTarget(try Self.codec(path))],
       configuration: .init(seed: 3, iterations: 10_000)
     ).run()
     #expect(

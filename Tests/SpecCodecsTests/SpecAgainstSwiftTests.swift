@@ -171,7 +171,7 @@ import Testing
   @Test(arguments: ["legctrl", "rallie"])
   func fuzzInvariantsHold(name: String) throws {
     let report = FuzzRunner(
-      targets: [CodecFuzzTarget(.bound(try SpecSupport.shipped(name)))],
+      targets: [SpecSupport.fuzzTarget(try SpecSupport.shipped(name))],
       configuration: .init(seed: 7, iterations: 20_000)
     ).run()
     #expect(

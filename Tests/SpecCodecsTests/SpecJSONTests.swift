@@ -98,7 +98,7 @@ import Testing
   /// every field's range lies inside the input.
   @Test func fuzzInvariantsHold() throws {
     let report = FuzzRunner(
-      targets: [CodecFuzzTarget(.bound(try codec()))], configuration: .init(seed: 11, iterations: 20_000)
+      targets: [SpecSupport.fuzzTarget(try codec())], configuration: .init(seed: 11, iterations: 20_000)
     )
     .run()
     #expect(

@@ -1,4 +1,6 @@
+import CodecRegistry
 import Foundation
+import PacketFuzz
 import PacketKit
 import SpecCodecs
 
@@ -13,6 +15,15 @@ enum SpecSupport {
 
   static func codec(_ text: String, file: String = "test.ksy") throws -> SpecCodec {
     SpecCodec(try SpecLoader.load(text: text, file: file))
+  }
+
+  /// The fuzzer's target for a spec codec. Its time bound (a slow input is
+  /// a finding when fuzzing) is a minute: tests judge the invariants, and
+  /// a machine shared by several builds can stall a debug build's decode.
+  static func fuzzTarget(_ codec: SpecCodec) -> CodecFuzzTarget {
+    let target = CodecFuzzTarget(.bound(codec))
+    target.timeBoundNanoseconds = 60_000_000_000
+    return target
   }
 
   /// The load error's one line, or nil when it loads.
