@@ -69,7 +69,7 @@ let package = Package(
 
     // Generators, mutators, shrinking and the fuzz runner.
     .target(
-      name: "PacketFuzz", dependencies: ["PacketKit", "CodecRegistry", "PacketCapture"]),
+      name: "PacketFuzz", dependencies: ["PacketKit", "PacketCapture"]),
 
     // The commands, as a library so tests can call them.
     .target(
@@ -97,7 +97,7 @@ let package = Package(
       dependencies: ["PktbenchCLI", "CodecRegistry", "PacketKit", "PacketCapture"]
     ),
     .testTarget(
-      name: "PacketFuzzTests", dependencies: ["PacketFuzz", "CodecRegistry", "PacketKit"],
+      name: "PacketFuzzTests", dependencies: ["PacketFuzz", "CodecRegistry", "PacketKit", "LegCtrlCodec", "RallieCodec"],
       exclude: ["Regressions"]  // inputs read by path from the tests, not resources
     ),
     .testTarget(name: "EndToEndTests", dependencies: ["PacketKit"]),

@@ -1,5 +1,6 @@
 // swift-tools-version:6.0
-// Coverage-guided libFuzzer harnesses, one per codec (and per parser).
+// Coverage-guided libFuzzer harnesses, one per codec (and per parser, the
+// display filter's included).
 // A separate package because a harness has no `main`: libFuzzer supplies
 // it, so these only link with --sanitize=fuzzer. Build and run with
 // ../scripts/libfuzzer.sh NAME SECONDS.
@@ -7,7 +8,7 @@ import PackageDescription
 
 let harnesses = [
   "FuzzRider", "FuzzLegCtrl", "FuzzRallie", "FuzzFalconEye", "FuzzPcap", "FuzzWebSocket", "FuzzHCI",
-  "FuzzPacketLogger",
+  "FuzzPacketLogger", "FuzzFilter",
 ]
 
 let package = Package(
@@ -16,7 +17,9 @@ let package = Package(
   targets: harnesses.map { name in
     .executableTarget(
       name: name,
-      dependencies: [.product(name: "PacketFuzz", package: "pktbench")],
+      dependencies: [
+        .product(name: "PacketFuzz", package: "pktbench"), .product(name: "PktbenchCodecs", package: "pktbench"),
+      ],
       swiftSettings: [.unsafeFlags(["-parse-as-library"])]
     )
   }

@@ -18,7 +18,7 @@ echo "fuzz-ci: Specs/legctrl.ksy and Specs/rallie.ksy against the built-ins, see
 .build/debug/pktbench fuzz --spec Specs/legctrl.ksy --spec Specs/rallie.ksy \
   --codec compare-legctrl --codec compare-rallie --time "$((2 * runner_seconds))s" --seed "$seed" --jobs "$jobs" \
   --crashes fuzz-crashes/spec
-for codec in rider legctrl rallie falconeye pcap websocket hci pklg; do
+for codec in rider legctrl rallie falconeye pcap websocket hci pklg filter; do
   echo "fuzz-ci: libFuzzer $codec, ${libfuzzer_seconds}s"
   scripts/libfuzzer.sh "$codec" "$libfuzzer_seconds"
 done

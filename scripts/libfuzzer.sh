@@ -6,7 +6,7 @@
 # written to fuzz-crashes/libfuzzer-<codec>/ and a reproduce line is printed.
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
-codec="${1:?usage: scripts/libfuzzer.sh rider|legctrl|rallie|falconeye|pcap|websocket|hci|pklg SECONDS}"
+codec="${1:?usage: scripts/libfuzzer.sh rider|legctrl|rallie|falconeye|pcap|websocket|hci|pklg|filter SECONDS}"
 seconds="${2:-60}"
 case "$codec" in
   rider) product=FuzzRider ;;
@@ -17,7 +17,8 @@ case "$codec" in
   websocket) product=FuzzWebSocket ;;
   hci) product=FuzzHCI ;;
   pklg) product=FuzzPacketLogger ;;
-  *) echo "libfuzzer.sh: unknown target '$codec'; allowed: rider, legctrl, rallie, falconeye, pcap, websocket, hci, pklg" >&2; exit 2 ;;
+  filter) product=FuzzFilter ;;
+  *) echo "libfuzzer.sh: unknown target '$codec'; allowed: rider, legctrl, rallie, falconeye, pcap, websocket, hci, pklg, filter" >&2; exit 2 ;;
 esac
 "$root/scripts/bootstrap.sh"
 export SWIFT_BACKTRACE=enable=no

@@ -27,6 +27,25 @@ case "$codec" in
     "$bin" craft heartbeat >"$out/heartbeat.bin" 2>/dev/null || true
     "$bin" craft auth-response --session-id abc >"$out/auth-response.bin" 2>/dev/null || true ;;
 esac
+if [ "$codec" = filter ]; then
+  # The README's display filters, each a seed.
+  n=0
+  while IFS= read -r filter; do
+    n=$((n + 1))
+    printf '%s' "$filter" >"$out/filter-$n.txt"
+  done <<'FILTERS'
+legctrl.state == "FAULT" or rider.left > 90
+rallie and not rallie.code == "accepted"
+falconeye.payload.frameId matches "^f-00[0-4]"
+legctrl.header.msg_type == 0x03 && legctrl.pulse_us in {500..999, 2001..2500}
+att.error-response or ble.disconnected
+error or diagnostics.severity == "warning"
+src == "10.0.0.2:50000"
+rider.left != rider.right
+falconeye.payload.frameId matches r"^(?<id>f-\d+)$" || !(frame < 10)
+FILTERS
+  exit 0
+fi
 if [ "$codec" = pcap ]; then
   for capture in "$root"/Captures/*.pcap "$root"/Captures/*.pcapng; do
     [ -f "$capture" ] && [ "$(stat -c %s "$capture")" -lt 65536 ] && cp "$capture" "$out/"

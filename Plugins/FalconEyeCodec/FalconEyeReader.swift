@@ -24,8 +24,7 @@ struct FalconEyeReader {
   /// does not have (Swift's JSONDecoder ignores those).
   ///
   /// The object's few keys are compared in place, not hashed into a
-  /// dictionary per object (that was 7 % of the falconeye fuzz target);
-  /// an object of more than `FalconEyeObject.scanLimit` members (only
+  /// dictionary per object; an object of more than `FalconEyeObject.scanLimit` members (only
   /// unknown keys make one so large) finds its repeated keys with a set.
   mutating func object(_ value: JSONNode, at path: FalconEyeKeyPath, known: [String]) throws(DecodeError)
     -> FalconEyeObject

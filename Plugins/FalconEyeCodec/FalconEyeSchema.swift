@@ -133,5 +133,15 @@ enum FalconEyeSchema {
       ],
       "listen": ["listen ws:8000"],
       "emulate": ["emulate falconeye --listen ws:127.0.0.1:8000 --aerie-bugs"],
+    ],
+    framingFields: ["type"],
+    // Envelopes as the reference describes them (§4): a heartbeat (the
+    // base64 of {}) and the server's pong (of {"pong":true}).
+    vectors: [
+      ("heartbeat", Array(#"{"type":"heartbeat","timestamp":1700000000.5,"payload":"e30="}"#.utf8)),
+      (
+        "heartbeat",
+        Array(#"{"type":"heartbeat","timestamp":1700000000.5,"payload":"eyJwb25nIjp0cnVlfQ=="}"#.utf8)
+      ),
     ])
 }

@@ -415,3 +415,11 @@ public struct LegCtrlCodec: FastFrameCodec {
     }
   }
 }
+
+extension LegCtrlCodec: FrameResealing {
+  /// `payload_len` (offset 2) counts what follows the 4-byte header.
+  public func reseal(_ frame: inout [UInt8], choice: UInt64) {
+    guard frame.count >= Self.headerLength else { return }
+    frame[2] = UInt8(truncatingIfNeeded: frame.count - Self.headerLength)
+  }
+}

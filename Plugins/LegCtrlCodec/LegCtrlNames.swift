@@ -2,8 +2,7 @@ import PacketKit
 
 /// Every name and unit the decoder writes, and the places of the message
 /// kinds, taken from `LegCtrlSchema` once, when the codec is made: the hot
-/// paths read them from the codec itself (a static read per use cost a
-/// `swift_once` each, a `String` made from a literal per message more).
+/// paths read them from the codec itself, with no lazy static to check.
 final class LegCtrlNames: Sendable {
   /// One for every codec value: a codec is copied freely, and a class
   /// costs one reference to copy where a struct of names cost twenty.

@@ -275,3 +275,14 @@ public struct RallieCodec: FrameCodec {
     return RallieCheckVariant.allCases.contains { $0.check(covered) == check } ? 100 : 50
   }
 }
+
+extension RallieCodec: FrameResealing {
+  /// The last byte checks the ones before it: XOR (v0.3) or the low byte
+  /// of CRC-16/MODBUS (later firmware), as `choice` picks.
+  public func reseal(_ frame: inout [UInt8], choice: UInt64) {
+    guard frame.count >= 2 else { return }
+    let body = frame.dropLast()
+    frame[frame.count - 1] =
+      choice & 1 == 0 ? Checksums.xor(body) : UInt8(truncatingIfNeeded: Checksums.crc16Modbus(body))
+  }
+}

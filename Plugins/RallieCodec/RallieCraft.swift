@@ -4,8 +4,8 @@ import PacketKit
 /// out takes its schema default, so the codec crafts the same frame whether
 /// or not the CLI filled the defaults in first.
 ///
-/// Its helpers are inlined into `message(_:from:)`: called, they cost the
-/// rallie fuzz target 2.6 % (each passed a schema and the values along).
+/// Its helpers are inlined into `message(_:from:)`, rather than each
+/// passed a schema and the values.
 enum RallieCraft {
   static func message(_ name: String, from values: CraftValues, info: CodecInfo)
     throws(EncodeError) -> RallieMessage

@@ -100,5 +100,11 @@ enum RiderSchema {
       "capture": ["capture -i lo --filter 'udp port 5005'"],
       "analyze": ["analyze capture.pcap --timeline | jq 'select(.event==\"watchdog_stop\")'"],
       "emulate": ["emulate rider --listen udp:127.0.0.1:5005"],
+    ],
+    // The three forms as the reference writes them (§1a, §1b, §1c).
+    vectors: [
+      ("drive", Array(#"{"left": 50, "right": -37.5, "timestamp": 1700000000.25}"#.utf8)),
+      ("legacy", Array("60,40,2".utf8)),
+      ("move", Array(#"{"command": "move", "speed": 40, "direction": 0, "timestamp": 1700000000.25}"#.utf8)),
     ])
 }

@@ -42,9 +42,8 @@ public final class PacketDecoder {
   }
 
   /// `decode`, with the common packet (`PlainUDP`: a UDP datagram with no
-  /// diagnostics at any layer) handed to `plainDatagram` in parts: built as
-  /// a `TransportEvent`, then matched and destroyed, it cost a Rider
-  /// `--stats` run 7 % of its instructions.
+  /// diagnostics at any layer) handed to `plainDatagram` in parts rather
+  /// than built as a `TransportEvent`, matched and destroyed.
   public func decode(
     _ record: CaptureRecord,
     plainDatagram: (_ source: Endpoint, _ destination: Endpoint, _ payload: UnsafeRawBufferPointer) -> Void,

@@ -6,7 +6,11 @@ import PacketKit
 /// each prefixed by one length byte, fed to the Bluetooth decoder with the
 /// link type and direction flags taken from the first byte.
 public final class HCIFuzzTarget: FuzzTarget {
-  public init() {}
+  private let payloads: SeedPayloads
+
+  init(payloads: SeedPayloads) {
+    self.payloads = payloads
+  }
   public var name: String { "hci" }
   public var isJSON: Bool { false }
 
@@ -17,15 +21,12 @@ public final class HCIFuzzTarget: FuzzTarget {
 
   public func seed(rng: inout SplitMix64) -> [UInt8]? {
     // LE Connection Complete (handle 0x0040, central), then a Write Command
-    // carrying LegCtrl SET_SERVO_CH0 1500 µs to handle 0x0012 over ATT (CID 4).
+    // carrying a codec's payload to handle 0x0012 over ATT (CID 4).
     let connection: [UInt8] = [
       0x04, 0x3E, 0x13, 0x01, 0x00, 0x40, 0x00, 0x00, 0x00, 0x3C, 0x71, 0x5E, 0xC4, 0x0A, 0x24, 0x18, 0x00,
       0x00, 0x00, 0xF4, 0x01, 0x00,
     ]
-    let write: [UInt8] = [
-      0x02, 0x40, 0x00, 0x0D, 0x00, 0x09, 0x00, 0x04, 0x00, 0x52, 0x12, 0x00, 0x01, 0x03, 0x02, 0x00, 0xDC,
-      0x05,
-    ]
+    let write: [UInt8] = [0x02] + payloads.attWrite(&rng)
     return [UInt8(rng.below(2))] + [UInt8(connection.count)] + connection + [UInt8(write.count)] + write
   }
 
@@ -163,7 +164,11 @@ public final class BtsnoopFuzzTarget: FuzzTarget {
 /// pktbench's own reader and the decoder, read from memory as the btsnoop
 /// target reads its inputs.
 public final class PacketLoggerFuzzTarget: FuzzTarget {
-  public init() {}
+  private let payloads: SeedPayloads
+
+  init(payloads: SeedPayloads) {
+    self.payloads = payloads
+  }
 
   public var name: String { "pklg" }
   public var isJSON: Bool { false }
@@ -180,7 +185,7 @@ public final class PacketLoggerFuzzTarget: FuzzTarget {
         0x01, 0x3E, 0x13, 0x01, 0x00, 0x40, 0x00, 0x00, 0x00, 0x3C, 0x71, 0x5E, 0xC4, 0x0A, 0x24, 0x18, 0x00,
         0x00, 0x00, 0xF4, 0x01, 0x00,
       ],
-      [0x02, 0x40, 0x00, 0x0A, 0x00, 0x06, 0x00, 0x04, 0x00, 0x52, 0x12, 0x00, 0x01, 0x01, 0x00],
+      [0x02] + payloads.attWrite(&rng),
     ]
     var out: [UInt8] = []
     for (index, record) in records.enumerated() {

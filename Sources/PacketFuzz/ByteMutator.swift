@@ -1,8 +1,8 @@
 import PacketKit
 
 /// Byte-level mutations: bit flips, insert/delete/duplicate, truncate,
-/// extend, interesting integers, and fix-ups that re-establish length and
-/// check bytes so that mutants get past a codec's first checks.
+/// extend, interesting integers. It knows no protocol: putting a mutant's
+/// length and check bytes right again is each codec's (`FrameResealing`).
 public struct ByteMutator {
   public init() {}
 
@@ -19,12 +19,8 @@ public struct ByteMutator {
 
   /// `mutate` written into `bytes` (its old contents replaced): the fuzz
   /// runner reuses one buffer for every input, instead of a new array each.
-  /// `checkBytes`: the input's protocol may have length and check bytes to
-  /// re-establish (JSON has none: a checksum over a camera frame only
-  /// overwrote its closing brace, after reading hundreds of KB).
   public func mutate(
-    _ input: [UInt8], into bytes: inout [UInt8], rng: inout SplitMix64, maxLength: Int = 1 << 20,
-    checkBytes: Bool = true
+    _ input: [UInt8], into bytes: inout [UInt8], rng: inout SplitMix64, maxLength: Int = 1 << 20
   ) {
     bytes.removeAll(keepingCapacity: true)
     bytes.append(contentsOf: input)
@@ -32,7 +28,6 @@ public struct ByteMutator {
     for _ in 0..<rounds {
       mutateOnce(&bytes, rng: &rng, maxLength: maxLength)
     }
-    if checkBytes, rng.chance(1, in: 3) { fixUp(&bytes, rng: &rng) }
   }
 
   private func mutateOnce(_ bytes: inout [UInt8], rng: inout SplitMix64, maxLength: Int) {
@@ -83,20 +78,6 @@ public struct ByteMutator {
     bytes.withUnsafeMutableBytes { buffer in
       guard let base = buffer.baseAddress else { return }  // nothing to move
       (base + run.upperBound).copyMemory(from: base + run.lowerBound, byteCount: tail)
-    }
-  }
-
-  /// Re-establishes the protocols' length and check bytes: a LegCtrl-style
-  /// payload_len at offset 2, a trailing XOR or CRC-16/MODBUS low byte.
-  private func fixUp(_ bytes: inout [UInt8], rng: inout SplitMix64) {
-    guard bytes.count >= 2 else { return }
-    switch rng.below(3) {
-    case 0 where bytes.count >= 4:
-      bytes[2] = UInt8(truncatingIfNeeded: bytes.count - 4)
-    case 1:
-      bytes[bytes.count - 1] = Checksums.xor(bytes.dropLast())
-    default:
-      bytes[bytes.count - 1] = UInt8(truncatingIfNeeded: Checksums.crc16Modbus(bytes.dropLast()))
     }
   }
 }

@@ -12,6 +12,13 @@ public protocol FuzzTarget: AnyObject {
   func check(_ input: [UInt8], stats: inout FuzzStats) -> FuzzFailure?
   /// Whether JSON-aware mutations suit its inputs.
   var isJSON: Bool { get }
+  /// Puts a mutated input's lengths and checks right again, when the
+  /// target knows how (a codec that adopts `FrameResealing`).
+  func reseal(_ input: inout [UInt8], rng: inout SplitMix64)
+}
+
+extension FuzzTarget {
+  public func reseal(_ input: inout [UInt8], rng: inout SplitMix64) {}
 }
 
 /// An invariant that did not hold, with the input that broke it.

@@ -12,11 +12,14 @@ import PacketKit
 public enum LibFuzzerEntry {
   nonisolated(unsafe) private static var targets: [String: FuzzTarget] = [:]
 
-  public static func testOneInput(_ targetName: String, _ data: UnsafePointer<UInt8>?, _ size: Int) -> Int32 {
+  /// `codecs`: the codecs the harness is built with (asked once).
+  public static func testOneInput(
+    _ targetName: String, codecs: @autoclosure () -> CodecSet, _ data: UnsafePointer<UInt8>?, _ size: Int
+  ) -> Int32 {
     let target: FuzzTarget
     if let cached = targets[targetName] {
       target = cached
-    } else if let made = FuzzTargets.named(targetName) {
+    } else if let made = FuzzTargets(codecs: codecs()).named(targetName) {
       targets[targetName] = made
       target = made
     } else {

@@ -4,12 +4,17 @@ import PacketKit
 /// Whole capture files: libpcap's reader, the link, IP, UDP and TCP layers.
 /// Invariants: no trap, no hang, bounded buffering, records in order.
 public final class PcapFuzzTarget: FuzzTarget {
-  public init() {}
+  private let counter = PayloadCounter()
+  private let payloads: SeedPayloads
+
+  init(payloads: SeedPayloads) {
+    self.payloads = payloads
+  }
   public var name: String { "pcap" }
   public var isJSON: Bool { false }
 
   public func seed(rng: inout SplitMix64) -> [UInt8]? {
-    SyntheticCapture.pcap(records: 1 + rng.below(6), rng: &rng)
+    SyntheticCapture.pcap(records: 1 + rng.below(6), payloads: payloads, rng: &rng)
   }
 
   public func roundTrip(rng: inout SplitMix64, stats: inout FuzzStats) -> FuzzFailure? { nil }
@@ -24,10 +29,10 @@ public final class PcapFuzzTarget: FuzzTarget {
       stats.errorCodes.add("not-a-capture")
       return nil
     }
-    let decoder = PacketDecoder()
-    // A function, not a closure holding state: one allocation per input
-    // cost the target 9 % of its executions.
-    reader.onNotice = Self.readNotice
+    // The same stage `decode` reads captures through: WebSocket detection
+    // and parking, Bluetooth link types, PKTAP, all on hostile records.
+    let stage = PayloadStage(consumer: counter)
+    reader.onNotice = { stage.notice($0) }
     var lastFrame = 0
     var failure: FuzzFailure?
     let end = reader.read { record in
@@ -36,33 +41,15 @@ public final class PcapFuzzTarget: FuzzTarget {
           target: name, kind: "order", detail: "record \(record.frame) after \(lastFrame)", input: input)
       }
       lastFrame = record.frame
-      decoder.decode(record) { event in Self.count(event, &stats) }
+      stage.process(record)
     }
-    decoder.finish { event in Self.count(event, &stats) }
+    stage.finish()
+    counter.tally(into: &stats)
     if case .damaged = end { stats.errorCodes.add("damaged-file") } else { stats.decoded += 1 }
     return failure
       ?? .bounds(
-        target: name, input: input, buffered: decoder.bufferedBytes,
-        limit: decoder.limits.maxBufferedBytesTotal, startedAt: start)
-  }
-
-  /// Writes a notice's words, as the outputs do, so their code runs too.
-  static func readNotice(_ notice: CaptureNotice) {
-    _ = notice.text.utf8.count
-  }
-
-  static func count(_ event: TransportEvent, _ stats: inout FuzzStats) {
-    switch event {
-    case .datagram: stats.messageKinds.add("datagram")
-    case .streamData: stats.messageKinds.add("stream-data")
-    case .streamGap: stats.messageKinds.add("stream-gap")
-    case .streamCut: stats.messageKinds.add("stream-cut")
-    case .streamDesync: stats.messageKinds.add("stream-desync")
-    case .notice(let notice): stats.messageKinds.add(notice.kind.rawValue)
-    case .streamOpened, .streamClosed: stats.messageKinds.add("stream")
-    case .undecoded(_, _, let reason): stats.noteField("undecoded: \(reason.prefix(40))")
-    case .damaged(_, _, let layer, _, _): stats.errorCodes.add("damaged-\(layer)")
-    }
+        target: name, input: input, buffered: stage.bufferedBytes,
+        limit: stage.options.limits.maxBufferedBytesTotal, startedAt: start)
   }
 }
 
@@ -135,8 +122,9 @@ public final class WebSocketFuzzTarget: FuzzTarget {
 
 /// Small valid captures to start mutating from.
 enum SyntheticCapture {
-  /// A pcap of Ethernet/IPv4/UDP datagrams carrying Rider commands.
-  static func pcap(records: Int, rng: inout SplitMix64) -> [UInt8] {
+  /// A pcap of Ethernet/IPv4/UDP datagrams carrying the codecs' payloads
+  /// to their ports.
+  static func pcap(records: Int, payloads: SeedPayloads, rng: inout SplitMix64) -> [UInt8] {
     var out: [UInt8] = []
     func le32(_ v: UInt32) {
       out += [UInt8(v & 0xFF), UInt8(v >> 8 & 0xFF), UInt8(v >> 16 & 0xFF), UInt8(v >> 24)]
@@ -148,13 +136,16 @@ enum SyntheticCapture {
     le32(65535)
     le32(1)
     for index in 0..<records {
-      let payload = Array(#"{"left":\#(rng.below(201) - 100),"right":0,"timestamp":1.5}"#.utf8)
+      let (port, payload) = payloads.udp(&rng)
       let udpLength = 8 + payload.count
       let ipLength = 20 + udpLength
       var frame: [UInt8] = [0, 0, 0, 0, 0, 2, 0, 0, 0, 0, 0, 1, 0x08, 0x00]
       frame += [0x45, 0, UInt8(ipLength >> 8), UInt8(ipLength & 0xFF), 0, 0, 0x40, 0, 64, 17, 0, 0]
       frame += [10, 0, 0, 2, 10, 0, 0, 7]
-      frame += [0xC3, 0x50, 0x13, 0x8D, UInt8(udpLength >> 8), UInt8(udpLength & 0xFF), 0, 0]
+      frame += [
+        0xC3, 0x50, UInt8(port >> 8), UInt8(port & 0xFF), UInt8(udpLength >> 8), UInt8(udpLength & 0xFF), 0,
+        0,
+      ]
       frame += payload
       le32(1_700_000_000 + UInt32(index))
       le32(0)

@@ -1,10 +1,5 @@
 /// One message crafted from values, decoded and encoded again, with the
 /// message type erased: the fuzzer's round trip.
-///
-/// Like `SelfCheck`, the fuzzer calls it through the registry's bound entry
-/// points, compiled for each codec's own types; run in the fuzzer's generic
-/// code, the same steps instantiated generic metadata and went through
-/// value witnesses on every call.
 public enum CraftCheck: Sendable {
   /// The codec refused the values (`message(_:from:)` or `craftBytes`): a
   /// generated value it does not take, not a failure.
@@ -32,11 +27,6 @@ extension FrameCodec {
   /// Crafts `message` from `values`, decodes it and encodes it again.
   @inlinable
   public func craftCheck(_ message: String, values: CraftValues) -> CraftCheck {
-    _craftCheck(message, values: values)
-  }
-
-  @inlinable
-  public func _craftCheck(_ message: String, values: CraftValues) -> CraftCheck {
     let sent: Message
     let bytes: [UInt8]
     do {
@@ -52,9 +42,8 @@ extension FrameCodec {
       return .doesNotDecode(bytes, error)
     }
     let again = Result { () throws(EncodeError) in try encode(decoded.message) }
-    // Compared once, by memcmp: `==` on two arrays of bytes steps through
-    // them a byte at a time, and did so twice (10 % of the falconeye fuzz
-    // target, whose frames carry camera images).
+    // Compared once, by memcmp: `==` on arrays of bytes steps through them
+    // a byte at a time, and camera frames are large.
     let sameBytes: Bool
     if case .success(let reencoded) = again {
       sameBytes = reencoded.withUnsafeBytes { again in bytes.withUnsafeBytes { again.sameBytes(as: $0) } }

@@ -19,8 +19,7 @@ public struct CraftValues: Sendable {
   }
 
   /// No values, and no range checks: how the fuzzer's self-check encodes
-  /// a decoded message again (made once: built from an empty dictionary
-  /// per decoded input, it cost some 230 instructions each time).
+  /// a decoded message again (made once, not per decoded input).
   public static let forced = CraftValues(force: true)
 
   /// No values yet, with room for `capacity` without growing.

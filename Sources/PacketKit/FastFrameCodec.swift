@@ -19,4 +19,27 @@ public protocol FastFrameCodec: FrameCodec {
   /// units are `StaticString`s, taken from the schema's own
   /// (`FieldSchema.staticName`, `MessageSchema.staticName`).
   func cleanFields(_ bytes: UnsafeRawBufferPointer, into fields: inout FlatFields) -> Bool
+
+  // The three below have defaults that are the only right answers: do not
+  // implement them. They are requirements so that the codec's own module
+  // compiles them for its own types; reached through generic code instead
+  // (the codec set, the fuzzer), they look up type metadata per message.
+
+  /// Do not implement: `decodeFrame(_:)`, compiled for this codec.
+  func _decodeFrame(_ bytes: ByteView) -> FrameDecode
+  /// Do not implement: `selfCheck(_:)`, compiled for this codec.
+  func _selfCheck(_ bytes: ByteView) -> SelfCheck
+  /// Do not implement: `craftCheck(_:values:)`, compiled for this codec.
+  func _craftCheck(_ message: String, values: CraftValues) -> CraftCheck
+}
+
+extension FastFrameCodec {
+  @inlinable
+  public func _decodeFrame(_ bytes: ByteView) -> FrameDecode { decodeFrame(bytes) }
+  @inlinable
+  public func _selfCheck(_ bytes: ByteView) -> SelfCheck { selfCheck(bytes) }
+  @inlinable
+  public func _craftCheck(_ message: String, values: CraftValues) -> CraftCheck {
+    craftCheck(message, values: values)
+  }
 }

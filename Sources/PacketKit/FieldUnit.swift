@@ -1,12 +1,8 @@
 /// A field's unit as PROTOCOLS.md writes it (`µs`, `%`, `mV`, `°`).
 ///
 /// Units come from the codecs' schemas, so they are literals: a
-/// `StaticString` needs no reference counting. That matters to
-/// `DissectionNode`, built for every field of every decoded message: with a
-/// `String` unit it held four reference-counted fields, one more than the
-/// optimizer takes apart, and each node built was copied once and the
-/// original destroyed (through the type's value witnesses: ~230
-/// instructions per node).
+/// `StaticString` needs no reference counting, which keeps `DissectionNode`
+/// (built for every field of every message) cheap to make and copy.
 public struct FieldUnit: Sendable, Hashable, ExpressibleByStringLiteral, CustomStringConvertible {
   public let text: StaticString
 

@@ -291,8 +291,8 @@ public struct FlatFields: Sendable {
     }
   }
 
-  /// Whether `string` is `text`'s bytes, without building a String of `text`
-  /// (compared in place: stepping the UTF-8 view was 2 % of legctrl fuzzing).
+  /// Whether `string` is `text`'s bytes, compared in place without building
+  /// a String of `text` or stepping a UTF-8 view.
   private static func same(_ string: String, _ text: StaticString) -> Bool {
     text.withUTF8Buffer { literal in
       let expected = UnsafeRawBufferPointer(literal)

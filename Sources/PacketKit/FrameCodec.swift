@@ -6,8 +6,9 @@
 ///
 /// Everything else pktbench does with a codec (routing, decode output, the
 /// display filter, `craft`, `send`, fuzzing, analysis rates) comes from
-/// these and from `info`. Speed is opt-in and separate (`FastFrameCodec`);
-/// what the devices do is separate too (`DeviceBehaviour`, `AnalysisRules`).
+/// these and from `info`: six requirements, one of them optional
+/// (`craftBytes`). Speed is opt-in and separate (`FastFrameCodec`); what
+/// the devices do is separate too (`DeviceBehaviour`, `AnalysisRules`).
 public protocol FrameCodec: Sendable {
   associatedtype Message: Sendable & Equatable
 
@@ -39,18 +40,6 @@ public protocol FrameCodec: Sendable {
   /// and `badCheck` (a wrong check byte) for codecs that have them. By
   /// default, `encode`.
   func craftBytes(_ message: Message, values: CraftValues) throws(EncodeError) -> [UInt8]
-
-  // Do not implement these three: their defaults are the only right
-  // answers. They are requirements so that each codec's own module compiles
-  // them for its own types; run generically (from the registry or the
-  // fuzzer) they looked up type metadata on every message.
-
-  /// Do not implement: `decodeFrame(_:)`, compiled for this codec.
-  func _decodeFrame(_ bytes: ByteView) -> FrameDecode
-  /// Do not implement: `selfCheck(_:)`, compiled for this codec.
-  func _selfCheck(_ bytes: ByteView) -> SelfCheck
-  /// Do not implement: `craftCheck(_:values:)`, compiled for this codec.
-  func _craftCheck(_ message: String, values: CraftValues) -> CraftCheck
 }
 
 extension FrameCodec {
@@ -73,10 +62,7 @@ extension FrameCodec {
 
   /// `decode` with the message type erased, for outputs and the pipeline.
   @inlinable
-  public func decodeFrame(_ bytes: ByteView) -> FrameDecode { _decodeFrame(bytes) }
-
-  @inlinable
-  public func _decodeFrame(_ bytes: ByteView) -> FrameDecode {
+  public func decodeFrame(_ bytes: ByteView) -> FrameDecode {
     do {
       return .decoded(DecodedFrame(codec: name, try decode(bytes)))
     } catch {

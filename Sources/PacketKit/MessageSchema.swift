@@ -72,12 +72,21 @@ public struct CodecInfo: Sendable {
   /// `craft`, `send`, `listen`, `replay`, …), each a whole line after
   /// `pktbench `: the CLI names no codec, its help shows the plugins'.
   public var examples: [String: [String]]
+  /// Payloads as the protocol's reference writes them (its golden
+  /// vectors), each named by its message: where the fuzzer starts from,
+  /// besides what it crafts.
+  public var vectors: [(message: String, bytes: [UInt8])]
+  /// Fields that frame a message rather than say what it means (a header
+  /// group, magic bytes, a source byte, a check, an envelope's type):
+  /// summary lines leave them out. A group named here goes with its members.
+  public var framingFields: Set<String>
 
   public init(
     name: String, title: String, transport: String, messages: [MessageSchema],
     notes: [String] = [], gattCharacteristics: [String] = [], encoding: PayloadEncoding = .binary,
     hasCheckByte: Bool = false, maxPayloadLength: Int = 16 << 20, wellKnown: [WellKnownEndpoint] = [],
-    examples: [String: [String]] = [:]
+    examples: [String: [String]] = [:], framingFields: Set<String> = [],
+    vectors: [(message: String, bytes: [UInt8])] = []
   ) {
     self.name = name
     self.title = title
@@ -90,6 +99,8 @@ public struct CodecInfo: Sendable {
     self.maxPayloadLength = maxPayloadLength
     self.wellKnown = wellKnown
     self.examples = examples
+    self.framingFields = framingFields
+    self.vectors = vectors
   }
 
   public func message(named name: String) -> MessageSchema? {

@@ -3,8 +3,7 @@
 /// names, not by hashing. Two names from one literal, or two short names
 /// (held inside the `String` itself), compare in a word or two, where a
 /// dictionary ran SipHash over every name it was asked for. Inlinable, so
-/// each user's copy is specialised for its values (through generic code
-/// the fuzzer ran 10 % slower).
+/// each user's copy is specialised for its values.
 public struct NameList<Value> {
   @usableFromInline var storedNames: [String] = []
   @usableFromInline var storedValues: [Value] = []
@@ -68,8 +67,7 @@ extension NameList: Sendable where Value: Sendable {}
 extension NameList where Value: CaseIterable & RawRepresentable, Value.RawValue == String {
   /// Every case of a `String` enum by its raw value. For names that fit in
   /// a `String` itself (up to 15 bytes), finding one here compares a word
-  /// or two per case, where `init(rawValue:)` goes through the runtime's
-  /// string switch: some 460 instructions for five cases, 750 for thirteen.
+  /// or two per case, where `init(rawValue:)` runs the runtime's string switch.
   public init(rawValuesOf _: Value.Type) {
     self.init(capacity: Value.allCases.count)
     for value in Value.allCases { self[value.rawValue] = value }

@@ -10,11 +10,9 @@
 /// from `malloc`, `realloc` and `free`, for the buffers made per message:
 /// a JSON tape's entries, a writer's bytes.
 ///
-/// `UnsafeMutablePointer.allocate` goes through `swift_slowAlloc`, which on
-/// this toolchain calls `posix_memalign` whatever the alignment: about 70
-/// instructions more than `malloc` per buffer, and growing one cannot
-/// extend it in place as `realloc` can. `malloc`'s 16-byte alignment
-/// suits every type kept here.
+/// `UnsafeMutablePointer.allocate` goes through `posix_memalign` whatever
+/// the alignment and cannot grow in place as `realloc` can; `malloc`'s
+/// 16-byte alignment suits every type kept here.
 public enum PlainMemory {
   /// Room for `capacity` values of `T`, uninitialised. Traps when memory runs out, as `allocate` does.
   @inlinable

@@ -7,9 +7,8 @@
 #endif
 
 extension UnsafeRawBufferPointer {
-  /// Whether `other` holds the same bytes, by `memcmp`. (`elementsEqual`
-  /// steps two iterators a byte at a time: comparing a re-encoded frame
-  /// with its input that way was 2 % of the binary codecs' fuzzing.)
+  /// Whether `other` holds the same bytes, by `memcmp` (`elementsEqual`
+  /// steps two iterators a byte at a time).
   @inlinable
   public func sameBytes(as other: UnsafeRawBufferPointer) -> Bool {
     guard count == other.count else { return false }

@@ -1,9 +1,6 @@
 /// One input through a codec and back, with the message type erased: what
 /// the fuzzer checks on every mutated input.
 ///
-/// `FrameCodec._selfCheck` is a requirement with a default implementation,
-/// so each codec's witness is compiled for its own types: run in generic
-/// code instead, it instantiated generic metadata on every call.
 public enum SelfCheck: Sendable {
   /// `decode` threw.
   case refused(DecodeError)
@@ -24,10 +21,7 @@ public enum SelfCheck: Sendable {
 extension FrameCodec {
   /// `bytes` through `decode`, `craftBytes` and `decode` again.
   @inlinable
-  public func selfCheck(_ bytes: ByteView) -> SelfCheck { _selfCheck(bytes) }
-
-  @inlinable
-  public func _selfCheck(_ bytes: ByteView) -> SelfCheck {
+  public func selfCheck(_ bytes: ByteView) -> SelfCheck {
     let decoded: Decoded<Message>
     do {
       decoded = try decode(bytes)

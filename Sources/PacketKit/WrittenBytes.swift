@@ -2,12 +2,9 @@ extension Array where Element == UInt8 {
   /// Bytes written by `body` into room for `count`; `body` returns how many
   /// it wrote (at most `count`), and those are the array.
   ///
-  /// `init(unsafeUninitializedCapacity:initializingWith:)` allocates through
-  /// the standard library's unspecialised code, which looks up the array
-  /// storage's runtime type on every call: about 320 instructions, more
-  /// than the allocation itself. A small array is written on the stack
-  /// and copied into an array of its size instead (`Array(buffer)` is
-  /// specialised here, and the copy is a `memcpy` of at most 1 KiB).
+  /// A small array is written on the stack and copied into an array of its
+  /// size: `init(unsafeUninitializedCapacity:)` runs unspecialised and
+  /// costs more than the allocation itself.
   @inlinable
   public static func written(count: Int, by body: (UnsafeMutableBufferPointer<UInt8>) -> Int) -> [UInt8] {
     guard count > 0 else { return [] }

@@ -5,8 +5,10 @@
 public enum ExitStatus {
   /// Done: decoded, crafted, the report made, the expectations met.
   public static let ok: Int32 = 0
-  /// Done, but the input or the peer was found wanting: a payload that did
-  /// not decode (or is larger than its codec takes), a capture damaged part way (decoded up to the damage),
+  /// Done, but the input or the peer was found wanting: a payload given
+  /// alone that did not decode (or is larger than its codec takes; damaged
+  /// payloads in a capture are output, as tshark and tcpdump exit 0 on
+  /// them), a capture damaged part way (decoded up to the damage),
   /// `analyze --fail-on` findings, an expectation `send` did not see, a
   /// fuzz failure, a socket that could not be bound or reached.
   public static let failed: Int32 = 1

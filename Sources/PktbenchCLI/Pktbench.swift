@@ -42,6 +42,10 @@ public struct Pktbench: ParsableCommand {
       OutputWriter.standardError.line("pktbench: \(error.message)")
       return error.status
     }
+    if let hint = ForeignOptions.hint(arguments) {
+      OutputWriter.standardError.line("pktbench: \(hint)")
+      return ExitStatus.usage
+    }
     if let unknown = unknownHelpTopic(arguments) {
       OutputWriter.standardError.line(
         "pktbench: help: no command '\(unknown)'; the commands are "

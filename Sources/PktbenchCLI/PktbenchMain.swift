@@ -1,4 +1,5 @@
 import CodecRegistry
+import PacketKit
 
 #if canImport(Glibc)
   import Glibc

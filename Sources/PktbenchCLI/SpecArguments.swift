@@ -1,5 +1,6 @@
 import CodecRegistry
 import Foundation
+import PacketKit
 import SpecCodecs
 
 /// `--spec FILE.ksy` (repeatable, on any command): loads each Kaitai

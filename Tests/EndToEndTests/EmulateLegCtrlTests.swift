@@ -49,7 +49,7 @@ struct EmulateLegCtrlTests {
     // Two more ticks, then stop.
     Thread.sleep(forTimeInterval: 0.25)
     device.signal(SIGINT)
-    #expect(device.finish() == 0)
+    #expect(device.finish() == 130)
     return collapsed(
       device.jsonLines.filter { $0["event"] as? String == "telemetry" }.map { event in
         let state = event["state"] as? [String: Any]
@@ -109,6 +109,6 @@ struct EmulateLegCtrlTests {
     #expect(early.stderr.split(separator: "\n").count == 1, "\(early.stderr)")
     #expect(early.stderr.contains("not met; got telemetry"))
     device.signal(SIGINT)
-    #expect(device.finish() == 0)
+    #expect(device.finish() == 130)
   }
 }

@@ -56,6 +56,36 @@ extension LiveTests {
       #expect(decodedRecords.map { $0["frame"] as? Int } == records.map { $0["frame"] as? Int })
     }
 
+    /// tcpdump's hands: `-c N` stops after N messages, and the words after
+    /// the options are the BPF expression.
+    @Test(.enabled(if: canCaptureOnLoopback, "needs root and a 'lo' interface; not checked here"))
+    func countAndTrailingFilterWordsAsTcpdumpTakesThem() throws {
+      let (listener, port) = try Live.startListener { port in
+        ["listen", "udp:127.0.0.1:\(port)", "-q", "--duration", "30s"]
+      }
+      defer { listener.signal(SIGTERM) }
+      let (other, otherPort) = try Live.startListener { port in
+        ["listen", "udp:127.0.0.1:\(port)", "-q", "--duration", "30s"]
+      }
+      defer { other.signal(SIGTERM) }
+      let capture = try LiveProcess([
+        "capture", "-i", "lo", "-c", "4", "--format", "ndjson", "--codec", "legctrl", "--duration", "30s",
+        "udp", "and", "dst", "port", String(port),
+      ])
+      #expect(capture.waitForStderr("filter 'udp and dst port \(port)'"))
+      // The other port's datagrams go first: the filter must leave them out.
+      for target in [otherPort, port] {
+        let sender = try Pktbench.run([
+          "send", "udp://127.0.0.1:\(target)", "ping", "--rate", "50hz", "--count", "8", "-q",
+        ])
+        #expect(sender.status == 0, "\(sender.stderr)")
+      }
+      #expect(capture.finish() == 0, "\(capture.stderr)")
+      let records = capture.jsonLines
+      #expect(records.count == 4)
+      #expect(records.allSatisfy { $0["dst"] as? String == "127.0.0.1:\(port)" })
+    }
+
     @Test(.enabled(if: canCaptureOnLoopback, "needs root and a 'lo' interface"))
     func sigintStopsTheCaptureWithItsSummary() throws {
       let file = Live.temporaryPath(".pcapng")

@@ -57,7 +57,7 @@ extension LiveTests {
       let (first, port) = try Live.startListener { port in ["listen", "udp:127.0.0.1:\(port)", "-q"] }
       try Self.expectOneLine(["listen", "udp:127.0.0.1:\(port)"], mentions: "already in use")
       first.signal(SIGTERM)
-      #expect(first.finish() == 0)
+      #expect(first.finish() == 130)
     }
 
     static var unprivilegedPortStart: Int {
@@ -98,7 +98,7 @@ extension LiveTests {
       }
       try Self.expectOneLine(["send", "ws://127.0.0.1:\(port)/elsewhere", "heartbeat"], mentions: "404")
       listener.signal(SIGINT)
-      #expect(listener.finish() == 0)
+      #expect(listener.finish() == 130)
       #expect(listener.jsonLines.contains { $0["message"] as? String == "http.refused" })
     }
 
@@ -120,7 +120,7 @@ extension LiveTests {
         ["listen", "udp:127.0.0.1:\(port)", "--stats", "-q"]
       }
       listener.signal(SIGTERM)
-      #expect(listener.finish(timeout: 10) == 0)
+      #expect(listener.finish(timeout: 10) == 130)
       #expect(listener.stdout.contains("stopped by SIGTERM"))
     }
   }

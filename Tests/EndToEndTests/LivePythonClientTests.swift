@@ -94,7 +94,7 @@ extension LiveTests {
       }
       let client = try Live.python(Self.websocketClient, [String(port)], timeout: 40)
       listener.signal(SIGINT)
-      #expect(listener.finish() == 0)
+      #expect(listener.finish() == 130)
       #expect(client.status == 0, "\(client.stderr)")
       let line = client.text.split(separator: "\n").last.map(String.init) ?? ""
       let result = (try? JSONSerialization.jsonObject(with: Data(line.utf8))) as? [String: Any] ?? [:]

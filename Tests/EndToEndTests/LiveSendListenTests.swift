@@ -91,7 +91,7 @@ extension LiveTests {
       ])
       #expect(sender.status == 0, "\(sender.stderr)")
       server.signal(SIGINT)
-      #expect(server.finish() == 0)
+      #expect(server.finish() == 130)
 
       // What the server did, as its timeline says.
       let events = server.jsonLines.map { $0["event"] as? String ?? "" }
@@ -119,6 +119,31 @@ extension LiveTests {
       #expect(sender.stderr.contains("sent 7 messages"))
     }
 
+    /// A camera frame before any authRequest is answered with an
+    /// authResponse whose success is false (PROTOCOLS' notAuthenticated):
+    /// the unmet expectation names the field it looked at and its value,
+    /// not the envelope's first members.
+    @Test func anUnmetExpectationShowsTheFieldItLookedAt() throws {
+      let (server, port) = try Live.startListener { port in
+        ["emulate", "falconeye", "--listen", "ws:127.0.0.1:\(port)", "--duration", "20s"]
+      }
+      let jpeg = Live.temporaryPath(".jpg")
+      defer { try? FileManager.default.removeItem(atPath: jpeg) }
+      try Data([0xFF, 0xD8, 0x00, 0x01, 0xFF, 0xD9]).write(to: URL(fileURLWithPath: jpeg))
+      let result = try Pktbench.run([
+        "send", "ws://127.0.0.1:\(port)/ws/connect/D", "frame", "--jpeg", jpeg, "then", "expect",
+        "authResponse",
+        "--success", "true", "--within", "1s", "-q",
+      ])
+      #expect(result.status == 1)
+      #expect(
+        result.stderr
+          == "pktbench: expect authResponse success=true within 1s: not met; got authResponse success=false\n",
+        "\(result.stderr)")
+      server.signal(SIGINT)
+      #expect(server.finish() == 130)
+    }
+
     /// The emulated server's auth race (--aerie-bugs): an authRequest right
     /// after the 101 is dropped, so `send … expect authResponse` fails with
     /// one line and exit 1; sent after a wait, it passes.
@@ -144,7 +169,7 @@ extension LiveTests {
       ])
       #expect(late.status == 0, "\(late.stderr)")
       server.signal(SIGINT)
-      #expect(server.finish() == 0)
+      #expect(server.finish() == 130)
       let events = server.jsonLines.map { $0["event"] as? String ?? "" }
       #expect(events.contains("dropped") && events.contains("authenticated"), "\(events)")
     }
@@ -164,7 +189,7 @@ extension LiveTests {
         "--rate", "10hz", "--duration", "1.5s", "-q",
       ])
       server.signal(SIGINT)
-      #expect(server.finish() == 0)
+      #expect(server.finish() == 130)
       #expect(sender.status == 0, "\(sender.stderr)")
       let events = server.jsonLines
       let authenticated = try #require(events.first { $0["event"] as? String == "authenticated" })

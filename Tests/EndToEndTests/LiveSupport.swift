@@ -76,6 +76,22 @@ final class LiveProcess: @unchecked Sendable {
 
   var isRunning: Bool { process.isRunning }
 
+  /// The process's peak resident memory in KiB (VmHWM, Linux), or nil.
+  var peakResidentKiB: Int? {
+    guard
+      let status = try? String(contentsOfFile: "/proc/\(process.processIdentifier)/status", encoding: .utf8)
+    else { return nil }
+    let line = status.split(separator: "\n").first { $0.hasPrefix("VmHWM:") }
+    return line.flatMap {
+      Int($0.split(separator: " ", omittingEmptySubsequences: true).dropFirst().first ?? "")
+    }
+  }
+
+  /// How many descriptors the process has open (Linux), or nil.
+  var openDescriptors: Int? {
+    (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(process.processIdentifier)/fd"))?.count
+  }
+
   /// Waits until stderr contains `text` or the process ends; true if seen.
   func waitForStderr(_ text: String, timeout: TimeInterval = 20) -> Bool {
     let end = Date().addingTimeInterval(timeout)
@@ -137,11 +153,11 @@ enum Live {
   /// port, retrying with another port when the chosen one is in use. Returns
   /// once the listener says it listens.
   static func startListener(
-    ready: String = "listening on", _ arguments: (Int) -> [String]
+    ready: String = "listening on", program: String = Pktbench.binary.path, _ arguments: (Int) -> [String]
   ) throws -> (LiveProcess, Int) {
     for _ in 0..<6 {
       let port = randomPort()
-      let process = try LiveProcess(arguments(port))
+      let process = try LiveProcess(arguments(port), program: program)
       if process.waitForStderr(ready) { return (process, port) }
       process.finish(timeout: 5)
       if process.stderr.contains("already in use") { continue }

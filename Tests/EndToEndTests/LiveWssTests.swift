@@ -35,7 +35,7 @@ extension LiveTests {
       ])
       #expect(sender.status == 0, "\(sender.stderr)")
       server.signal(SIGINT)
-      #expect(server.finish() == 0)
+      #expect(server.finish() == 130)
       let events = server.jsonLines.map { $0["event"] as? String ?? "" }
       #expect(events.prefix(3) == ["opened", "authenticated", "pong"], "\(events)")
       let replies = sender.text.split(separator: "\n").compactMap {
@@ -57,7 +57,7 @@ extension LiveTests {
       #expect(result.stderr.contains("the server's certificate is not trusted"), "\(result.stderr)")
       #expect(result.stderr.contains("use --insecure"))
       listener.signal(SIGINT)
-      #expect(listener.finish() == 0)
+      #expect(listener.finish() == 130)
       // The server said why the handshake failed, in one line.
       #expect(listener.stderr.contains("TLS handshake failed"), "\(listener.stderr)")
     }
@@ -91,7 +91,7 @@ extension LiveTests {
       #expect(result.status == 0, "\(result.stderr)")
       #expect(result.text == "\(expected)\nHTTP/1.1 404 Not Found\n", "\(result.text) vs \(expected)")
       listener.signal(SIGINT)
-      #expect(listener.finish() == 0)
+      #expect(listener.finish() == 130)
     }
 
     @Test func badCertificateArgumentsAreOneLine() throws {

@@ -189,6 +189,31 @@ import Testing
   }
 
   /// A header shorter than its fields, or longer than its record, is
+  /// A process name is 16 bytes of the capture's: one holding escape
+  /// sequences (clear the screen, set the window title) reaches the
+  /// summary line escaped, as -V and JSON show it, never raw.
+  @Test func aProcessNameWithEscapesIsEscapedOnTheSummaryLine() throws {
+    let name = "\u{1B}[2J\u{1B}]0;X\u{07}"
+    let packet = Self.packets[0]
+    var writer = PcapWriter(linkType: 258)
+    writer.records = [
+      (
+        1_795_320_000, 0,
+        PKTAPWriter.header(dlt: 1, pid: 412, process: name, effectiveProcess: "a\u{9B}b") + packet.bytes
+      )
+    ]
+    let path = try WrittenCapture.write(writer.bytes, name: "pktap-escapes.pcap")
+    let result = try Pktbench.run(["decode", path])
+    #expect(result.status == 0, "\(result.stderr)")
+    #expect(!result.stdout.contains(0x1B) && !result.text.contains("\u{9B}"), "\(result.text)")
+    #expect(
+      result.text.contains(#"udp  [\u001b[2J\u001b]0;X\u0007 412 for a\u009bb 412]  rider"#), "\(result.text)"
+    )
+    let json = try Pktbench.run(["decode", path, "--format", "ndjson"])
+    let record = try #require(try JSONSerialization.jsonObject(with: Data(json.stdout)) as? [String: Any])
+    #expect((record["process"] as? [String: Any])?["name"] as? String == name)
+  }
+
   /// damage at the PKTAP layer, at offset 0; a record that is not a packet
   /// is counted, not decoded. A filter passes none of them.
   @Test func damagedHeaders() throws {

@@ -1,3 +1,4 @@
+import CodecRegistry
 import PacketFuzz
 import PacketKit
 import Synchronization
@@ -7,7 +8,7 @@ import Testing
 @Suite struct FuzzWorkersTests {
   static let names = ["rallie", "legctrl", "rider"]
 
-  static func targets() -> [FuzzTarget] { names.compactMap { FuzzTargets.named($0) } }
+  static func targets() -> [FuzzTarget] { names.compactMap { FuzzTargets(codecs: Codecs.set).named($0) } }
 
   @Test func twoWorkersAddUpToTheirTwoSeedsRunAlone() {
     let merged = FuzzWorkers.run(

@@ -1,3 +1,4 @@
+import CodecRegistry
 import PacketFuzz
 import PacketKit
 import Testing
@@ -7,12 +8,12 @@ import Testing
 /// mutations holds every invariant.
 @Suite struct PacketLoggerFuzzTargetTests {
   @Test func runsByDefault() {
-    #expect(FuzzTargets.names.contains("pklg"))
-    #expect(FuzzTargets.parserTargets().contains { $0.name == "pklg" })
+    #expect(FuzzTargets(codecs: Codecs.set).names.contains("pklg"))
+    #expect(FuzzTargets(codecs: Codecs.set).parserTargets().contains { $0.name == "pklg" })
   }
 
-  @Test func seedsDecodeDownToTheWriteCommand() {
-    let target = PacketLoggerFuzzTarget()
+  @Test func seedsDecodeDownToTheWriteCommand() throws {
+    let target = try #require(FuzzTargets(codecs: Codecs.set).named("pklg"))
     var rng = SplitMix64(seed: 27)
     var stats = FuzzStats()
     for _ in 0..<20 {
@@ -24,9 +25,10 @@ import Testing
     #expect(stats.messageKinds.names.contains("write-command"), "\(stats.messageKinds.names)")
   }
 
-  @Test func mutatedFilesHoldEveryInvariant() {
+  @Test func mutatedFilesHoldEveryInvariant() throws {
     let report = FuzzRunner(
-      targets: [PacketLoggerFuzzTarget()], configuration: .init(seed: 11, iterations: 4_000)
+      targets: [try #require(FuzzTargets(codecs: Codecs.set).named("pklg"))],
+      configuration: .init(seed: 11, iterations: 4_000)
     ).run()
     for failure in report.failures {
       Issue.record(

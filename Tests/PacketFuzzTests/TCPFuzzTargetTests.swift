@@ -1,3 +1,4 @@
+import CodecRegistry
 import PacketFuzz
 import PacketKit
 import Testing
@@ -19,8 +20,8 @@ import Testing
   }
 
   @Test func runsByDefault() {
-    #expect(FuzzTargets.names.contains("tcp"))
-    #expect(FuzzTargets.parserTargets().contains { $0.name == "tcp" })
+    #expect(FuzzTargets(codecs: Codecs.set).names.contains("tcp"))
+    #expect(FuzzTargets(codecs: Codecs.set).parserTargets().contains { $0.name == "tcp" })
   }
 
   @Test func seedsHoldEveryInvariant() {

@@ -29,9 +29,12 @@ import Testing
 
   static func expectSameOutput(_ tree: DecodedRecord, _ flat: DecodedRecord, _ label: String) {
     for style in styles {
-      #expect(
-        SummaryRenderer.line(flat, firstTime: 1_700_000_000, style: style)
-          == SummaryRenderer.line(tree, firstTime: 1_700_000_000, style: style), "\(label)")
+      for framing in [SummaryFraming.none, SummaryFraming(Codecs.set)] {
+        #expect(
+          SummaryRenderer.line(flat, firstTime: 1_700_000_000, style: style, framing: framing)
+            == SummaryRenderer.line(tree, firstTime: 1_700_000_000, style: style, framing: framing),
+          "\(label)")
+      }
     }
     #expect(
       JSONRenderer.object(flat, includeDissection: false)

@@ -35,4 +35,39 @@ import Testing
         "\(command.configuration.commandName ?? ""): \(line.suffix(40)) / \(next.prefix(40))")
     }
   }
+
+  /// A wrapped example keeps its indent on its first line and continues
+  /// under it, each piece short of the edge (ArgumentParser wraps again,
+  /// flush left, a line that reaches it).
+  @Test func wrappedExamplesKeepTheirIndent() {
+    let line =
+      "  pktbench craft rallie --upper 50 --lower 50 --pitch 45 --yaw 45 --feed 50 --start --checksum xor"
+    let pieces = HelpExamples.wrapped(line, continuation: "      ")
+    #expect(pieces.count == 2)
+    #expect(pieces.first?.hasPrefix("  pktbench craft rallie ") == true)
+    #expect(pieces.dropFirst().allSatisfy { $0.hasPrefix("      ") && !$0.hasPrefix("       ") })
+    #expect(pieces.dropLast().allSatisfy { $0.hasSuffix(" \\") })
+    #expect(pieces.allSatisfy { $0.count <= HelpExamples.columns })
+    // The words are all there, in order.
+    let words = pieces.joined(separator: " ").split(separator: " ").filter { $0 != "\\" }
+    #expect(words == line.split(separator: " "))
+  }
+
+  /// Every continued line of every command's help starts indented, as the
+  /// example it belongs to does.
+  @Test(arguments: commands.indices)
+  func continuedExamplesStartIndented(index: Int) {
+    let command = Self.commands[index]
+    for line in command.configuration.discussion.split(separator: "\n") where line.hasSuffix(" \\") {
+      #expect(line.hasPrefix("  "), "\(command.configuration.commandName ?? ""): \(line)")
+    }
+  }
+
+  /// `--spec` works on every command (it is taken off the command line
+  /// before parsing), so every command's help lists it.
+  @Test(arguments: Pktbench.configuration.subcommands.indices)
+  func everyCommandListsSpec(index: Int) {
+    let command = Pktbench.configuration.subcommands[index]
+    #expect(Pktbench.helpMessage(for: command, columns: 80).contains("--spec <file>"))
+  }
 }

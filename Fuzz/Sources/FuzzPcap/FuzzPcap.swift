@@ -1,7 +1,8 @@
+import CodecRegistry
 import PacketFuzz
 
 /// libFuzzer entry point for the pcap target (see LibFuzzerEntry).
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzOneInput(_ data: UnsafePointer<UInt8>?, _ size: Int) -> Int32 {
-  LibFuzzerEntry.testOneInput("pcap", data, size)
+  LibFuzzerEntry.testOneInput("pcap", codecs: Codecs.set, data, size)
 }

@@ -1,7 +1,8 @@
+import CodecRegistry
 import PacketFuzz
 
 /// libFuzzer entry point for the rallie target (see LibFuzzerEntry).
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzOneInput(_ data: UnsafePointer<UInt8>?, _ size: Int) -> Int32 {
-  LibFuzzerEntry.testOneInput("rallie", data, size)
+  LibFuzzerEntry.testOneInput("rallie", codecs: Codecs.set, data, size)
 }

@@ -14,6 +14,8 @@ public final class PcapngWriter {
   public let path: String
   private let descriptor: Int32
   private let ownsDescriptor: Bool
+  /// With `replacing`: the temporary file renamed over `path` on `close`.
+  private let replacement: ReplacingFile?
   private var buffer: [UInt8] = []
   private let flushThreshold = 1 << 16
   private var closed = false
@@ -23,15 +25,25 @@ public final class PcapngWriter {
   public private(set) var bytesWritten = 0
 
   /// Creates (or truncates) `path` and writes the headers for one interface.
+  /// `replacing`: write beside `path` and rename over it on `close`, so
+  /// that `path` keeps its old contents until the new ones are whole (and
+  /// keeps them when the writer is dropped unclosed, after an error).
   public init(
     path: String, linkType: Int32, snapshotLength: Int, interfaceName: String? = nil,
-    application: String? = "pktbench"
+    application: String? = "pktbench", replacing: Bool = false
   ) throws(CaptureError) {
     self.path = path
     if path == "-" {
       descriptor = 1
       ownsDescriptor = false
+      replacement = nil
+    } else if replacing {
+      let file = try ReplacingFile(path: path)
+      descriptor = file.descriptor
+      ownsDescriptor = false
+      replacement = file
     } else {
+      replacement = nil
       let opened = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
       guard opened >= 0 else {
         throw CaptureError("cannot write '\(path)': \(String(cString: strerror(errno)))")
@@ -43,11 +55,20 @@ public final class PcapngWriter {
     buffer += PcapngBlocks.sectionHeader(application: application)
     buffer += PcapngBlocks.interfaceDescription(
       linkType: linkType, snapshotLength: UInt32(clamping: snapshotLength), name: interfaceName)
-    try flush()
+    do {
+      try flush()
+    } catch {
+      replacement?.discard()
+      throw error
+    }
   }
 
   deinit {
-    try? close()
+    if let replacement {
+      if !closed { replacement.discard() }
+    } else {
+      try? close()
+    }
   }
 
   /// Appends one packet seen on the interface.
@@ -97,6 +118,12 @@ public final class PcapngWriter {
         startNanoseconds: startNanoseconds, endNanoseconds: endNanoseconds, received: received,
         dropped: dropped)
     }
-    try flush()
+    do {
+      try flush()
+    } catch {
+      replacement?.discard()
+      throw error
+    }
+    try replacement?.commit()
   }
 }

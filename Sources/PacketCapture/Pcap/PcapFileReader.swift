@@ -117,13 +117,10 @@ public final class PcapFileReader {
     isFile = false
   }
 
-  /// Bytes the C library reads from the file at a time. Its default is the
-  /// file system's block size (4 KiB): one `read` system call per ~40 small
-  /// records (26,000 for 1M Rider packets; 6,500 with 16 KiB). Larger is
-  /// not better: glibc reads a record of at least the buffer's size
-  /// straight into libpcap's memory, and a smaller one through the buffer,
-  /// so with 64 KiB (or 256 KiB) most of a 300 KB camera frame was copied
-  /// twice (4 % more instructions on the mixed session; 0.8 % with 16 KiB).
+  /// Bytes the C library reads from the file at a time: more than its 4 KiB
+  /// default (a system call per ~40 small records), but not so many that
+  /// glibc reads large records through the buffer instead of straight into
+  /// libpcap's memory.
   static let fileBufferSize = 1 << 14
 
   /// Gives a capture file's FILE a larger buffer, and (glibc) tells the C

@@ -30,10 +30,8 @@ final class TCPConnection {
     }
     clientToServer = stream(resuming?.clientNext)
     serverToClient = stream(resuming?.serverNext)
-    // Allocated with the connection, before the buffers its payloads
-    // grow: allocated at the first delivery, among them, the history kept
-    // `realloc` from growing a JSON buffer in place (measured: 1 % of a
-    // WebSocket session's ndjson instructions went to copying).
+    // Allocated with the connection, before the buffers its payloads grow:
+    // allocated among them, it kept `realloc` from growing those in place.
     clientToServer.reserveHistory()
     serverToClient.reserveHistory()
     lastFrame = frame
@@ -145,9 +143,8 @@ final class TCPConnectionTable {
 
   /// Closes connections idle longer than the timeout and forgets old
   /// tombstones; cheap to call per record (it scans at most once a second).
-  /// The test is inlined into the caller; the sweep itself is not (a
-  /// UDP-only capture has nothing to sweep, and called per record, even the
-  /// test behind a call cost it 1.5 % of `--stats`).
+  /// The test is inlined into the caller and the sweep itself is not: a
+  /// UDP-only capture has nothing to sweep, and pays only the test.
   @inline(__always)
   func sweep(now: Double, _ emit: (TransportEvent) -> Void) {
     guard !connections.isEmpty, now - lastSweep >= min(1, limits.idleTimeout) else { return }
@@ -335,8 +332,7 @@ final class TCPConnectionTable {
       }
     }
     // Changed in place, through the stored property: taken out as a copy,
-    // its buffers would be copied on write, and swapping an empty stream in
-    // and out cost a WebSocket session's `--stats` 0.4 % of its instructions.
+    // its buffers would be copied on write.
     let progressed =
       switch direction {
       case .clientToServer: Self.apply(operation, to: &connection.clientToServer, output)

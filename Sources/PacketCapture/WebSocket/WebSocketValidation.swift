@@ -1,11 +1,11 @@
 import CSIMD
 
 /// The content rules RFC 6455 puts on text payloads and close frames.
-enum WebSocketValidation {
+public enum WebSocketValidation {
   /// Offset of the first byte that does not begin a well-formed UTF-8
   /// sequence (RFC 3629: no overlongs, no surrogates, nothing past U+10FFFF),
   /// or nil when all of `bytes` is valid.
-  static func firstInvalidUTF8(_ bytes: [UInt8]) -> Int? {
+  public static func firstInvalidUTF8(_ bytes: [UInt8]) -> Int? {
     let count = bytes.count
     var index = 0
     while index < count {
@@ -50,7 +50,7 @@ enum WebSocketValidation {
   }
 
   /// Why a close status code may not appear on the wire (RFC 6455 §7.4), or nil.
-  static func closeCodeProblem(_ code: UInt16) -> String? {
+  public static func closeCodeProblem(_ code: UInt16) -> String? {
     switch code {
     case 0..<1000: "close code \(code) is below 1000, a range that is never used"
     case 1004: "close code 1004 is reserved"

@@ -15,16 +15,32 @@ public struct DisplayFilter: Sendable {
     expression = try FilterParser.parse(text, vocabulary: vocabulary)
   }
 
-  /// Whether `record` passes.
+  /// Whether `record` passes. Regular expressions share one record's
+  /// `FilterBudget`; one given up on for want of steps does not match.
   public func matches(_ record: some FilterRecord) -> Bool {
-    Self.evaluate(expression, record)
+    var budget = FilterBudget()
+    return matches(record, budget: &budget)
   }
 
-  static func evaluate(_ expression: FilterExpression, _ record: some FilterRecord) -> Bool {
+  /// The same, with the budget given, to learn afterwards whether a
+  /// regular expression ran out of it (`budget.isExhausted`).
+  public func matches(_ record: some FilterRecord, budget: inout FilterBudget) -> Bool {
+    Self.evaluate(expression, record, &budget)
+  }
+
+  static func evaluate(
+    _ expression: FilterExpression, _ record: some FilterRecord, _ budget: inout FilterBudget
+  )
+    -> Bool
+  {
     switch expression {
-    case .or(let left, let right): return evaluate(left, record) || evaluate(right, record)
-    case .and(let left, let right): return evaluate(left, record) && evaluate(right, record)
-    case .not(let inner): return !evaluate(inner, record)
+    case .or(let operands):
+      for operand in operands where evaluate(operand, record, &budget) { return true }
+      return false
+    case .and(let operands):
+      for operand in operands where !evaluate(operand, record, &budget) { return false }
+      return true
+    case .not(let inner): return !evaluate(inner, record, &budget)
     case .exists(let field):
       var found = false
       record.visitValues(of: field) { _ in
@@ -43,7 +59,9 @@ public struct DisplayFilter: Sendable {
     case .contains(let field, .field(let other)):
       return any(field, record) { haystack in any(other, record) { FilterCompare.contains(haystack, $0) } }
     case .matches(let field, let pattern):
-      return any(field, record) { FilterCompare.withText($0) { pattern.matches($0) } ?? false }
+      return any(field, record) {
+        FilterCompare.withText($0) { pattern.matches($0, budget: &budget) } ?? false
+      }
     case .member(let field, let elements):
       return any(field, record) { value in
         elements.contains { element in

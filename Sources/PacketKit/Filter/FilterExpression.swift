@@ -1,8 +1,10 @@
 /// A compiled display filter: the tree the parser builds, with every field
 /// name resolved once against the front end's vocabulary.
+/// A run of `or` (or of `and`) is one node with its operands in order, so
+/// a filter of thousands of alternatives is a flat list, not a tree as deep.
 public indirect enum FilterExpression: Sendable {
-  case or(FilterExpression, FilterExpression)
-  case and(FilterExpression, FilterExpression)
+  case or([FilterExpression])
+  case and([FilterExpression])
   case not(FilterExpression)
   /// A bare field or protocol name: true when the record has it.
   case exists(FilterField)

@@ -3,10 +3,18 @@
 /// by precedence from loosest: `or`/`||`, `and`/`&&`, `not`/`!`, then a
 /// test (a field; a comparison; `contains`; `matches`/`~`; `in {…}`) or a
 /// parenthesised expression. `and` and `or` group to the left.
+///
+/// Parentheses and `not` nest by recursion, so their depth is limited
+/// (`maxNesting`): a filter of thousands of `(` is an error naming the
+/// column, not a stack overflow. tshark refuses such filters too.
 struct FilterParser<Vocabulary: FilterVocabulary> {
+  /// The most `(` and `not` a test may sit inside.
+  static var maxNesting: Int { 64 }
+
   private let tokens: [FilterToken]
   private let vocabulary: Vocabulary
   private var position = 0
+  private var nesting = 0
 
   init(tokens: [FilterToken], vocabulary: Vocabulary) {
     self.tokens = tokens
@@ -36,32 +44,42 @@ struct FilterParser<Vocabulary: FilterVocabulary> {
   // MARK: Connectives
 
   private mutating func orExpression() throws(FilterSyntaxError) -> FilterExpression {
-    var left = try andExpression()
+    var operands = [try andExpression()]
     while current.kind == .or {
       let connective = advance()
-      left = .or(
-        left,
+      operands.append(
         try operand(after: connective) { (p: inout Self) throws(FilterSyntaxError) in try p.andExpression() })
     }
-    return left
+    return operands.count == 1 ? operands[0] : .or(operands)
   }
 
   private mutating func andExpression() throws(FilterSyntaxError) -> FilterExpression {
-    var left = try notExpression()
+    var operands = [try notExpression()]
     while current.kind == .and {
       let connective = advance()
-      left = .and(
-        left,
+      operands.append(
         try operand(after: connective) { (p: inout Self) throws(FilterSyntaxError) in try p.notExpression() })
     }
-    return left
+    return operands.count == 1 ? operands[0] : .and(operands)
   }
 
   private mutating func notExpression() throws(FilterSyntaxError) -> FilterExpression {
     guard current.kind == .not else { return try primary() }
     let not = advance()
+    try enter(not)
+    defer { nesting -= 1 }
     return .not(
       try operand(after: not) { (p: inout Self) throws(FilterSyntaxError) in try p.notExpression() })
+  }
+
+  /// One level deeper (a `(` or a `not`), refused past `maxNesting`.
+  private mutating func enter(_ token: FilterToken) throws(FilterSyntaxError) {
+    nesting += 1
+    guard nesting <= Self.maxNesting else {
+      throw FilterSyntaxError(
+        "'\(token.text)' nests the filter deeper than \(Self.maxNesting) levels of '(' and 'not'",
+        column: token.column)
+    }
   }
 
   /// What follows a connective, or an error naming it when nothing does.
@@ -83,6 +101,8 @@ struct FilterParser<Vocabulary: FilterVocabulary> {
     switch token.kind {
     case .openParen:
       _ = advance()
+      try enter(token)
+      defer { nesting -= 1 }
       if current.kind == .closeParen { throw FilterSyntaxError("empty '()'", column: current.column) }
       let inner = try orExpression()
       guard current.kind == .closeParen else {

@@ -112,6 +112,8 @@ struct AnalyzeCommand: ParsableCommand {
 
   @OptionGroup var timeWindow: TimeWindowOptions
 
+  @OptionGroup var spec: SpecOption
+
   func run() throws {
     let out = OutputWriter()
     ReadInterruption.shared.install()

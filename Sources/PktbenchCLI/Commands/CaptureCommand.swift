@@ -3,7 +3,7 @@ import CodecRegistry
 import PacketCapture
 import PacketKit
 
-/// `pktbench capture -i IFACE [--filter BPF] [-w FILE.pcapng]`: libpcap live
+/// `pktbench capture -i IFACE [-w FILE.pcapng] [BPF…]`: libpcap live
 /// capture, decoded as `decode` decodes a file.
 struct CaptureCommand: ParsableCommand {
   static let configuration = CommandConfiguration(
@@ -20,14 +20,23 @@ struct CaptureCommand: ParsableCommand {
           "capture",
           generic: [
             "pktbench capture -i any -w field.pcapng   # record while decoding (or -q)",
+            "pktbench capture -i lo -c 20 udp port 5005",
             "pktbench capture -D                       # list interfaces",
           ]))
 
   @Option(name: [.customShort("i"), .customLong("interface")], help: "Interface to capture on (any: all).")
   var interface = "any"
 
-  @Option(help: "BPF filter, tcpdump syntax, applied in the kernel.")
+  @Option(help: "BPF filter, tcpdump syntax, applied in the kernel (or as words after the options).")
   var filter: String?
+
+  @Argument(help: "A BPF expression, as tcpdump takes it after its options (udp port 5005).")
+  var expression: [String] = []
+
+  /// `--filter` and the words after the options, both kept.
+  var bpf: String? {
+    TcpdumpArguments.combined(filter, expression.isEmpty ? nil : expression.joined(separator: " "))
+  }
 
   @Option(
     name: [.customShort("w"), .customLong("write")],
@@ -62,6 +71,8 @@ struct CaptureCommand: ParsableCommand {
   )
   var displayFilter: String?
 
+  @OptionGroup var spec: SpecOption
+
   mutating func validate() throws {
     if snaplen == 0 { snaplen = Self.largestSnaplen }
     if snaplen < 64 { throw ValidationError("--snaplen must be 0 (the most) or at least 64") }
@@ -89,7 +100,7 @@ struct CaptureCommand: ParsableCommand {
     let capture: LiveCapture
     do {
       capture = try LiveCapture(interface: interface, snapshotLength: snaplen, promiscuous: promiscuous)
-      if let filter { try capture.setFilter(filter) }
+      if let bpf { try capture.setFilter(bpf) }
     } catch {
       // A filter or interface name that is wrong is the command line's
       // fault; permission and a down interface are the machine's.
@@ -123,7 +134,7 @@ struct CaptureCommand: ParsableCommand {
     let signals = StopSignals { stop.stop($0) }
 
     var said = "pktbench: capturing on \(interface) (\(LinkType.name(capture.linkType)))"
-    if let filter { said += ", filter '\(filter)'" }
+    if let bpf { said += ", filter '\(bpf)'" }
     if let write { said += ", writing \(write == "-" ? "pcapng to stdout" : write)" }
     if let warning = capture.activationWarning { said += "; libpcap: \(warning)" }
     OutputWriter.standardError.line(said)

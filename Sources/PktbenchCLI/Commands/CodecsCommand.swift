@@ -11,6 +11,8 @@ struct CodecsCommand: ParsableCommand {
   @Argument(help: "Show only this codec.")
   var codec: String?
 
+  @OptionGroup var spec: SpecOption
+
   func run() throws {
     let out = OutputWriter()
     defer { out.flush() }

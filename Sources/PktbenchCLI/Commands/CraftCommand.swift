@@ -33,6 +33,8 @@ struct CraftCommand: ParsableCommand {
   @Argument(parsing: .allUnrecognized, help: "Field flags for the message.")
   var fieldArguments: [String] = []
 
+  @OptionGroup var spec: SpecOption
+
   func run() throws {
     let (codec, schema) = try CraftArguments.resolve(message)
     let values = try CraftArguments(schema: schema, codecName: codec.info.name)

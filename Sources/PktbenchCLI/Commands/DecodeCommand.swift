@@ -118,6 +118,18 @@ struct DecodeCommand: ParsableCommand {
   var exportJPEG: String?
 
   @Flag(
+    help:
+      "With --export-jpeg, replace files of the same name already in the directory (else a suffix: -2, -3…).")
+  var overwrite = false
+
+  @Option(
+    name: .customLong("max-files"),
+    help:
+      "With --export-jpeg, write at most this many files (default \(ObjectExport.defaultMaxFiles)); the rest are counted and said."
+  )
+  var maxFiles = ObjectExport.defaultMaxFiles
+
+  @Flag(
     name: .customLong("no-progress"),
     help:
       "No progress line on stderr (shown only on a terminal, after two seconds, when stdout is not the same terminal's messages)."
@@ -133,6 +145,8 @@ struct DecodeCommand: ParsableCommand {
   var count: Int?
 
   @OptionGroup var timeWindow: TimeWindowOptions
+
+  @OptionGroup var spec: SpecOption
 
   mutating func validate() throws {
     let (files, expression) = TcpdumpArguments.split(inputs, read: read)
@@ -154,6 +168,10 @@ struct DecodeCommand: ParsableCommand {
       throw ValidationError("nothing to decode: give a capture file, - for stdin, or --hex BYTES")
     }
     if jobs < 1 { throw ValidationError("--jobs must be at least 1") }
+    if maxFiles < 1 { throw ValidationError("--max-files must be at least 1") }
+    if exportJPEG == nil, overwrite || maxFiles != ObjectExport.defaultMaxFiles {
+      throw ValidationError("--overwrite and --max-files go with --export-jpeg DIR")
+    }
     if let count, count < 1 { throw ValidationError("-c must be at least 1") }
     if fields != nil, format != .csv, format != .tsv {
       throw ValidationError("--fields names the columns of --format csv or tsv")

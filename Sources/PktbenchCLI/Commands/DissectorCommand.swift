@@ -34,6 +34,8 @@ struct DissectorCommand: ParsableCommand {
   @Option(help: "The protocol's name in Wireshark (lower case letters, digits, '_').")
   var name: String?
 
+  @OptionGroup var spec: SpecOption
+
   func run() throws {
     guard let found = Codecs.named(codec) else {
       throw CommandFailure("dissector: unknown codec '\(codec)'; known: \(Codecs.nameList)")

@@ -10,11 +10,11 @@ struct EmulateCommand: ParsableCommand {
     commandName: "emulate",
     abstract: "Act as a protocol's device or server on a real socket, as its model says the real one does.",
     discussion: """
-      The device's model takes every message that arrives, answers as the real \\
-      device does (replies go to the peer that wrote last; a WebSocket device \\
-      gets one model per connection), keeps its timers on the wall clock, and \\
-      prints what it did: one event a line, or with --format ndjson the lines \\
-      of 'analyze --timeline'. Ctrl-C, --count (received messages) or \\
+      The device's model takes every message that arrives, answers as the real \
+      device does (replies go to the peer that wrote last; a WebSocket device \
+      gets one model per connection), keeps its timers on the wall clock, and \
+      prints what it did: one event a line, or with --format ndjson the lines \
+      of 'analyze --timeline'. Ctrl-C, --count (received messages) or \
       --duration stop it cleanly.
 
       """ + settingsText + "\n\n" + HelpExamples.text("emulate"))
@@ -74,6 +74,8 @@ struct EmulateCommand: ParsableCommand {
 
   @Argument(parsing: .allUnrecognized, help: "The device's settings (see above), as --flag or --flag VALUE.")
   var settings: [String] = []
+
+  @OptionGroup var spec: SpecOption
 
   func run() throws {
     let recordFilter = try RecordFilter.compile(displayFilter)

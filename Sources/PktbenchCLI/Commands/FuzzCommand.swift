@@ -1,4 +1,5 @@
 import ArgumentParser
+import CodecRegistry
 import Foundation
 import PacketCapture
 import PacketFuzz
@@ -53,10 +54,13 @@ struct FuzzCommand: ParsableCommand {
   @Option(help: "Replay one saved input and report what happens.")
   var reproduce: String?
 
+  @OptionGroup var spec: SpecOption
+
   func validate() throws {
-    for name in targets where FuzzTargets.named(name) == nil {
+    for name in targets where FuzzTargets(codecs: Codecs.set).named(name) == nil {
       throw ValidationError(
-        "unknown fuzz target '\(name)'; known: \(FuzzTargets.names.joined(separator: ", "))")
+        "unknown fuzz target '\(name)'; known: \(FuzzTargets(codecs: Codecs.set).names.joined(separator: ", "))"
+      )
     }
     if let iterations, iterations <= 0 { throw ValidationError("--iterations must be at least 1") }
     if jobs < 1 || jobs > CrashGuard.slotCount {
@@ -68,7 +72,9 @@ struct FuzzCommand: ParsableCommand {
     let out = OutputWriter()
     defer { out.flush() }
     if let reproduce { return try replay(reproduce, out: out) }
-    let selectedNames = targets.isEmpty ? FuzzTargets.names : FuzzTargets.named(targets).map(\.name)
+    let selectedNames =
+      targets.isEmpty
+      ? FuzzTargets(codecs: Codecs.set).names : FuzzTargets(codecs: Codecs.set).named(targets).map(\.name)
     let seed = self.seed ?? UInt64.random(in: 0...UInt64(UInt32.max))
     let duration = time ?? (iterations == nil ? DurationArgument(seconds: 30) : nil)
     try FileManager.default.createDirectory(atPath: crashes, withIntermediateDirectories: true)
@@ -95,7 +101,7 @@ struct FuzzCommand: ParsableCommand {
           + "  failures \(failures)   ")
     }
     let report = FuzzWorkers.run(
-      jobs: jobs, makeTargets: { FuzzTargets.named(selectedNames) },
+      jobs: jobs, makeTargets: { FuzzTargets(codecs: Codecs.set).named(selectedNames) },
       configuration: configuration)
     if stderrIsTerminal { OutputWriter.standardError.line() }
     for line in FuzzSummary.lines(report) { out.line(line) }
@@ -122,9 +128,10 @@ struct FuzzCommand: ParsableCommand {
     }
     let file = URL(fileURLWithPath: path).lastPathComponent
     let fromName = file.split(separator: "-").dropFirst().first.map(String.init)
-    guard let name = targets.first ?? fromName, let target = FuzzTargets.named(name) else {
+    guard let name = targets.first ?? fromName, let target = FuzzTargets(codecs: Codecs.set).named(name)
+    else {
       throw CommandFailure(
-        "cannot tell the target of '\(file)'; name it with --codec (\(FuzzTargets.names.joined(separator: ", ")))"
+        "cannot tell the target of '\(file)'; name it with --codec (\(FuzzTargets(codecs: Codecs.set).names.joined(separator: ", ")))"
       )
     }
     var stats = FuzzStats()

@@ -4,8 +4,9 @@ import Foundation
 /// The examples in help texts: a command's own, then those its codecs'
 /// plugins give (`CodecInfo.examples`), so the CLI names no codec.
 enum HelpExamples {
-  /// Help is read at 80 columns.
-  static let columns = 80
+  /// Help is read at 80 columns, and ArgumentParser wraps again (losing
+  /// the indent) a line that reaches the edge: ours stop short of it.
+  static let columns = 76
 
   /// "Examples:" then one line each, indented as ArgumentParser shows them;
   /// a long one is continued with a backslash, as a shell takes it.
@@ -19,11 +20,14 @@ enum HelpExamples {
   /// last ending in " \\" (a shell line continuation), the rest indented.
   static func wrapped(_ line: String, continuation: String, marker: String = " \\") -> [String] {
     guard line.count > columns else { return [line] }
+    // The line's own indent leads its first line (split on spaces, it
+    // would be a run of empty words and be lost).
+    let indent = String(line.prefix { $0 == " " })
     var out: [String] = []
-    var current = ""
-    for word in line.split(separator: " ", omittingEmptySubsequences: false) {
-      let candidate = current.isEmpty ? String(word) : current + " " + word
-      if candidate.count + marker.count > columns, !current.trimmingCharacters(in: .whitespaces).isEmpty {
+    var current = indent
+    for word in line.dropFirst(indent.count).split(separator: " ") {
+      let candidate = current.count == indent.count && out.isEmpty ? current + word : current + " " + word
+      if candidate.count + marker.count > columns, current.contains(where: { $0 != " " }) {
         out.append(current + marker)
         current = continuation + word
       } else {

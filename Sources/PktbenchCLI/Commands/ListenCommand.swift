@@ -19,11 +19,16 @@ struct ListenCommand: ParsableCommand {
       Ctrl-C, --count or --duration stop it cleanly. To answer as a device \
       or server does, use 'pktbench emulate'.
       With --cert and --key a ws: listener serves wss (WebSocket over TLS). \
-      The bytes clients hold in frames not yet whole count against \
-      --max-buffered, all connections together (the largest holder is cut \
-      with close 1013); a request head not whole within --head-timeout gets \
-      408; unmasked frames, RSV bits and reserved opcodes get close 1002. \
-      Each cut is one line on stderr, and --stats counts them. A udp: \
+      The bytes clients hold in frames not yet whole, and the bytes written \
+      to them and not taken, count against --max-buffered, all connections \
+      together (the largest holder is cut with close 1013); a client that \
+      takes nothing is not read either. A request head not whole within \
+      --head-timeout gets 408 (a TLS handshake not done is closed); no whole \
+      frame within --idle-timeout gets close 1001; clients past \
+      --max-connections get 503; unmasked frames, RSV bits, reserved opcodes \
+      and bad close frames get close 1002, text that is not UTF-8 close \
+      1007. Each cut is one line on stderr, and --stats counts them. \
+      SIGINT and SIGTERM end it with exit status 130. A udp: \
       listener's summary gives the datagrams the kernel dropped (a full \
       receive buffer: raise it with --receive-buffer).
 
@@ -57,6 +62,8 @@ struct ListenCommand: ParsableCommand {
       "Show only the messages this display filter keeps (\(RecordFilter.syntax)); --count and --stats count them."
   )
   var displayFilter: String?
+
+  @OptionGroup var spec: SpecOption
 
   func validate() throws {
     if maxMessage < 1024 || maxMessage > Int(UInt32.max) {

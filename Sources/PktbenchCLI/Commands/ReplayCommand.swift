@@ -46,6 +46,8 @@ struct ReplayCommand: ParsableCommand {
 
   @OptionGroup var output: LiveOutputOptions
 
+  @OptionGroup var spec: SpecOption
+
   func validate() throws {
     if let count, count < 1 { throw ValidationError("--count must be at least 1") }
     if let codec, Codecs.named(codec) == nil {

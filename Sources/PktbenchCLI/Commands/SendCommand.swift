@@ -66,6 +66,8 @@ struct SendCommand: ParsableCommand {
 
   @OptionGroup var output: LiveOutputOptions
 
+  @OptionGroup var spec: SpecOption
+
   func validate() throws {
     if connectTimeout.seconds <= 0 { throw ValidationError("--connect-timeout must be more than 0") }
     if maxMessage < 1024 || maxMessage > Int(UInt32.max) {

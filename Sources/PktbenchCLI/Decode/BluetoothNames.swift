@@ -95,15 +95,11 @@ struct BluetoothNames {
     }
   }
 
-  /// The codec whose GATT characteristic `uuid` is, with its routing
-  /// reason; the last answer is kept, since values keep coming on the same
-  /// characteristic.
-  mutating func gattChoice(_ uuid: String) -> PayloadRouter.Choice? {
+  /// The codec whose GATT characteristic `uuid` is; the last answer is
+  /// kept, since values keep coming on the same characteristic.
+  mutating func gattChoice(_ uuid: String, router: PayloadRouter) -> PayloadRouter.Choice? {
     if let lastUUID, lastUUID == uuid { return lastChoice }
-    let lowercased = uuid.lowercased()
-    let choice = Codecs.gattCharacteristics[lowercased].map {
-      PayloadRouter.Choice(index: $0, reason: "gatt \(lowercased.prefix(8))…")
-    }
+    let choice = router.gattChoice(uuid.lowercased())
     lastUUID = uuid
     lastChoice = choice
     return choice

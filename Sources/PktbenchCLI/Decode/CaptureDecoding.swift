@@ -1,4 +1,5 @@
 import ArgumentParser
+import CodecRegistry
 import Foundation
 import PacketCapture
 import PacketKit
@@ -77,7 +78,7 @@ extension DecodeCommand {
         }
         sink = TextSink(
           out: out, style: Style(enabled: color), verbose: verbose, hexDump: hexDump,
-          clock: timeFormat.map(TimeColumn.init))
+          clock: timeFormat.map(TimeColumn.init), framing: SummaryFraming(Codecs.set))
       case .json: sink = JSONSink(out: out, asArray: true, payloadHex: payloadHex, file: named)
       case .ndjson: sink = JSONSink(out: out, asArray: false, payloadHex: payloadHex, file: named)
       case .csv, .tsv:
@@ -99,7 +100,7 @@ extension DecodeCommand {
     }
     let pipeline = CapturePipeline(
       router: router, rules: rules, sink: sink, displayFilter: try RecordFilter.compile(displayFilter),
-      recordsNeeded: run?.needsRecords ?? false)
+      recordsNeeded: run?.needsRecords ?? false, tracksFrames: run?.export != nil)
     pipeline.bleMap = try bleMap.map { try BLEMapRule.parse($0) }
     pipeline.timeWindow = try timeWindow.window()
     run?.prepare(pipeline)
@@ -129,9 +130,13 @@ final class DecodeRun {
   private(set) var messagesLeft: Int?
 
   init(command: DecodeCommand) throws(CommandFailure) {
-    export = command.write.map(PcapngExport.init(path:))
+    export = try command.write.map { path throws(CommandFailure) in
+      try PcapngExport(path: path, inputs: command.inputs)
+    }
     objects = try command.exportJPEG.map { directory throws(CommandFailure) in
-      try ObjectExport(directory: directory, mediaType: "image/jpeg")
+      try ObjectExport(
+        directory: directory, mediaType: "image/jpeg", overwrite: command.overwrite,
+        maxFiles: command.maxFiles)
     }
     messagesLeft = command.count
   }
@@ -146,7 +151,6 @@ final class DecodeRun {
   var needsRecords: Bool { isShared }
 
   func prepare(_ pipeline: CapturePipeline) {
-    if export != nil { pipeline.selection = FrameSelection() }
     pipeline.messagesLeft = messagesLeft
   }
 
@@ -160,13 +164,10 @@ final class DecodeRun {
 
   /// All inputs decoded: the `-w` file is closed, and stderr says what it holds.
   func finish() throws(CommandFailure) {
-    if let objects {
-      OutputWriter.standardError.line(
-        "pktbench: exported \(objects.written) JPEG file\(objects.written == 1 ? "" : "s") to \(objects.directory)"
-      )
-    }
+    if let objects { OutputWriter.standardError.line("pktbench: \(objects.summary)") }
     guard let export else { return }
     try export.close()
+    if let note = export.times.note { OutputWriter.standardError.line("pktbench: -w: \(note)") }
     let skipped = export.skipped > 0 ? " (\(export.skipped) of another link type left out)" : ""
     OutputWriter.standardError.line(
       "pktbench: wrote \(export.recordsWritten) record\(export.recordsWritten == 1 ? "" : "s") to \(export.path)\(skipped)"

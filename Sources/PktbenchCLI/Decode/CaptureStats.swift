@@ -77,9 +77,22 @@ struct CaptureStats {
     cleanTransportCounts[transport.rawValue] += 1
   }
 
+  /// A clean message of a flow whose slot `flows.cleanSlot` gave: its one
+  /// tally is the flow's, folded into the per-message counts for reports.
+  @inline(__always)
+  mutating func countClean(slot: Int, bytes: Int, time: Double) {
+    flows.addClean(slot: slot, bytes: bytes, time: time)
+  }
+
   /// These counts with `countClean`'s folded in, for reports.
   private var merged: CaptureStats {
     var merged = self
+    for (kind, tally) in flows.cleanCounts {
+      merged.perCodec[Codecs.names[kind.codec], default: [:]][
+        Codecs.messageNames[kind.codec][kind.kind], default: MessageTally()
+      ].merge(tally)
+      merged.transports[kind.transport.name, default: 0] += tally.count
+    }
     for codec in Codecs.messageNames.indices {
       for kind in Codecs.messageNames[codec].indices {
         let entry = cleanCounts[cleanStart[codec] + kind]

@@ -11,14 +11,21 @@ struct FlowCodecs<Key: Hashable> {
   private var known: [Key: Int] = [:]
 
   func choice(for key: Key) -> PayloadRouter.Choice? {
-    known[key].map { PayloadRouter.Choice(index: $0, reason: "the flow's codec") }
+    known[key].map { PayloadRouter.Choice(index: $0, why: .flow) }
   }
 
   /// Remembers a probe's choice once a payload of the flow decoded with it.
-  mutating func learn(_ key: Key, _ choice: PayloadRouter.Choice?, decoded: Bool) {
-    guard decoded, let choice, choice.byProbe, known[key] != choice.index else { return }
+  /// `key` is made only then: most payloads were routed by port or path.
+  @inline(__always)
+  mutating func learn(_ key: @autoclosure () -> Key, _ choice: PayloadRouter.Choice?, decoded: Bool) {
+    guard decoded, let choice, choice.byProbe else { return }
+    remember(key(), choice.index)
+  }
+
+  private mutating func remember(_ key: Key, _ index: Int) {
+    guard known[key] != index else { return }
     if known.count >= Self.limit { known.removeAll(keepingCapacity: true) }
-    known[key] = choice.index
+    known[key] = index
   }
 }
 

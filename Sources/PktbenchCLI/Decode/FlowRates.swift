@@ -16,7 +16,23 @@ struct FlowRates {
   /// Where each key's tally is in `tallies`.
   private var slots: [Key: Int] = [:]
   private var keys: [Key] = []
+  /// Messages counted as records (`add(source:…)`).
   private var tallies: [MessageTally] = []
+  /// Clean messages counted without a record (`addClean(slot:…)`), and
+  /// what each slot's clean ones are (codec and message index, transport):
+  /// the one tally their fast path updates, folded into the per-message
+  /// counts for reports (`cleanCounts`).
+  private var clean: [MessageTally] = []
+  private var cleanKinds: [CleanKind?] = []
+
+  struct CleanKind {
+    var codec: Int
+    var kind: Int
+    var transport: CaptureStats.CleanTransport
+  }
+
+  /// How many flows there are.
+  var count: Int { keys.count }
   /// Messages of flows past `limit` (a scan across ports): counted, not tallied.
   private(set) var overflow = 0
   static let limit = 10_000
@@ -28,32 +44,59 @@ struct FlowRates {
   @discardableResult
   mutating func add(source: String, destination: String, codec: String, message: String, time: Double) -> Int?
   {
-    let key = Key(source: source, destination: destination, codec: codec, message: message)
-    let slot: Int
-    if let known = slots[key] {
-      slot = known
-    } else {
-      guard keys.count < Self.limit else {
-        overflow += 1
-        return nil
-      }
-      slot = keys.count
-      slots[key] = slot
-      keys.append(key)
-      tallies.append(MessageTally())
+    guard let slot = slot(source, destination, codec, message) else {
+      overflow += 1
+      return nil
     }
     tallies[slot].add(bytes: 0, time: time)
     return slot
   }
 
-  /// Counts a message of the flow and kind whose slot `add` returned.
+  /// The slot of a flow and kind, made when it is new; nil past `limit`.
+  private mutating func slot(_ source: String, _ destination: String, _ codec: String, _ message: String)
+    -> Int?
+  {
+    let key = Key(source: source, destination: destination, codec: codec, message: message)
+    if let known = slots[key] { return known }
+    guard keys.count < Self.limit else { return nil }
+    let slot = keys.count
+    slots[key] = slot
+    keys.append(key)
+    tallies.append(MessageTally())
+    clean.append(MessageTally())
+    cleanKinds.append(nil)
+    return slot
+  }
+
+  /// The slot for clean messages of this flow and kind (`CodecSet` indices
+  /// for the kind); nil past `limit`, and then they are counted elsewhere.
+  mutating func cleanSlot(
+    source: String, destination: String, codec: String, message: String, kind: CleanKind
+  ) -> Int? {
+    guard let slot = slot(source, destination, codec, message) else { return nil }
+    cleanKinds[slot] = kind
+    return slot
+  }
+
+  /// Counts a clean message of the flow and kind whose slot `cleanSlot` gave.
   @inline(__always)
-  mutating func add(slot: Int, time: Double) {
-    tallies[slot].add(bytes: 0, time: time)
+  mutating func addClean(slot: Int, bytes: Int, time: Double) {
+    clean[slot].add(bytes: bytes, time: time)
+  }
+
+  /// The clean messages counted per slot, with what they are.
+  var cleanCounts: some Sequence<(kind: CleanKind, tally: MessageTally)> {
+    zip(cleanKinds, clean).lazy.compactMap { kind, tally in
+      kind.flatMap { tally.count > 0 ? (kind: $0, tally: tally) : nil }
+    }
   }
 
   private var sorted: [(key: Key, value: MessageTally)] {
-    zip(keys, tallies).map { (key: $0, value: $1) }.sorted {
+    zip(keys, zip(tallies, clean)).map { key, pair in
+      var tally = pair.0
+      tally.merge(pair.1)
+      return (key: key, value: tally)
+    }.sorted {
       $0.value.count != $1.value.count
         ? $0.value.count > $1.value.count
         : ($0.key.source, $0.key.destination, $0.key.message) < (

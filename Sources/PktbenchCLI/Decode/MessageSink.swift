@@ -49,10 +49,13 @@ final class TextSink: MessageSink {
   private let summaryLine: ((DecodedRecord, _ firstTime: Double?, Style) -> String)?
   /// `-t`: the time column of summary lines (nil: relative).
   private let clock: TimeColumn?
+  /// The fields summary lines leave out, per codec.
+  private let framing: SummaryFraming
 
   init(
     out: OutputWriter, style: Style, verbose: Bool, hexDump: Bool,
-    summaryLine: ((DecodedRecord, _ firstTime: Double?, Style) -> String)? = nil, clock: TimeColumn? = nil
+    summaryLine: ((DecodedRecord, _ firstTime: Double?, Style) -> String)? = nil, clock: TimeColumn? = nil,
+    framing: SummaryFraming = .none
   ) {
     self.out = out
     self.style = style
@@ -60,6 +63,7 @@ final class TextSink: MessageSink {
     self.hexDump = hexDump
     self.summaryLine = summaryLine
     self.clock = clock
+    self.framing = framing
   }
 
   /// -x marks every payload; -V shows the bytes no codec claimed.
@@ -76,7 +80,8 @@ final class TextSink: MessageSink {
     } else {
       out.append { buffer in
         SummaryRenderer.write(
-          record, firstTime: firstTime, style: style, middles: &middles, clock: clock, into: &buffer)
+          record, firstTime: firstTime, style: style, middles: &middles, clock: clock, framing: framing,
+          into: &buffer)
         buffer.append(0x0A)
       }
     }

@@ -18,13 +18,14 @@ struct ProcessNames {
       var fields: [FieldValue.Member] = [
         .init("name", .string(process.name)), .init("pid", .integer(Int64(process.pid))),
       ]
-      note = "[\(process.name) \(process.pid)"
+      // A name is 16 bytes of the capture's: escaped, as -V and JSON escape it, before it reaches a terminal.
+      note = "[\(TerminalText.escaped(process.name)) \(process.pid)"
       if let effectiveName = process.effectiveName, let effectivePID = process.effectivePID {
         fields.append(
           .init(
             "effective",
             .object([.init("name", .string(effectiveName)), .init("pid", .integer(Int64(effectivePID)))])))
-        note += " for \(effectiveName) \(effectivePID)"
+        note += " for \(TerminalText.escaped(effectiveName)) \(effectivePID)"
       }
       note += "]"
       member = .init("process", .object(fields))

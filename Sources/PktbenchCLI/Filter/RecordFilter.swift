@@ -4,11 +4,21 @@ import PacketKit
 /// once per run (per pipeline: each `--jobs` worker compiles its own).
 struct RecordFilter: Sendable {
   let filter: DisplayFilter
+  /// Says which records a regular expression gave up on.
+  private let giveUps = FilterGiveUps()
 
-  /// Whether `record` is shown (or, for `analyze`, analysed).
+  init(filter: DisplayFilter) {
+    self.filter = filter
+  }
+
+  /// Whether `record` is shown (or, for `analyze`, analysed). A regular
+  /// expression that runs out of steps on it does not match, and stderr says so.
   @inline(__always)
   func matches(_ record: DecodedRecord) -> Bool {
-    filter.matches(record)
+    var budget = FilterBudget()
+    let kept = filter.matches(record, budget: &budget)
+    if budget.isExhausted { giveUps.say(record.frame) }
+    return kept
   }
 
   /// The filter `text` asks for (nil: none). A malformed one is a usage

@@ -26,6 +26,7 @@ final class ClientFrameGate: ChannelInboundHandler {
     guard !failed else { return }
     let frame = Self.unwrapInboundIn(data)
     connectionGuard.consumed(Self.wireSize(frame))
+    connectionGuard.frameArrived()
     if let violation = Self.violation(frame) ?? fragmentViolation(frame) {
       failed = true
       connectionGuard.cut(.protocolError, violation, closeCode: 1002)

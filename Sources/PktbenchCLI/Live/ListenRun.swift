@@ -10,6 +10,10 @@ struct ListenRun {
   var maxMessage: Int
   var duration: DurationArgument?
 
+  /// How long a signal's stop may take (closing every connection takes at
+  /// most `WebSocketConnectionHandler.closeGraceSeconds`).
+  static let stopPatienceSeconds = 5.0
+
   func run(note: String) throws {
     let address = configuration.address
     let settings = configuration
@@ -20,8 +24,10 @@ struct ListenRun {
     let session = try loop.submit {
       NIOLoopBound(ListenSession(configuration: settings, loop: loop, done: done), eventLoop: loop)
     }.wait()
-    let signals = StopSignals { name in
-      loop.execute { session.value.stop(name) }
+    // The event loop writes the output: blocked on a pipe nobody reads, it
+    // cannot stop, so a signal ends the run after a few seconds regardless.
+    let signals = StopSignals(patience: Self.stopPatienceSeconds) { name in
+      loop.execute { session.value.stop(name, status: ExitStatus.interrupted) }
     }
 
     let channels: [Channel]

@@ -48,6 +48,10 @@ final class ListenSession {
   private var flows = 0
   /// ws: the bytes all connections hold, and the connections cut.
   let budget: ConnectionBudget
+  /// ws: the lines clients past --max-connections make.
+  let refusals = RefusalLog()
+  /// The exit status `stop` was given: 130 for a signal.
+  private var status: Int32 = ExitStatus.ok
   /// udp: the datagrams the kernel dropped (a full receive queue), read as the sockets close.
   private var kernelDrops: Int?
 
@@ -140,10 +144,12 @@ final class ListenSession {
   }
 
   /// Stops once: closes the sockets (WebSocket clients get 1001 going away),
-  /// then writes the summary and completes `done`.
-  func stop(_ reason: String) {
+  /// then writes the summary and completes `done` with `status` (130 when
+  /// a signal stopped it, as for every command).
+  func stop(_ reason: String, status: Int32 = ExitStatus.ok) {
     guard stopReason == nil else { return }
     stopReason = reason
+    self.status = status
     udpDevice?.stop()
     if configuration.address.kind == .udp {
       kernelDrops = UDPKernelDrops.count(ports: Set(channels.compactMap { $0.localAddress?.port }))
@@ -161,6 +167,7 @@ final class ListenSession {
   }
 
   private func finish() {
+    refusals.flush(limit: budget.maxConnections, warn: warn)
     recorder.finish(name: configuration.address.display)
     if configuration.output.stats {
       let elapsed = Double(monotonicNanoseconds() - startedNanoseconds) / 1e9
@@ -170,7 +177,9 @@ final class ListenSession {
       summary.kernelDrops = kernelDrops
       summary.notes += budget.summaryLines(
         headTimeout:
-          "--head-timeout \(DurationText.of(Double(configuration.server.headTimeoutNanoseconds) / 1e9))")
+          "--head-timeout \(DurationText.of(Double(configuration.server.headTimeoutNanoseconds) / 1e9))",
+        idleTimeout:
+          "--idle-timeout \(DurationText.of(Double(configuration.server.idleTimeoutNanoseconds) / 1e9))")
       summary.write(options: configuration.output, out: out)
     } else if let kernelDrops, kernelDrops > 0 {
       // Lost datagrams are said even without --stats.
@@ -178,6 +187,6 @@ final class ListenSession {
         "\(configuration.address.display): \(LiveSummary.kernelDropsText(kernelDrops))")
     }
     out.flush()
-    done.succeed(0)
+    done.succeed(status)
   }
 }

@@ -16,7 +16,7 @@ struct LiveDecoding {
       let choice = router.choose(
         carrier, sourcePort: record.sourcePort, destinationPort: record.destinationPort, payload: payload)
     else { return }
-    record.routing = choice.reason
+    record.routing = router.reason(choice)
     record.result = choice.decodeFrame(payload)
   }
 

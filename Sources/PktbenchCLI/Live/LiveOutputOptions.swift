@@ -61,7 +61,7 @@ struct LiveOutputSettings: Sendable {
 
 /// `--count N` / `--duration D`, for the commands that run until stopped.
 struct LiveLimitOptions: ParsableArguments {
-  @Option(help: "Stop after this many received messages.")
+  @Option(name: [.customShort("c"), .long], help: "Stop after this many received messages (as tcpdump -c).")
   var count: Int?
 
   @Option(help: "Stop after this long: 30s, 2m, 500ms.")

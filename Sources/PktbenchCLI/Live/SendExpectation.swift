@@ -25,6 +25,16 @@ struct SendExpectation: Sendable {
     }
   }
 
+  /// What `frame` has in the fields this expectation names, found as
+  /// `matches` finds them (in an envelope's payload too): `success=false`,
+  /// or `success absent`.
+  func found(in frame: DecodedFrame) -> String {
+    fields.map { field in
+      guard let node = frame.fields.first(named: field.name) else { return "\(field.name) absent" }
+      return "\(field.name)=\(TerminalText.escaped(node.value.display))"
+    }.joined(separator: " ")
+  }
+
   static func value(_ value: FieldValue, equals text: String) -> Bool {
     switch value {
     case .bool(let flag): return text.lowercased() == (flag ? "true" : "false")

@@ -193,11 +193,7 @@ final class SendSession {
     expecting = nil
     let seen = inbox.last { $0.codec == expectation.codec && $0.message == expectation.message }
     let got =
-      seen.map { frame in
-        "; got \(frame.message) "
-          + frame.fields.prefix(6).map { "\(TerminalText.escaped($0.name))=\($0.value.display)" }.joined(
-            separator: " ")
-      }
+      seen.map { frame in "; got \(frame.message) " + expectation.found(in: frame) }
       ?? (inbox.isEmpty
         ? "; nothing was received" : "; got \(inbox.map(\.message).suffix(5).joined(separator: ", "))")
     stop("an unmet expectation", failure: "\(expectation.label): not met\(got)")

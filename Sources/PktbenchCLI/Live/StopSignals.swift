@@ -10,20 +10,28 @@ import Foundation
 /// Turns SIGINT (Ctrl-C) and SIGTERM into a clean stop: the handler runs on
 /// a dispatch queue, never inside the signal, so it may do real work. A
 /// second signal while stopping leaves at once (exit status 130).
+///
+/// With `patience`, a stop that has not ended the process that long after
+/// the signal ends it (exit status 130, one line on stderr): the thread
+/// that would stop may be blocked for good, writing to a pipe that nobody
+/// reads (`pktbench listen … | a-reader-that-hangs`), and a signal must
+/// still end the run.
 final class StopSignals: @unchecked Sendable {
   // Touched only on `queue` after init.
   private var sources: [DispatchSourceSignal] = []
+  private var watchdog: DispatchSourceTimer?
   private var received = 0
   private let queue = DispatchQueue(label: "pktbench.stop-signals")
 
-  init(onStop: @escaping @Sendable (_ signalName: String) -> Void) {
+  init(patience: Double? = nil, onStop: @escaping @Sendable (_ signalName: String) -> Void) {
     for (number, name) in [(SIGINT, "SIGINT"), (SIGTERM, "SIGTERM")] {
       signal(number, SIG_IGN)
       let source = DispatchSource.makeSignalSource(signal: number, queue: queue)
       source.setEventHandler { [weak self] in
         guard let self else { return }
         self.received += 1
-        if self.received > 1 { _exit(130) }
+        if self.received > 1 { _exit(ExitStatus.interrupted) }
+        if let patience { self.watch(name, patience) }
         onStop(name)
       }
       source.resume()
@@ -31,8 +39,23 @@ final class StopSignals: @unchecked Sendable {
     }
   }
 
+  private func watch(_ name: String, _ patience: Double) {
+    let timer = DispatchSource.makeTimerSource(queue: queue)
+    timer.schedule(deadline: .now() + patience)
+    timer.setEventHandler {
+      let line =
+        "pktbench: \(name): still stopping after \(DurationText.of(patience)) (is the output being read?); "
+        + "leaving without the rest\n"
+      line.withCString { _ = write(2, $0, strlen($0)) }
+      _exit(ExitStatus.interrupted)
+    }
+    timer.resume()
+    watchdog = timer
+  }
+
   deinit {
     for source in sources { source.cancel() }
+    watchdog?.cancel()
   }
 }
 

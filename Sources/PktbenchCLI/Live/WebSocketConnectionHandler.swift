@@ -1,6 +1,7 @@
 import NIOCore
 import NIOHTTP1
 import NIOWebSocket
+import PacketCapture
 import PacketKit
 
 /// One upgraded WebSocket connection of `listen ws`: logs every message and
@@ -13,6 +14,8 @@ final class WebSocketConnectionHandler: ChannelInboundHandler {
 
   private let session: ListenSession
   private let channel: Channel
+  /// Fails the connection (close 1002, 1007) and counts it.
+  private let connectionGuard: ConnectionGuard
   private let path: String
   private let offeredExtensions: String
   private let client: String?
@@ -27,9 +30,10 @@ final class WebSocketConnectionHandler: ChannelInboundHandler {
   /// How long to wait for the client's close reply before dropping the socket.
   static let closeGraceSeconds: Int64 = 2
 
-  init(session: ListenSession, channel: Channel, request: HTTPRequestHead) {
+  init(session: ListenSession, channel: Channel, request: HTTPRequestHead, connectionGuard: ConnectionGuard) {
     self.session = session
     self.channel = channel
+    self.connectionGuard = connectionGuard
     path = request.uri
     offeredExtensions = request.headers["Sec-WebSocket-Extensions"].joined(separator: ", ")
     client = EndpointText.of(channel.remoteAddress)
@@ -82,6 +86,9 @@ final class WebSocketConnectionHandler: ChannelInboundHandler {
     case .pong:
       logEvent("ws.pong", [.init("bytes", .integer(Int64(frame.length))), .init("by", .string("client"))])
     case .connectionClose:
+      if let (kind, why, code) = Self.closeProblem(frame.unmaskedData) {
+        return connectionGuard.cut(kind, why, closeCode: code)
+      }
       closeReceived = true
       var data = frame.unmaskedData
       let code = data.readInteger(as: UInt16.self)
@@ -96,10 +103,7 @@ final class WebSocketConnectionHandler: ChannelInboundHandler {
         var echo = context.channel.allocator.buffer(capacity: 2)
         if let code { echo.writeInteger(code) }
         let reply = WebSocketFrame(fin: true, opcode: .connectionClose, data: echo)
-        let channel = context.channel
-        context.writeAndFlush(Self.wrapOutboundOut(reply)).whenComplete { _ in
-          channel.close(promise: nil)
-        }
+        closeWhenTaken(context.writeAndFlush(Self.wrapOutboundOut(reply)))
         if let code { logClose(code: code, reason: "", byClient: false) }
       }
     default:
@@ -127,6 +131,10 @@ final class WebSocketConnectionHandler: ChannelInboundHandler {
   private func message(_ frame: WebSocketFrame) {
     var data = frame.unmaskedData
     let bytes = data.readBytes(length: data.readableBytes) ?? []
+    if frame.opcode == .text, let bad = WebSocketValidation.firstInvalidUTF8(bytes) {
+      return connectionGuard.cut(
+        .invalidText, "a text message that is not UTF-8 (byte \(bad)) (RFC 6455 §8.1)", closeCode: 1007)
+    }
     var record = newRecord(fromClient: true)
     record.extra = [
       .init("ws", .object([.init("opcode", .string(frame.opcode == .text ? "text" : "binary"))])),
@@ -166,8 +174,36 @@ final class WebSocketConnectionHandler: ChannelInboundHandler {
         channel.close(promise: nil)
       }
     } else {
-      written.whenComplete { _ in channel.close(promise: nil) }
+      closeWhenTaken(written)
     }
+  }
+
+  /// Closes the socket once `written` (a close frame) is taken, or after
+  /// the grace period from a peer that takes nothing.
+  private func closeWhenTaken(_ written: EventLoopFuture<Void>) {
+    let channel = self.channel
+    written.whenComplete { _ in channel.close(promise: nil) }
+    channel.eventLoop.scheduleTask(in: .seconds(Self.closeGraceSeconds)) { channel.close(promise: nil) }
+  }
+
+  /// What RFC 6455 makes a close frame from a client fail the connection
+  /// for: a 1-byte body or a code that may not be sent (§7.4, 1002), a
+  /// reason that is not UTF-8 (§8.1, 1007).
+  static func closeProblem(_ body: ByteBuffer) -> (ConnectionBudget.Cut, String, UInt16)? {
+    var body = body
+    if body.readableBytes == 1 {
+      return (
+        .protocolError, "a close frame with a 1-byte body (RFC 6455 §5.5.1: none, or a 2-byte code)", 1002
+      )
+    }
+    guard let code = body.readInteger(as: UInt16.self) else { return nil }
+    if let problem = WebSocketValidation.closeCodeProblem(code) {
+      return (.protocolError, "\(problem) (RFC 6455 §7.4)", 1002)
+    }
+    if let bad = WebSocketValidation.firstInvalidUTF8(Array(body.readableBytesView)) {
+      return (.invalidText, "a close reason that is not UTF-8 (byte \(bad)) (RFC 6455 §8.1)", 1007)
+    }
+    return nil
   }
 
   // MARK: Log

@@ -21,8 +21,14 @@ enum WebSocketListener {
         .serverChannelOption(.backlog, value: 64)
         .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
         .childChannelOption(.tcpOption(.tcp_nodelay), value: 1)
+        // Past 256 KiB written and not taken, the connection is not read
+        // (ConnectionGuard): a peer that reads nothing cannot make it pile up.
+        .childChannelOption(.writeBufferWaterMark, value: .init(low: 64 << 10, high: 256 << 10))
         .childChannelInitializer { channel in
-          channel.eventLoop.makeCompletedFuture {
+          guard session.value.budget.hasRoom else {
+            return channel.eventLoop.makeCompletedFuture { session.value.refuse(channel, tls: tls != nil) }
+          }
+          return channel.eventLoop.makeCompletedFuture {
             let upgrader = NIOWebSocketServerUpgrader(
               maxFrameSize: maxMessageBytes, automaticErrorHandling: true,
               shouldUpgrade: { channel, head in
@@ -42,12 +48,14 @@ enum WebSocketListener {
                       minNonFinalFragmentSize: 0, maxAccumulatedFrameCount: 4096,
                       maxAccumulatedFrameSize: maxMessageBytes))
                   try operations.addHandler(
-                    WebSocketConnectionHandler(session: session.value, channel: channel, request: head))
+                    WebSocketConnectionHandler(
+                      session: session.value, channel: channel, request: head,
+                      connectionGuard: connectionGuard))
                 }
               })
             let operations = channel.pipeline.syncOperations
             if let tls { try operations.addHandler(NIOSSLServerHandler(context: tls)) }
-            try operations.addHandler(ConnectionGuard(session: session.value))
+            try operations.addHandler(ConnectionGuard(session: session.value, isTLS: tls != nil))
             try operations.configureHTTPServerPipeline(
               withServerUpgrade: (upgraders: [upgrader], completionHandler: { _ in }))
             try operations.addHandler(

@@ -1,6 +1,12 @@
 import ArgumentParser
 import NIOSSL
 
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Darwin)
+  import Darwin
+#endif
+
 /// The WebSocket server's options (`listen ws:` and `emulate … --listen
 /// ws:`): TLS (wss) from a PEM certificate and key, and the guards against
 /// clients that hold memory or sockets.
@@ -14,8 +20,22 @@ struct WebSocketServerOptions: ParsableArguments {
 
   @Option(
     name: .customLong("head-timeout"),
-    help: "ws: cut a connection whose HTTP request head has not arrived whole after this long.")
+    help:
+      "ws: cut a connection whose TLS handshake and HTTP request head have not arrived whole after this long."
+  )
   var headTimeout = DurationArgument(seconds: WebSocketServerSettings.defaultHeadTimeoutSeconds)
+
+  @Option(
+    name: .customLong("idle-timeout"),
+    help: "ws: close (1001) an upgraded connection that sends no whole frame for this long.")
+  var idleTimeout = DurationArgument(seconds: WebSocketServerSettings.defaultIdleTimeoutSeconds)
+
+  @Option(
+    name: .customLong("max-connections"),
+    help: ArgumentHelp(
+      "ws: most connections open at once; past it a new client is refused (default: the open-file limit less 64, \(WebSocketServerSettings.defaultMaxConnections) here).",
+      valueName: "N"))
+  var maxConnections: Int?
 
   @Option(help: "ws: serve wss (WebSocket over TLS) with this certificate chain (PEM); needs --key.")
   var cert: String?
@@ -29,13 +49,21 @@ struct WebSocketServerOptions: ParsableArguments {
     }
     if maxBuffered.bytes < 1024 { throw ValidationError("--max-buffered must be at least 1KB") }
     if headTimeout.seconds <= 0 { throw ValidationError("--head-timeout must be more than 0") }
+    if idleTimeout.seconds <= 0 { throw ValidationError("--idle-timeout must be more than 0") }
+    if let maxConnections, maxConnections < 1 || maxConnections > WebSocketServerSettings.openFileLimit {
+      throw ValidationError(
+        "--max-connections must be 1…\(WebSocketServerSettings.openFileLimit) (the open-file limit, ulimit -n)"
+      )
+    }
   }
 
   /// The settings, with the TLS context made from --cert and --key (one
   /// sentence when a file cannot be read or the two do not match).
   func settings(for address: ListenAddress) throws(CommandFailure) -> WebSocketServerSettings {
     var settings = WebSocketServerSettings(
-      maxBufferedBytes: maxBuffered.bytes, headTimeoutNanoseconds: headTimeout.nanoseconds)
+      maxBufferedBytes: maxBuffered.bytes, headTimeoutNanoseconds: headTimeout.nanoseconds,
+      idleTimeoutNanoseconds: idleTimeout.nanoseconds,
+      maxConnections: maxConnections ?? WebSocketServerSettings.defaultMaxConnections)
     guard let cert, let key else { return settings }
     guard address.kind == .ws else {
       throw CommandFailure("--cert and --key serve wss; a \(address.kind.rawValue): listener has no TLS")
@@ -72,9 +100,33 @@ struct WebSocketServerOptions: ParsableArguments {
 struct WebSocketServerSettings: Sendable {
   static let defaultMaxBuffered = 64 << 20
   static let defaultHeadTimeoutSeconds = 10.0
+  static let defaultIdleTimeoutSeconds = 300.0
+
+  /// The process's open-file limit (`ulimit -n`, the soft limit): every
+  /// connection takes one descriptor.
+  static var openFileLimit: Int {
+    var limit = rlimit()
+    #if os(Linux)
+      let resource = __rlimit_resource_t(RLIMIT_NOFILE.rawValue)
+    #else
+      let resource = RLIMIT_NOFILE
+    #endif
+    guard getrlimit(resource, &limit) == 0, limit.rlim_cur < rlim_t(Int32.max) else {
+      return 1 << 20
+    }
+    return Int(clamping: limit.rlim_cur)
+  }
+
+  /// The open-file limit less 64 for the process's own (standard streams,
+  /// the event loop's, the listening sockets, files it writes), so that a
+  /// client past the limit is refused by pktbench, with a line, rather
+  /// than left unaccepted by the kernel.
+  static var defaultMaxConnections: Int { max(1, openFileLimit - 64) }
 
   var maxBufferedBytes = defaultMaxBuffered
   var headTimeoutNanoseconds = UInt64(defaultHeadTimeoutSeconds * 1e9)
+  var idleTimeoutNanoseconds = UInt64(defaultIdleTimeoutSeconds * 1e9)
+  var maxConnections = defaultMaxConnections
   /// wss: the server's TLS context; nil serves plain ws.
   var tls: NIOSSLContext?
 }

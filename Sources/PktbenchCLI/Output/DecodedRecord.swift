@@ -35,9 +35,7 @@ struct DecodedRecord {
   /// and only during `emit`: the pipeline reuses the object for the next
   /// message rather than copying some 700 bytes of fields per record.
   /// The record borrows it, unretained: the pipeline owns it for the whole
-  /// of `emit`. (Held strongly, every ndjson record copied and destroyed
-  /// the optional reference through generic value witnesses: some 200
-  /// instructions.)
+  /// of `emit`, and a strong reference made every record's copies costly.
   unowned(unsafe) var flat: FlatMessage?
 
   var codecName: String? { result?.codec ?? flat?.codec }

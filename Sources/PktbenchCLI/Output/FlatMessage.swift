@@ -16,9 +16,10 @@ final class FlatMessage {
   /// The summary line's key fields for the last few layouts of fields
   /// seen: a bit per field index (the choice depends on the layout alone).
   /// A few, not one: a BLE connection's writes and notifications alternate
-  /// two layouts, and choosing again for each line cost some 250 of a
-  /// btsnoop line's 4,961 instructions.
+  /// two layouts.
   @exclusivity(unchecked) private var keyFieldsByLayout = RecentTable<FlatLayout, Int>(capacity: 4)
+  /// The framing the kept key fields were chosen under.
+  @exclusivity(unchecked) private var chosenUnder: SummaryFraming.Table?
 
   init() {
     fields = .allocate(capacity: 1)
@@ -39,11 +40,16 @@ final class FlatMessage {
   }
 
   /// The key fields of `fields`: as chosen before for fields named and
-  /// grouped as these, or as `choose` chooses them (then kept).
+  /// grouped as these under the same framing, or as `choose` chooses them
+  /// (then kept).
   func keyFields(
-    for fields: UnsafeBufferPointer<FlatFields.Field>,
+    for fields: UnsafeBufferPointer<FlatFields.Field>, framing: SummaryFraming,
     _ choose: (UnsafeBufferPointer<FlatFields.Field>) -> Int
   ) -> Int {
+    if framing.table !== chosenUnder {
+      keyFieldsByLayout = RecentTable(capacity: 4)
+      chosenUnder = framing.table
+    }
     if let chosen = keyFieldsByLayout.value(where: { $0.matches(fields) }) { return chosen }
     let chosen = choose(fields)
     keyFieldsByLayout.insert(chosen, for: FlatLayout(fields))

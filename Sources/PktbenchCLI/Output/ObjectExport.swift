@@ -7,19 +7,36 @@ import PacketKit
 /// file named by the field the schema names (a camera frame's frameId),
 /// as tshark's `--export-objects` saves HTTP bodies. Which codec and which
 /// field is the schema's business: nothing here names one.
+///
+/// The names come from the capture, so they are made safe (`ObjectFileName`)
+/// and a file is never overwritten: a name taken gets `-2`, `-3`… (each
+/// name remembers where its numbering got to, so 20,000 frames of one name
+/// cost 20,000 tries, not 200 million), unless `--overwrite` lets a file of
+/// an earlier run be replaced. At most `--max-files` files are written.
 final class ObjectExport {
+  static let defaultMaxFiles = 100_000
+
   let directory: String
   let mediaType: String
+  let overwrite: Bool
+  let maxFiles: Int
   private(set) var written = 0
-  /// Names given so far: a name seen again gets `-2`, `-3`… rather than
-  /// overwriting the first object.
+  /// Objects past `maxFiles`, not written.
+  private(set) var leftOut = 0
+  /// Names written in this run: never replaced, even with --overwrite.
   private var names: Set<String> = []
+  /// Per name, the next suffix to try.
+  private var nextSuffix: [String: Int] = [:]
   /// Per "codec message": the fields holding such content (most have none).
   private var fieldsByMessage: [String: [FieldSchema]] = [:]
 
-  init(directory: String, mediaType: String) throws(CommandFailure) {
+  init(directory: String, mediaType: String, overwrite: Bool = false, maxFiles: Int = defaultMaxFiles)
+    throws(CommandFailure)
+  {
     self.directory = directory
     self.mediaType = mediaType
+    self.overwrite = overwrite
+    self.maxFiles = maxFiles
     do {
       try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
     } catch {
@@ -50,23 +67,61 @@ final class ObjectExport {
         if case .string(let text) = named.value { name = text } else { name = named.value.display }
       }
       try save(
-        bytes, name: Self.fileName(name ?? "\(frame.codec)-frame\(record.frame ?? 0)"), content: content)
+        bytes, name: ObjectFileName.of(name ?? "\(frame.codec)-frame\(record.frame ?? 0)"),
+        fileExtension: content.fileExtension)
     }
   }
 
-  private func save(_ bytes: [UInt8], name: String, content: FieldSchema.Content) throws(CommandFailure) {
+  private func save(_ bytes: [UInt8], name: String, fileExtension: String) throws(CommandFailure) {
+    guard written < maxFiles else {
+      leftOut += 1
+      return
+    }
     var unique = name
-    var suffix = 2
-    while names.contains(unique) {
+    while true {
+      if !names.contains(unique) {
+        let path = (directory as NSString).appendingPathComponent("\(unique).\(fileExtension)")
+        if try create(path, bytes) { break }
+      }
+      let suffix = nextSuffix[name, default: 2]
+      nextSuffix[name] = suffix + 1
       unique = "\(name)-\(suffix)"
-      suffix += 1
     }
     names.insert(unique)
-    let path = (directory as NSString).appendingPathComponent("\(unique).\(content.fileExtension)")
-    guard FileManager.default.createFile(atPath: path, contents: Data(bytes)) else {
-      throw CommandFailure("--export-jpeg: cannot write \(path)", status: ExitStatus.output)
-    }
     written += 1
+  }
+
+  /// Writes a new file at `path`; false when a file is there already (and
+  /// may not be replaced). Never follows a link someone left at `path`:
+  /// --overwrite removes the link itself.
+  private func create(_ path: String, _ bytes: [UInt8]) throws(CommandFailure) -> Bool {
+    var descriptor = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
+    if descriptor < 0, errno == EEXIST {
+      guard overwrite, unlink(path) == 0 else { return false }
+      descriptor = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
+    }
+    guard descriptor >= 0 else { throw Self.failure(path) }
+    let failed = bytes.withUnsafeBytes { OutputWriter.writeAll(descriptor, $0) }
+    if close(descriptor) != 0 || failed != nil {
+      if let failed { errno = failed }
+      throw Self.failure(path)
+    }
+    return true
+  }
+
+  private static func failure(_ path: String) -> CommandFailure {
+    CommandFailure(
+      "--export-jpeg: cannot write \(path): \(String(cString: strerror(errno)))", status: ExitStatus.output)
+  }
+
+  /// The line stderr gets at the end.
+  var summary: String {
+    var line = "exported \(written) JPEG file\(written == 1 ? "" : "s") to \(directory)"
+    if leftOut > 0 {
+      line +=
+        "; stopped at --max-files \(maxFiles): \(leftOut) more not written (raise --max-files to write them)"
+    }
+    return line
   }
 
   /// The object's bytes: the field's value, or what the codec extracts
@@ -80,19 +135,6 @@ final class ObjectExport {
     case (.string(let text), .base64): return Data(base64Encoded: text).map { [UInt8]($0) }
     default: return nil
     }
-  }
-
-  /// A name from the capture made safe as a file name: no directories,
-  /// no control characters, not hidden, not empty.
-  static func fileName(_ name: String) -> String {
-    var safe = String(
-      name.unicodeScalars.map { scalar -> Character in
-        scalar == "/" || scalar == "\\" || scalar.value < 0x20 || scalar.value == 0x7F
-          ? "_" : Character(scalar)
-      })
-    if safe.hasPrefix(".") { safe = "_" + safe.dropFirst() }
-    if safe.isEmpty { safe = "_" }
-    return String(safe.prefix(200))
   }
 }
 

@@ -82,9 +82,8 @@ public final class OutputWriter {
   /// Output written straight into the buffer (JSON objects, summary lines),
   /// without an array per call. Always inlined, so that `body` (a sink's
   /// renderer) is compiled into its caller; `flush`, the rare part, never
-  /// is. Left to the optimizer, a larger `flush` (the spool's) made this a
-  /// call, and the renderers behind it calls too: 48 instructions more per
-  /// summary line.
+  /// is (left to the optimizer, a larger `flush` made this and the
+  /// renderers behind it calls).
   @inline(__always)
   public func append(_ body: (inout JSONWriter) -> Void) {
     body(&buffer)

@@ -15,9 +15,23 @@ final class PcapngExport {
   /// Records of another link type than the file's first (a pcapng with
   /// mixed interfaces, or files of different kinds): not written.
   private(set) var skipped = 0
+  /// Times outside what pcapng holds, written clamped.
+  private(set) var times = PcapngTimes()
 
-  init(path: String) {
+  /// Refuses an output that is one of the inputs (the same file, through a
+  /// link or not): its records would be read back while it is rewritten.
+  init(path: String, inputs: [String]) throws(CommandFailure) {
     self.path = path
+    var output = stat()
+    guard path != "-", stat(path, &output) == 0 else { return }
+    for input in inputs {
+      var read = stat()
+      if stat(input, &read) == 0, read.st_dev == output.st_dev, read.st_ino == output.st_ino {
+        throw CommandFailure(
+          "-w \(path) is the input \(input) (the same file); write the records to another file",
+          status: ExitStatus.usage)
+      }
+    }
   }
 
   var recordsWritten: Int { writer?.packetsWritten ?? 0 }
@@ -57,8 +71,8 @@ final class PcapngExport {
       }
       do throws(CaptureError) {
         try writer.write(
-          timeNanoseconds: Self.nanoseconds(record.time, microseconds: microseconds), data: record.data,
-          originalLength: record.originalLength)
+          timeNanoseconds: times.nanoseconds(record.time, microseconds: microseconds, frame: record.frame),
+          data: record.data, originalLength: record.originalLength)
       } catch {
         failure = error
         reader.stop()
@@ -89,9 +103,10 @@ final class PcapngExport {
       frame += 1
       guard selection.contains(frame), let header, let data else { continue }
       let stamp = header.pointee.ts
+      let time = times.nanoseconds(seconds: stamp.tv_sec, nanoseconds: stamp.tv_usec, frame: frame)
       do throws(CaptureError) {
         try writer.write(
-          timeNanoseconds: UInt64(stamp.tv_sec) &* 1_000_000_000 &+ UInt64(stamp.tv_usec),
+          timeNanoseconds: time,
           data: UnsafeRawBufferPointer(start: data, count: Int(header.pointee.caplen)),
           originalLength: Int(header.pointee.len))
       } catch {
@@ -141,7 +156,7 @@ final class PcapngExport {
       }
       let header = packet.count
       packet.append(contentsOf: record.data)
-      let time = Self.nanoseconds(record.time, microseconds: true)
+      let time = times.nanoseconds(record.time, microseconds: true, frame: record.frame)
       let written: CaptureError? = packet.withUnsafeBytes { bytes in
         do throws(CaptureError) {
           try writer.write(timeNanoseconds: time, data: bytes, originalLength: record.originalLength + header)
@@ -173,7 +188,8 @@ final class PcapngExport {
     }
     do {
       let made = try PcapngWriter(
-        path: path, linkType: linkType, snapshotLength: snapshotLength > 0 ? snapshotLength : 262_144)
+        path: path, linkType: linkType, snapshotLength: snapshotLength > 0 ? snapshotLength : 262_144,
+        replacing: true)
       writer = made
       self.linkType = linkType
       return made
@@ -188,15 +204,6 @@ final class PcapngExport {
     } catch {
       throw CommandFailure(error.text, status: ExitStatus.output)
     }
-  }
-
-  /// Nanoseconds for the pcapng block. The reader hands times over as a
-  /// Double, exact to about 0.2 µs; a file stamped in microseconds gets
-  /// its own microseconds back by rounding to them.
-  static func nanoseconds(_ time: Double, microseconds: Bool) -> UInt64 {
-    guard time > 0 else { return 0 }
-    if microseconds { return UInt64((time * 1e6).rounded()) * 1000 }
-    return UInt64((time * 1e9).rounded())
   }
 
   /// Whether a pcap file's magic number says microsecond stamps (pcapng

@@ -3,8 +3,8 @@ import PacketKit
 /// The middle of a clean message's summary line, from its endpoints to its
 /// message name (`  10.0.0.2:50000 → 10.0.0.7:9000  udp  codec message`),
 /// kept for the last few flows. Between a flow's lines only the frame, the
-/// time and the key fields' values change; writing the rest from Strings
-/// again for every line was a tenth of a summary line's instructions.
+/// time and the key fields' values change, so the rest is not written
+/// from Strings again for every line.
 struct SummaryMiddles {
   /// What the middle depends on. A class: the table lends each key to the
   /// comparison as a copy, which for a struct retained every String in it.

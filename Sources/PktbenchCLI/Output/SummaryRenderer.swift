@@ -6,24 +6,30 @@ import PacketKit
 /// The line is written as bytes straight into the output buffer: this runs
 /// once per message, and building it from Strings cost more than decoding.
 enum SummaryRenderer {
-  static func line(_ record: DecodedRecord, firstTime: Double?, style: Style) -> String {
+  static func line(
+    _ record: DecodedRecord, firstTime: Double?, style: Style, framing: SummaryFraming = .none
+  ) -> String {
     var text = JSONWriter(capacity: 160)
-    write(record, firstTime: firstTime, style: style, into: &text)
+    write(record, firstTime: firstTime, style: style, framing: framing, into: &text)
     return text.text
   }
 
   /// Appends the line (without its newline) to `out`.
-  static func write(_ record: DecodedRecord, firstTime: Double?, style: Style, into out: inout JSONWriter) {
+  static func write(
+    _ record: DecodedRecord, firstTime: Double?, style: Style, framing: SummaryFraming = .none,
+    into out: inout JSONWriter
+  ) {
     var uncached = SummaryMiddles(capacity: 0)
-    write(record, firstTime: firstTime, style: style, middles: &uncached, into: &out)
+    write(record, firstTime: firstTime, style: style, middles: &uncached, framing: framing, into: &out)
   }
 
   /// `write`, with a clean message's middle (endpoints to message name)
   /// from `middles` (a sink keeps one for all its lines).
-  /// `clock`: the time as `-t` asks (nil: relative to `firstTime`).
+  /// `clock`: the time as `-t` asks (nil: relative to `firstTime`);
+  /// `framing`: the fields the key fields leave out.
   static func write(
     _ record: DecodedRecord, firstTime: Double?, style: Style, middles: inout SummaryMiddles,
-    clock: TimeColumn? = nil, into out: inout JSONWriter
+    clock: TimeColumn? = nil, framing: SummaryFraming = .none, into out: inout JSONWriter
   ) {
     let line = Line(style: style, start: out.count)
     if let frame = record.frame {
@@ -48,10 +54,10 @@ enum SummaryRenderer {
         out.append(utf8: " ")
         line.styled(flat.fields.pointee.message, "1", &out)
       }
-      keyFieldsPart(&out) { KeyFields.collect(flat, into: &$0) }
+      keyFieldsPart(&out) { KeyFields.collect(flat, framing: framing, into: &$0) }
     } else {
       flow(record, line, &out)
-      message(record, line, &out)
+      message(record, line, framing, &out)
     }
     for diagnostic in record.layerDiagnostics where diagnostic.severity >= .warning {
       line.part(&out)
@@ -67,13 +73,15 @@ enum SummaryRenderer {
 
   /// A record without a flat message: its codec and message with key
   /// fields, its error, its damage, its event, or its unclaimed bytes.
-  private static func message(_ record: DecodedRecord, _ line: Line, _ out: inout JSONWriter) {
+  private static func message(
+    _ record: DecodedRecord, _ line: Line, _ framing: SummaryFraming, _ out: inout JSONWriter
+  ) {
     if case .decoded(let frame) = record.result {
       line.part(&out)
       line.styled(frame.codec, "36", &out)
       out.append(utf8: " ")
       line.styled(frame.message, "1", &out)
-      var keys = KeyFields()
+      var keys = KeyFields(framing: framing.names(for: frame.codec))
       keyFieldsPart(&out) { keys.collect(frame.fields, into: &$0) }
     } else if case .failed(let codec, let error) = record.result {
       line.part(&out)
@@ -158,13 +166,19 @@ enum SummaryRenderer {
     }
   }
 
-  /// Up to six leaf fields as `name=value`, skipping header bookkeeping
-  /// (six: a Rallie command's start or stop is its sixth).
+  /// Up to six leaf fields as `name=value`, skipping the codec's framing
+  /// fields (six: a Rallie command's start or stop is its sixth).
   /// Inner fields come after an envelope's: each name is shown once.
   private struct KeyFields {
     static let limit = 6
     private var shown: (String, String, String, String, String, String) = ("", "", "", "", "", "")
     private var count = 0
+    /// The codec's framing fields (`CodecInfo.framingFields`).
+    private let framing: Set<String>
+
+    init(framing: Set<String>) {
+      self.framing = framing
+    }
 
     private func wasShown(_ name: String) -> Bool {
       count > 0 && Self.same(shown.0, name) || count > 1 && Self.same(shown.1, name)
@@ -189,34 +203,15 @@ enum SummaryRenderer {
       count += 1
     }
 
-    /// Header bookkeeping: header, version, msg_type, payload_len, reserved,
-    /// magic, source, check, type. Sorted by length first: comparing
-    /// strings of different lengths is most of the cost otherwise.
-    private static func isSkipped(_ name: String) -> Bool {
-      var name = name
-      return name.withUTF8 { isSkipped(UnsafeRawBufferPointer($0)) }
-    }
-
-    private static func isSkipped(_ name: UnsafeRawBufferPointer) -> Bool {
-      func equals(_ word: StaticString) -> Bool { same(name, bytes(word)) }
-      return switch name.count {
-      case 4: equals("type")
-      case 5: equals("magic") || equals("check")
-      case 6: equals("header") || equals("source")
-      case 7: equals("version")
-      case 8: equals("msg_type") || equals("reserved")
-      case 11: equals("payload_len")
-      default: false
-      }
-    }
-
     /// The same fields from a flat message, read in place through
     /// `FlatMessage.fields`. Which fields are shown is chosen once per
     /// layout of names (`FlatMessage.keyFields(for:)`), so no String is made or
     /// kept, and a run of same-shaped messages compares a few addresses.
-    static func collect(_ flat: FlatMessage, into out: inout JSONWriter) {
+    static func collect(_ flat: FlatMessage, framing: SummaryFraming, into out: inout JSONWriter) {
       let fields = FlatFields.fields(at: flat.fields)
-      let keyFields = flat.keyFields(for: fields) { shown($0) }
+      let keyFields = flat.keyFields(for: fields, framing: framing) {
+        shown($0, framing: framing.names(for: flat.codec))
+      }
       var rest = keyFields
       while rest != 0 {
         let index = rest.trailingZeroBitCount
@@ -247,7 +242,7 @@ enum SummaryRenderer {
     /// The key fields among flat fields, a bit per index: the tree's rules
     /// (skipped names, a skipped group with its members, a name once, six
     /// at most), decided by names and groups alone.
-    private static func shown(_ fields: UnsafeBufferPointer<FlatFields.Field>) -> Int {
+    private static func shown(_ fields: UnsafeBufferPointer<FlatFields.Field>, framing: Set<String>) -> Int {
       var shown = 0
       var count = 0
       var index = 0
@@ -257,7 +252,7 @@ enum SummaryRenderer {
         let name = fields[current].name
         // A skipped group goes with its members; a group shown is its
         // members, which follow it as fields of their own.
-        if Self.isSkipped(name) {
+        if !framing.isEmpty, framing.contains(name.description) {
           index = fields[current].memberIndices(at: current, of: fields.count).upperBound
           continue
         }
@@ -296,11 +291,9 @@ enum SummaryRenderer {
       UnsafeRawBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount)
     }
 
-    private static func isSkipped(_ name: StaticString) -> Bool { isSkipped(bytes(name)) }
-
     mutating func collect(_ nodes: [DissectionNode], into out: inout JSONWriter) {
       for node in nodes where count < Self.limit {
-        if Self.isSkipped(node.name) { continue }
+        if !framing.isEmpty, framing.contains(node.name) { continue }
         switch node.shape {
         case .leaf:
           if wasShown(node.name) { continue }

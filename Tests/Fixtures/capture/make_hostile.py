@@ -233,11 +233,12 @@ KINDS = {
 }
 
 
-def main():
+def main(kinds=KINDS):
+    """KIND OUT from the command line: writes OUT, prints the facts as one JSON line."""
     kind, path = sys.argv[1], sys.argv[2]
-    if kind not in KINDS:
-        sys.exit(f"unknown kind {kind}; known: {', '.join(KINDS)}")
-    print(json.dumps(KINDS[kind](path)))
+    if kind not in kinds:
+        sys.exit(f"unknown kind {kind}; known: {', '.join(kinds)}")
+    print(json.dumps(kinds[kind](path)))
 
 
 if __name__ == "__main__":

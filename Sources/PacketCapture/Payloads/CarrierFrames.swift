@@ -1,8 +1,6 @@
-import PacketCapture
-
-/// For `decode -w`: the records that carried a message put together from
-/// several (a WebSocket message over TCP segments, an ATT value over ACL
-/// fragments). The layers below name only a message's first (and, for
+/// The records that carried a message put together from several (a
+/// WebSocket message over TCP segments, an ATT value over ACL fragments),
+/// for writing out the records behind messages. The layers below name only a message's first (and, for
 /// WebSocket, last) record; the records between are noted here per flow,
 /// and forgotten once a message has taken them (TCP) or the next L2CAP
 /// frame starts (ACL), so each list holds at most one message's records.

@@ -1,18 +1,11 @@
-import PacketKit
-
 /// One codec's entry points, bound to its concrete type: what the pipeline
 /// calls per message and the fuzzer per input, without copying the codec
 /// and without reference counting.
 ///
-/// Calling a method on an element of `[any FrameCodec]` copies the
-/// existential out through its value witnesses and destroys the copy after,
-/// on every message, and runs generic code unspecialised; closures stored
-/// per codec cost a retain and a release of their context per call
-/// instead. `CodecCalls.bound(MyCodec())` makes a subclass for the concrete
-/// type where it is called (the methods are inlinable, so they are compiled
-/// for that type there), and the registry calls it through an unretained
-/// reference: one virtual call into the codec's own code, nothing copied,
-/// nothing counted.
+/// `CodecCalls.bound(MyCodec())` makes a subclass for the concrete type
+/// where it is called, and a `CodecSet` calls it through an unretained
+/// reference: one virtual call into the codec's own code, where an element
+/// of `[any FrameCodec]` is copied out and run generically per message.
 public class CodecCalls: @unchecked Sendable {
   /// The codec, type-erased, for everything that is not per message.
   public var codec: any FrameCodec { preconditionFailure("CodecCalls is abstract: use CodecCalls.bound") }
@@ -66,13 +59,13 @@ public class CodecCalls: @unchecked Sendable {
       false
     }
     @inlinable override func decodeFrame(_ bytes: UnsafeRawBufferPointer) -> FrameDecode {
-      typed._decodeFrame(ByteView(unsafeBytes: bytes))
+      typed.decodeFrame(ByteView(unsafeBytes: bytes))
     }
     @inlinable override func selfCheck(_ bytes: UnsafeRawBufferPointer) -> SelfCheck {
-      typed._selfCheck(ByteView(unsafeBytes: bytes))
+      typed.selfCheck(ByteView(unsafeBytes: bytes))
     }
     @inlinable override func craftCheck(_ kind: String, values: CraftValues) -> CraftCheck {
-      typed._craftCheck(kind, values: values)
+      typed.craftCheck(kind, values: values)
     }
     @inlinable override func craft(_ kind: String, values: CraftValues) -> [UInt8]? {
       guard let message = try? typed.message(kind, from: values) else { return nil }
@@ -88,6 +81,16 @@ public class CodecCalls: @unchecked Sendable {
     @inlinable override func cleanFields(_ bytes: UnsafeRawBufferPointer, _ fields: inout FlatFields) -> Bool
     {
       typed.cleanFields(bytes, into: &fields)
+    }
+    // Through the requirements, so the codec's own module's code runs.
+    @inlinable override func decodeFrame(_ bytes: UnsafeRawBufferPointer) -> FrameDecode {
+      typed._decodeFrame(ByteView(unsafeBytes: bytes))
+    }
+    @inlinable override func selfCheck(_ bytes: UnsafeRawBufferPointer) -> SelfCheck {
+      typed._selfCheck(ByteView(unsafeBytes: bytes))
+    }
+    @inlinable override func craftCheck(_ kind: String, values: CraftValues) -> CraftCheck {
+      typed._craftCheck(kind, values: values)
     }
   }
 }
