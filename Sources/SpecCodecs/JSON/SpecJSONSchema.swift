@@ -21,7 +21,13 @@ enum SpecJSONSchema {
       },
       notes: spec.notes + ["from the spec file \(spec.file)"],
       gattCharacteristics: spec.ble?.characteristics.map(\.uuid) ?? [], encoding: .json, hasCheckByte: false,
-      wellKnown: wellKnown, examples: spec.examples)
+      wellKnown: wellKnown, examples: spec.examples,
+      framingFields: Set(
+        spec.messages.flatMap { message in
+          message.fields.filter {
+            if case .value = $0.role { return false }; return true
+          }.map(\.name)
+        }))
   }
 
   static func schema(_ field: SpecField) -> FieldSchema {

@@ -137,6 +137,36 @@ struct KsSchema {
       },
       notes: keys.notes + ["from the spec file \(program.file)"],
       gattCharacteristics: keys.ble?.characteristics.map(\.uuid) ?? [], encoding: .binary,
-      hasCheckByte: program.hasCheck, wellKnown: wellKnown, examples: keys.examples)
+      hasCheckByte: program.hasCheck, wellKnown: wellKnown, examples: keys.examples,
+      framingFields: framingFields())
+  }
+
+  /// Fields that frame rather than mean, which summary lines leave out:
+  /// fixed bytes and values, reserved values, lengths and counts the
+  /// content gives, the message kind's discriminator, checks; and a group
+  /// all of whose members frame (LegCtrl's header).
+  func framingFields() -> Set<String> {
+    let plan = program.plan
+    var names: Set<String> = []
+    func frames(_ attribute: KsAttributePlan, in type: Int, depth: Int) -> Bool {
+      if program.computed.contains([type, attribute.slot]) || attribute.check != nil
+        || attribute.keys.expect != nil
+      {
+        return true
+      }
+      switch attribute.read {
+      case .contents: return true
+      case .user(let child, _, _) where depth < 8 && !attribute.isRepeated:
+        let members = plan.types[child].seq
+        return !members.isEmpty && members.allSatisfy { frames($0, in: child, depth: depth + 1) }
+      default:
+        if case .constant? = attribute.valid?.equal { return true }
+        return false
+      }
+    }
+    for (index, type) in plan.types.enumerated() {
+      for attribute in type.seq where frames(attribute, in: index, depth: 0) { names.insert(attribute.id) }
+    }
+    return names
   }
 }
