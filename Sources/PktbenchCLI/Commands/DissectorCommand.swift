@@ -16,13 +16,12 @@ struct DissectorCommand: ParsableCommand {
     commandName: "dissector",
     abstract: "Write a Wireshark Lua dissector for a codec (fields named as in -Y).",
     discussion: """
-      Fields are named <name>.<field>, as pktbench's display filter names them. The
-      dissector registers on the codec's well-known UDP ports and for Decode As
-      (tshark -d udp.port==9000,NAME), takes other UDP traffic whose fixed bytes are the
-      protocol's, and reads BLE characteristics by UUID (those Wireshark decodes itself
-      too). Checks are verified (expert info on a bad one), enums named. A codec from a
-      spec file: add --spec FILE. A codec named as one of Wireshark's protocols is
-      called pktbench_<codec> unless --name says otherwise.
+      Fields are named <name>.<field>, as pktbench's display filter names them. The dissector registers on \
+      the codec's well-known UDP ports and for Decode As (tshark -d udp.port==9000,NAME), takes other UDP \
+      traffic whose fixed bytes are the protocol's, and reads BLE characteristics by UUID (those Wireshark \
+      decodes itself too). Checks are verified (expert info on a bad one), enums named. A codec from a \
+      Kaitai Struct spec: add --spec FILE.ksy. A codec named as one of Wireshark's protocols is called \
+      pktbench_<codec> unless --name says otherwise.
 
         pktbench dissector legctrl > legctrl.lua
         tshark -X lua_script:legctrl.lua -r capture.pcap -Y 'legctrl.state == 2'
