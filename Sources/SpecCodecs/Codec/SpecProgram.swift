@@ -74,9 +74,7 @@ public final class SpecProgram: Sendable {
   }
 
   func probe(_ bytes: UnsafeRawBufferPointer) -> Int {
-    if let fast, let score = fast.withValues({ fast.read(bytes, $0).map { fast.probeScores[$0.kind] } }) {
-      return score
-    }
+    if let fast, let score = fast.probeScore(bytes) { return score }
     return switch format {
     case .kaitai(let program): program.probe(bytes)
     case .json(let spec): SpecJSONCodec(spec: spec).probe(bytes)
@@ -84,22 +82,16 @@ public final class SpecProgram: Sendable {
   }
 
   func cleanKind(_ bytes: UnsafeRawBufferPointer) -> Int? {
-    if let fast, let kind = fast.withValues({ fast.read(bytes, $0)?.kind }) {
+    if let fast, let kind = fast.kind(bytes) {
       return kind < schemaIndex.count && schemaIndex[kind] >= 0 ? schemaIndex[kind] : nil
     }
     return kaitai?.cleanKind(bytes, schemaIndex: schemaIndex)
   }
 
   func cleanFields(_ bytes: UnsafeRawBufferPointer, into fields: inout FlatFields) -> Bool {
-    guard let kaitai, let flat else { return false }
-    if let fast {
-      let done: Bool? = fast.withValues { values in
-        guard let frame = fast.read(bytes, values) else { return nil }
-        return fast.flat(frame, values, names: flat, into: &fields)
-      }
-      if let done { return done }
-    }
-    return kaitai.cleanFields(bytes, names: flat, into: &fields)
+    guard let flat else { return false }
+    if let fast, let done = fast.cleanFields(bytes, names: flat, into: &fields) { return done }
+    return kaitai?.cleanFields(bytes, names: flat, into: &fields) ?? false
   }
 
   func encode(_ message: SpecMessage, validate: Bool) throws(EncodeError) -> [UInt8] {

@@ -44,10 +44,10 @@ struct KsFastCompiler {
 
   static func make(_ program: KsProgram, names: KsFlatNames?) -> KsFastPlan? {
     var compiler = KsFastCompiler(program: program, names: names)
-    return try? compiler.plan()
+    return (try? compiler.plan()).map(KsFastPlan.init)
   }
 
-  private mutating func plan() throws(Ineligible) -> KsFastPlan {
+  private mutating func plan() throws(Ineligible) -> KsFastLayout {
     let types = program.plan.types
     let root = try newObject(type: 0, parent: -1)
     var offset = 0
@@ -64,13 +64,13 @@ struct KsFastCompiler {
     let head = region
     var trailingIgnored = false
     if case .ignored = program.keys.trailing { trailingIgnored = true }
-    let plan = KsFastPlan(
+    var plan = KsFastLayout(
       head: head, trailingIgnored: trailingIgnored, frameSizes: program.frameSizes,
       frameSizesRefuse: program.messageAttribute?.keys.unknown == nil, enumIsKnown: program.enumIsKnown,
       early: program.early.map { ($0.offset, $0.bytes) }, valueCount: head.fields.count,
       probeScores: program.kinds.map { $0.keys.probe ?? (program.hasCheck ? 100 : 80) })
     if let message {
-      try messagePlan(message, root: root, into: plan)
+      try messagePlan(message, root: root, into: &plan)
     } else if let selector = program.enumSelector {
       plan.enumKind = try integer(selector, object: root, underscore: nil)
       plan.kindByValue = program.kindByValue
@@ -80,7 +80,7 @@ struct KsFastCompiler {
     return plan
   }
 
-  private mutating func messagePlan(_ message: KsAttributePlan, root: Int, into plan: KsFastPlan)
+  private mutating func messagePlan(_ message: KsAttributePlan, root: Int, into plan: inout KsFastLayout)
     throws(Ineligible)
   {
     guard message.condition == nil, !message.isRepeated, message.valid == nil, message.keys.expect == nil,

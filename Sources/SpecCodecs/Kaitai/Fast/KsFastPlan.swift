@@ -75,10 +75,39 @@ struct KsFastBody: Sendable {
 /// `cleanKind`, `cleanFields`), where most frames of a capture go. It
 /// only ever says "clean, of this kind, with these fields" or "ask the
 /// interpreter": a frame it is unsure of is read the slow way, so its
-/// answers are the interpreter's (tests hold the two together). A class,
-/// set while it is compiled and never after: `probe` and `cleanKind` take
-/// it per frame, one reference rather than a copy of its arrays.
-final class KsFastPlan: @unchecked Sendable {
+/// answers are the interpreter's (tests hold the two together).
+final class KsFastPlan: Sendable {
+  /// Immutable, so reading it per frame takes no reference counts and no
+  /// exclusivity checks (a class of `var`s paid both on every array).
+  let layout: KsFastLayout
+
+  init(_ layout: KsFastLayout) {
+    self.layout = layout
+  }
+
+  /// A clean frame's kind (its index in the program's kinds); nil: ask the interpreter.
+  func kind(_ bytes: UnsafeRawBufferPointer) -> Int? {
+    layout.withValues { layout.read(bytes, $0)?.kind }
+  }
+
+  /// `probe`'s score of a clean frame; nil: ask the interpreter.
+  func probeScore(_ bytes: UnsafeRawBufferPointer) -> Int? {
+    layout.withValues { values in layout.read(bytes, values).map { layout.probeScores[$0.kind] } }
+  }
+
+  /// `cleanFields` of a frame it is sure of; nil: ask the interpreter.
+  func cleanFields(_ bytes: UnsafeRawBufferPointer, names: KsFlatNames, into fields: inout FlatFields)
+    -> Bool?
+  {
+    layout.withValues { values in
+      guard let frame = layout.read(bytes, values) else { return nil }
+      return layout.flat(frame, values, names: names, into: &fields)
+    }
+  }
+}
+
+/// What the fast plan knows, built by `KsFastCompiler`.
+struct KsFastLayout: Sendable {
   var head: KsFastRegion
   /// The message: what the switch is on (a field's value, else an
   /// expression), the body of each value, the body's size.

@@ -7,7 +7,7 @@ struct KsFastFrame {
   var bodyStart: Int
 }
 
-extension KsFastPlan {
+extension KsFastLayout {
   /// Runs `body` with room for the frame's values (on the stack when small).
   @inline(__always)
   func withValues<Result>(_ body: (UnsafeMutableBufferPointer<Int64>) -> Result) -> Result {
