@@ -9,10 +9,10 @@ let package = Package(
     // The core a codec of one's own is written against: FrameCodec, schemas,
     // dissection, errors, the device-model and analysis contracts. No I/O.
     .library(name: "PacketKit", targets: ["PacketKit"]),
-    // The installable codec registry and the four built-in codecs.
-    .library(name: "PktbenchCodecs", targets: ["CodecRegistry"]),
+    // The four codecs this repository ships, as `BuiltinCodecs.set`.
+    .library(name: "BuiltinCodecs", targets: ["BuiltinCodecs"]),
     // The command line, for a pktbench with codecs of one's own:
-    // `Pktbench.main(codecs: Codecs.builtins + [.bound(MyCodec())])`.
+    // `Pktbench.main(codecs: CodecSet(BuiltinCodecs.calls + [.bound(MyCodec())]))`.
     .library(name: "PktbenchCLI", targets: ["PktbenchCLI"]),
     // For the libFuzzer harnesses in Fuzz/ (a separate package).
     .library(name: "PacketFuzz", targets: ["PacketFuzz"]),
@@ -50,9 +50,9 @@ let package = Package(
     .target(
       name: "SpecCodecs", dependencies: ["PacketKit", "CZlib", .product(name: "Yams", package: "Yams")]),
 
-    // The one list of codecs the tool knows.
+    // The codecs this repository ships.
     .target(
-      name: "CodecRegistry",
+      name: "BuiltinCodecs",
       dependencies: ["PacketKit", "RiderCodec", "LegCtrlCodec", "RallieCodec", "FalconEyeCodec"]),
 
     // A C stream over bytes already read from a descriptor, then the rest
@@ -75,7 +75,7 @@ let package = Package(
     .target(
       name: "PktbenchCLI",
       dependencies: [
-        "PacketKit", "CodecRegistry", "PacketCapture", "PacketFuzz", "SpecCodecs",
+        "PacketKit", "PacketCapture", "PacketFuzz", "SpecCodecs",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
         // Live sockets: `listen`, `send`, `replay` (UDP, WebSocket server and client).
         .product(name: "NIOCore", package: "swift-nio"),
@@ -84,7 +84,7 @@ let package = Package(
         .product(name: "NIOWebSocket", package: "swift-nio"),
         .product(name: "NIOSSL", package: "swift-nio-ssl"),
       ]),
-    .executableTarget(name: "pktbench", dependencies: ["PktbenchCLI", "CodecRegistry"]),
+    .executableTarget(name: "pktbench", dependencies: ["PktbenchCLI", "BuiltinCodecs"]),
 
     .testTarget(name: "PacketKitTests", dependencies: ["PacketKit", "CSIMD"]),
     .testTarget(name: "RiderCodecTests", dependencies: ["RiderCodec", "PacketKit"]),
@@ -94,15 +94,15 @@ let package = Package(
     .testTarget(name: "PacketCaptureTests", dependencies: ["PacketCapture", "PacketKit"]),
     .testTarget(
       name: "PktbenchCLITests",
-      dependencies: ["PktbenchCLI", "CodecRegistry", "PacketKit", "PacketCapture"]
+      dependencies: ["PktbenchCLI", "BuiltinCodecs", "PacketKit", "PacketCapture"]
     ),
     .testTarget(
-      name: "PacketFuzzTests", dependencies: ["PacketFuzz", "CodecRegistry", "PacketKit", "LegCtrlCodec", "RallieCodec"],
+      name: "PacketFuzzTests", dependencies: ["PacketFuzz", "BuiltinCodecs", "PacketKit", "LegCtrlCodec", "RallieCodec"],
       exclude: ["Regressions"]  // inputs read by path from the tests, not resources
     ),
     .testTarget(name: "EndToEndTests", dependencies: ["PacketKit"]),
     .testTarget(
       name: "SpecCodecsTests",
-      dependencies: ["SpecCodecs", "PacketKit", "LegCtrlCodec", "RallieCodec", "PacketFuzz", "CodecRegistry"]),
+      dependencies: ["SpecCodecs", "PacketKit", "LegCtrlCodec", "RallieCodec", "PacketFuzz", "BuiltinCodecs"]),
   ]
 )

@@ -18,7 +18,7 @@ let package = Package(
     .executableTarget(
       name: name,
       dependencies: [
-        .product(name: "PacketFuzz", package: "pktbench"), .product(name: "PktbenchCodecs", package: "pktbench"),
+        .product(name: "PacketFuzz", package: "pktbench"), .product(name: "BuiltinCodecs", package: "pktbench"),
       ],
       swiftSettings: [.unsafeFlags(["-parse-as-library"])]
     )

@@ -19,7 +19,7 @@ let package = Package(
       dependencies: [
         "BeaconCodec",
         .product(name: "PktbenchCLI", package: "pktbench"),
-        .product(name: "PktbenchCodecs", package: "pktbench"),
+        .product(name: "BuiltinCodecs", package: "pktbench"),
       ]),
     .testTarget(
       name: "BeaconCodecTests", dependencies: ["BeaconCodec", .product(name: "PacketKit", package: "pktbench")]),

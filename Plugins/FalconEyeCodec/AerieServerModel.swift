@@ -1,85 +1,31 @@
 import PacketKit
 
-/// The Aerie server's side of one FalconEye WebSocket (PROTOCOLS.md §4 and
-/// §5 "Aerie server"), as the recordings in `device-truth/falconeye` and
-/// `real-captures` show it:
+/// The Aerie server as one device: every WebSocket that reaches its address
+/// and port, with what the server keeps by `deviceId` shared among a
+/// device's sockets (as the server was recorded doing). A new socket
+/// for a device replaces the device's entry, unauthenticated; an
+/// authRequest on any of them reuses the device's session and marks the
+/// entry authenticated for all; the close of any of them removes the entry
+/// and revokes the session. Each socket's own story (the auth race, its
+/// replies, its 10 s timer) is an `AerieSocket`; a socket whose handshake
+/// was not seen is a device of its own.
 ///
-/// - the session opens at the 101; the text handler is registered after an
-///   `await`, so a message that arrives right after the 101 is dropped (the
-///   auth race);
-/// - an authRequest whose token has the server's shape (16…256 characters
-///   of base64) gets an authResponse with a session id, any other a refusal;
-/// - a heartbeat gets `{"pong": true}`, authenticated or not;
-/// - a camera frame on a socket that is not authenticated, and a message
-///   that does not decode, get an error report: an authResponse with
-///   success false and the error's text;
-/// - 10 s after the 101 an unauthenticated socket is closed with 1008 (the
-///   timer also fires, harmlessly, on a socket already closed); a session
-///   expires 3600 s after authentication (the socket stays open);
-/// - a message over Vapor's default 16 KiB frame limit is closed with 1009.
-///
-/// In analysis the client's messages come `.toDevice` and the server's
-/// replies and closes `.fromDevice`, checked against the prediction; in
-/// emulation the model is the server and its events carry the replies.
+/// Events name the socket they concern (`peer`, the client's endpoint):
+/// the server answers the connection that asked.
 public struct AerieServerModel: DeviceModel {
-  /// Messages this soon after the 101 are predicted dropped. The recordings
-  /// dropped messages 0.6, 1.1 and 3.4 ms after it and handled every one
-  /// 300 ms or more after it; 30 ms is the geometric middle of 3.4 and 300.
-  static let raceWindow = 0.030
-  /// From this long after the 101 the handler is surely registered (every
-  /// message this late was handled in the recordings).
-  static let handledSurely = 0.300
-  /// The server answers within milliseconds (0.5–17 ms in the recordings);
-  /// a reply to a message sent this much later than another shows the
-  /// other was never handled, whatever the order of the server's tasks.
-  static let replySlack = 0.100
-  /// A server 1008 this soon before the auth timer is the timer's (the two
-  /// clocks are the same machine's, but the timer starts after an await).
-  static let timerTolerance = 0.5
-  /// Vapor's default `maxFrameSize`, which the recorded server keeps.
-  static let vaporFrameLimit = 1 << 14
-  /// Without the server's bugs the emulator takes what `listen ws` takes.
-  static let emulatorFrameLimit = 16 << 20
-  /// Expectations kept at most (a server that never answers must not grow
-  /// the model).
-  static let ledgerLimit = 256
-
-  enum Session: Equatable {
-    /// Before the 101, or a capture that starts mid-session.
-    case unknown
-    case unauthenticated
-    case authenticated
-    case closed
-  }
+  /// Sockets kept at most: past it, closed ones whose timers are done are
+  /// forgotten first (a flood of connections must not grow the model).
+  static let socketLimit = 1024
 
   let mode: ModelMode
   let settings: AerieServerSettings
-  var session = Session.unknown
-  var sessionId: String?
-  var sessionExpired = false
-  /// The 101's time.
-  var acceptTime: Double?
-  /// Whether the server has shown its handler registered (it answered).
-  var handlerSeenReady = false
-  var authDeadline: Double?
-  var expiryDeadline: Double?
-  /// How the socket closed, and whether that is certain.
-  var closedBy: (who: String, certain: Bool)?
-  /// The 1009 the model predicted: the message's frame and size, and the
-  /// session as it was before.
-  var limitClose: (frame: Int?, size: Int, before: Session)?
-  /// This server took a message over Vapor's limit (analysis).
-  var limitRaised = false
-  /// The largest client message so far.
-  var largestMessage = 0
-  /// Whether the auth timer predicted the 1008.
-  var timerClosed = false
-  /// The racing authRequest with a well-shaped token whose fate decides
-  /// whether the socket is authenticated (analysis).
-  var authHinge: Int?
-  var ledger: [AerieExpectation] = []
-  var nextId = 0
-  var ids: AerieSessionIds
+  private var sockets: [String: AerieSocket] = [:]
+  /// Socket keys in the order they came, for deterministic timers.
+  private var order: [String] = []
+  private var devices: [String: AerieDevice] = [:]
+  /// Device ids from handshakes whose socket has not spoken yet.
+  private var handshakes: [String: String] = [:]
+  private var ids: AerieSessionIds
 
   init(mode: ModelMode, settings: AerieServerSettings) {
     self.mode = mode
@@ -87,366 +33,140 @@ public struct AerieServerModel: DeviceModel {
     ids = AerieSessionIds(seed: settings.seed)
   }
 
-  var frameLimit: Int {
-    settings.aerieBugs && !limitRaised ? Self.vaporFrameLimit : Self.emulatorFrameLimit
-  }
-
   // MARK: DeviceModel
 
   public mutating func take(_ message: FlowMessage, heading: Heading) -> [DeviceEvent] {
-    switch (message.eventName, heading) {
-    case ("ws.accept", .fromDevice):
-      return opened(message)
-    case ("ws.close", .toDevice):
-      return clientClosed(message)
-    case ("ws.close", .fromDevice):
-      return mode == .analysis ? serverClosed(message) : serverClosedItself(message)
-    case (nil, .toDevice) where message.codec == "falconeye":
-      return request(message)
-    case (nil, .fromDevice) where message.codec == "falconeye" && mode == .analysis:
-      return reply(message)
-    default:
+    guard let key = heading == .toDevice ? message.source : message.destination else { return [] }
+    if message.eventName == "ws.handshake", heading == .toDevice {
+      // The path names the device; a socket reused by a new handshake is a new socket.
+      if let id = message.string("deviceId"), !id.isEmpty {
+        if handshakes.count >= Self.socketLimit, let any = handshakes.keys.first { handshakes[any] = nil }
+        handshakes[key] = id
+        if sockets[key]?.acceptTime != nil { forget(key) }
+      }
       return []
     }
+    if sockets[key] == nil {
+      guard message.eventName != "tcp.end" else { return [] }
+      make(key)
+    }
+    return run(key) { $0.take(message, heading: heading) }
   }
 
   public var nextDeadline: Double? {
-    [authDeadline, expiryDeadline].compactMap { $0 }.min()
+    var earliest: Double?
+    for socket in sockets.values {
+      if let deadline = socket.nextDeadline { earliest = min(earliest ?? deadline, deadline) }
+    }
+    for device in devices.values {
+      if let deadline = device.expiryDeadline { earliest = min(earliest ?? deadline, deadline) }
+    }
+    return earliest
   }
 
   public mutating func advance(to time: Double) -> [DeviceEvent] {
     var events: [DeviceEvent] = []
-    while let deadline = nextDeadline, deadline <= time {
-      if deadline == authDeadline {
-        events += authTimer(at: deadline, frame: nil, afterEnd: false)
-      } else {
-        events += expiry(at: deadline, afterEnd: false)
-      }
+    while let due = nextTimer(), due.time <= time {
+      events += fire(due, afterEnd: false)
     }
     return events
   }
 
   public mutating func finish(end: Double?) -> [DeviceEvent] {
     var events: [DeviceEvent] = []
-    while let deadline = nextDeadline {
-      if deadline == authDeadline {
-        events += authTimer(at: deadline, frame: nil, afterEnd: true)
-      } else {
-        events += expiry(at: deadline, afterEnd: true)
-      }
+    while let due = nextTimer() {
+      events += fire(due, afterEnd: true)
     }
     return events
   }
 
-  // MARK: The socket
-
-  private mutating func opened(_ message: FlowMessage) -> [DeviceEvent] {
-    guard acceptTime == nil else { return [] }
-    open(at: message.time)
-    let registering =
-      settings.aerieBugs
-      ? "; its text handler is registered after an await, so messages in the next moments are dropped" : ""
-    return [
-      event(
-        message, "opened",
-        text: "the server accepted the WebSocket (101)\(registering); unauthenticated sockets are closed "
-          + "\(AerieServerSettings.words(settings.authTimeout)) after it")
-    ]
-  }
-
-  private mutating func open(at time: Double) {
-    acceptTime = time
-    session = .unauthenticated
-    handlerSeenReady = !settings.aerieBugs
-    authDeadline = time + settings.authTimeout
-  }
-
-  private mutating func clientClosed(_ message: FlowMessage) -> [DeviceEvent] {
-    guard session != .closed else { return [] }
-    close(by: "client", certain: true)
-    let code = message.number("code").map { "with \(Int($0)) " } ?? ""
-    return [
-      event(
-        message, "closed",
-        text: "the client closed the socket \(code)— the server echoes the close and revokes the session")
-    ]
-  }
-
-  /// Emulation: the driver reports the close the model asked for, or one
-  /// the socket layer made.
-  private mutating func serverClosedItself(_ message: FlowMessage) -> [DeviceEvent] {
-    guard session != .closed else { return [] }
-    close(by: "server", certain: true)
-    let code = message.number("code").map { " with \(Int($0))" } ?? ""
-    return [event(message, "closed", text: "the server closed the socket\(code)")]
-  }
-
-  mutating func close(by who: String, certain: Bool) {
-    session = .closed
-    closedBy = (who, certain)
-    expiryDeadline = nil
-  }
-
-  // MARK: Client messages
-
-  private mutating func request(_ message: FlowMessage) -> [DeviceEvent] {
-    if session == .unknown, acceptTime == nil, mode == .emulation { open(at: message.time) }
-    if session == .closed {
-      guard closedBy?.who != "client" else { return [] }
-      let certain = closedBy?.certain ?? true
-      if let limit = limitClose, !certain, mode == .analysis {
-        // Should the server keep the socket open, it handles this one.
-        let request = AerieRequest(message)
-        let id = remember(request, message, reply: wouldReply(request, in: limit.before), fate: .handled)
-        if let index = ledger.firstIndex(where: { $0.id == id }) { ledger[index].afterLimit = true }
-      }
-      return [
-        event(
-          message, "ignored", certain: certain,
-          text: "\(AerieRequest(message).kind) after the server closed the socket: never read")
-      ]
+  /// Unseen messages may have authenticated a socket: its timer's close
+  /// is a guess from here on.
+  public mutating func unobserved(from: Double, to: Double) -> [DeviceEvent] {
+    for key in order where sockets[key]?.authDeadline != nil {
+      sockets[key]?.unseenTraffic = true
     }
-    largestMessage = max(largestMessage, message.size)
-    if message.size > frameLimit { return tooBig(message) }
-    let request = AerieRequest(message)
-    if request == .unreadable { return [] }
-    guard settings.aerieBugs, let accept = acceptTime, !handlerSeenReady else {
-      return handle(request, message, fate: .handled)
-    }
-    let since = message.time - accept
-    if since >= Self.handledSurely || (mode == .emulation && since >= Self.raceWindow) {
-      handlerSeenReady = true
-      return handle(request, message, fate: .handled)
-    }
-    if mode == .emulation {
-      return [
-        event(
-          message, "dropped",
-          text: "\(request.kind) \(Format.duration(since)) after the 101: the text handler is not "
-            + "registered yet (the auth race), so the server never sees it")
-      ]
-    }
-    let dropped = since < Self.raceWindow
-    if !dropped { return handle(request, message, fate: .racing(predictedDropped: false)) }
-    let expectation = remember(
-      request, message, reply: wouldReply(request), fate: .racing(predictedDropped: true))
-    if case .authRequest(let token?) = request, FalconEyeAuthToken.isAcceptedByServer(token) {
-      authHinge = expectation
-    }
-    return [
-      event(
-        message, "dropped", certain: false,
-        text: "\(request.kind) \(Format.duration(since)) after the 101: probably before the text handler "
-          + "was registered (the auth race; the recordings dropped messages up to 3.4 ms after the 101 "
-          + "and handled those from 300 ms)")
-    ]
+    return []
   }
 
-  private mutating func tooBig(_ message: FlowMessage) -> [DeviceEvent] {
-    // Vapor's limit is a setting a deployment may raise: in analysis the
-    // close is expected, not certain, until the server shows it.
-    let certain = mode == .emulation
-    limitClose = (message.frame, message.size, session)
-    close(by: "server", certain: certain)
-    let limit = Format.bytes(frameLimit)
-    return [
-      event(
-        message, "closed_1009", certain: certain,
-        text: "\(AerieRequest(message).kind) of \(Format.bytes(message.size)) is over the server's "
-          + "\(limit) frame limit (Vapor's default): closed with 1009 (message too big)",
-        replies: [.close(code: 1009, reason: "")])
-    ]
+  // MARK: Sockets
+
+  private mutating func make(_ key: String) {
+    if sockets.count >= Self.socketLimit {
+      let spent = order.first { sockets[$0]?.isClosed == true && sockets[$0]?.authDeadline == nil }
+      forget(spent ?? order[0])
+    }
+    let deviceId = handshakes.removeValue(forKey: key)
+    sockets[key] = AerieSocket(mode: mode, settings: settings, key: key, deviceId: deviceId)
+    order.append(key)
   }
 
-  /// What the server does with a message its handler got. `fate` is
-  /// `.racing` for one handled, probably, during the race (analysis).
-  mutating func handle(_ request: AerieRequest, _ message: FlowMessage, fate: AerieExpectation.Fate)
-    -> [DeviceEvent]
-  {
-    let racing = fate != .handled
-    let authCertain = authHinge == nil && session != .unknown
-    let name: String
-    var text: String
-    var reply: AerieReply?
-    var certain = !racing
-    var hinge: Int?
-    switch request {
-    case .authRequest(let token?) where FalconEyeAuthToken.isAcceptedByServer(token):
-      name = "authenticated"
-      reply = .accepted
-      let reused = session == .authenticated && !sessionExpired && sessionId != nil
-      if mode == .emulation, !reused { sessionId = ids.next() }
-      if !reused {
-        sessionExpired = false
-        expiryDeadline = message.time + settings.sessionTTL
-      }
-      session = .authenticated
-      text =
-        "the token has the server's shape (\(token.utf8.count) characters of base64): "
-        + (reused ? "the device's session \(sessionId ?? "") again" : "a new session")
-        + (mode == .emulation && !reused ? " \(sessionId ?? "")" : "") + tokenNote(token, message)
-    case .authRequest(let token?):
-      name = "auth_refused"
-      reply = .refused
-      text =
-        "the token is \(token.utf8.count) characters\(FalconEyeBase64.isValid(token) ? "" : ", not base64"); "
-        + "the server wants \(FalconEyeAuthToken.serverRule.description): \"\(AerieReply.refusedText)\""
-    case .authRequest(nil):
-      name = "error_report"
-      reply = .malformed
-      text = "the authRequest's payload does not decode as an AuthRequest: error report (success false)"
-    case .heartbeat:
-      name = "pong"
-      reply = .pong
-      text = "heartbeat answered with {\"pong\": true} (the server answers heartbeats authenticated or not)"
-    case .cameraFrame where session == .authenticated || session == .unknown:
-      name = "frame_accepted"
-      certain = certain && authCertain
-      text = "camera frame taken (this server build does no pose detection yet)"
-    case .cameraFrame:
-      name = "error_report"
-      reply = .notAuthenticated
-      certain = certain && authCertain
-      hinge = authHinge
-      text =
-        "cameraFrame on a socket that is not authenticated: the server reports its notAuthenticated error "
-        + "(\"\(AerieReply.notAuthenticatedText)\") in an authResponse with success false"
-    case .outbound(let kind):
-      name = "ignored"
-      text = "the server only sends \(kind): it logs \"unexpected message type\" and answers nothing"
-    case .undecodable(let why):
-      name = "error_report"
-      reply = .malformed
-      text =
-        "the envelope does not decode (\(why)): the server reports \"\(AerieReply.malformedText)\" in an "
-        + "authResponse with success false"
-    case .unreadable:
-      return []
-    }
-    if mode == .analysis, reply != nil {
-      let id = remember(request, message, reply: reply, fate: fate)
-      if let index = ledger.firstIndex(where: { $0.id == id }) { ledger[index].hinge = hinge }
-      if racing, reply == .accepted { authHinge = id }
-    }
-    let replies: [DeviceReply] =
-      reply.map { [.send($0.envelope(timestamp: message.time, sessionId: sessionId))] } ?? []
-    return [event(message, name, certain: certain, text: text, replies: replies)]
+  private mutating func forget(_ key: String) {
+    guard let socket = sockets.removeValue(forKey: key) else { return }
+    order.removeAll { $0 == key }
+    // What the server kept for a device no socket speaks for any more goes too.
+    let device = deviceKey(of: socket)
+    if !sockets.values.contains(where: { deviceKey(of: $0) == device }) { devices[device] = nil }
   }
 
-  /// What the server would send if it handled `request`, with the socket
-  /// as the model has it.
-  func wouldReply(_ request: AerieRequest, in session: Session? = nil) -> AerieReply? {
-    let session = session ?? self.session
-    return switch request {
-    case .authRequest(let token?): FalconEyeAuthToken.isAcceptedByServer(token) ? .accepted : .refused
-    case .authRequest(nil), .undecodable: .malformed
-    case .heartbeat: .pong
-    case .cameraFrame: session == .authenticated ? nil : .notAuthenticated
-    case .outbound, .unreadable: nil
-    }
+  /// The device a socket belongs to: its `deviceId`, or itself.
+  private func deviceKey(of socket: AerieSocket) -> String {
+    socket.deviceId.map { "id \($0)" } ?? "socket \(socket.key)"
   }
 
-  @discardableResult
-  mutating func remember(
-    _ request: AerieRequest, _ message: FlowMessage, reply: AerieReply?, fate: AerieExpectation.Fate
-  ) -> Int {
-    let id = nextId
-    nextId += 1
-    if ledger.count >= Self.ledgerLimit { ledger.removeFirst() }
-    ledger.append(
-      AerieExpectation(
-        id: id, frame: message.frame, time: message.time, request: request, reply: reply, fate: fate))
-    return id
-  }
-
-  private func tokenNote(_ token: String, _ message: FlowMessage) -> String {
-    guard let secret = settings.secret, let deviceId = message.string("deviceId") else { return "" }
-    if let signed = FalconEyeTokenCheck.signedString(
-      token: token, deviceId: deviceId, envelopeTimestamp: message.number("timestamp"), secret: secret)
-    {
-      return "; the token is HMAC-SHA256 of \"\(signed)\" with --secret"
-    }
-    return "; the token is not --secret's HMAC of \"deviceId:timestamp\" (accepted anyway: the server "
-      + "only checks its shape)"
+  /// Runs `body` on the socket with its device's state and the server's
+  /// session ids lent to it, and keeps what it changed.
+  private mutating func run(_ key: String, _ body: (inout AerieSocket) -> [DeviceEvent]) -> [DeviceEvent] {
+    guard var socket = sockets[key] else { return [] }
+    let device = deviceKey(of: socket)
+    socket.device = devices[device] ?? AerieDevice()
+    socket.ids = ids
+    let events = body(&socket)
+    devices[device] = socket.device
+    ids = socket.ids
+    sockets[key] = socket
+    return events
   }
 
   // MARK: Timers
 
-  /// The auth timer: one check, 10 s after the 101.
-  mutating func authTimer(at time: Double, frame: Int?, afterEnd: Bool) -> [DeviceEvent] {
-    authDeadline = nil
-    switch session {
-    case .closed:
-      // The timer's task runs whatever the client did; after the close the
-      // connection is gone, so its check finds no authentication.
-      return [
-        DeviceEvent(
-          time: time, frame: frame, name: "auth_timeout", certain: closedBy?.certain ?? true, state: state,
-          text:
-            "the \(AerieServerSettings.words(settings.authTimeout)) auth timer fired after the socket closed: the "
-            + "server logs \"Connection timeout - no authentication received\" and removes the connection "
-            + "again; nothing is sent")
-      ]
-    case .authenticated, .unknown:
-      return []
-    case .unauthenticated:
-      let certain = !afterEnd && authHinge == nil
-      timerClosed = true
-      close(by: "server", certain: certain)
-      let hinge = authHinge.flatMap { id in ledger.first { $0.id == id } }
-      var text =
-        "no authentication \(AerieServerSettings.words(settings.authTimeout)) after the 101: closed with 1008 "
-        + "(policy violation)"
-      if let hinge {
-        text += " — if \(hinge.named), sent in the auth race, was dropped"
-      } else if afterEnd {
-        text += " — unless the client authenticated after the capture ended"
+  private enum Timer {
+    case auth(String)
+    case expiry(String)
+  }
+
+  /// The earliest timer due: a socket's auth timer or a device's session expiry.
+  private func nextTimer() -> (time: Double, timer: Timer)? {
+    var best: (time: Double, timer: Timer)?
+    for key in order {
+      if let deadline = sockets[key]?.nextDeadline, deadline < (best?.time ?? .infinity) {
+        best = (deadline, .auth(key))
       }
-      return [
-        DeviceEvent(
-          time: time, frame: frame, name: "closed_1008", certain: certain, state: state, text: text,
-          replies: [.close(code: 1008, reason: "")])
-      ]
     }
-  }
-
-  mutating func expiry(at time: Double, afterEnd: Bool) -> [DeviceEvent] {
-    expiryDeadline = nil
-    guard session == .authenticated else { return [] }
-    sessionExpired = true
-    return [
-      DeviceEvent(
-        time: time, frame: nil, name: "expired", certain: !afterEnd && authHinge == nil, state: state,
-        text:
-          "the session expired \(AerieServerSettings.words(settings.sessionTTL)) after authentication: the server "
-          + "keeps the socket open and its frames accepted; a new authRequest gets a new session")
-    ]
-  }
-
-  // MARK: Events
-
-  /// The timeline's state: `{"session", "handler", "session_id"}`.
-  var state: [FieldValue.Member] {
-    let sessionText: String
-    switch session {
-    case .unknown: sessionText = "unknown"
-    case .unauthenticated: sessionText = "unauthenticated"
-    case .authenticated: sessionText = sessionExpired ? "expired" : "authenticated"
-    case .closed: sessionText = "closed"
+    for (device, entry) in devices.sorted(by: { $0.key < $1.key }) {
+      if let deadline = entry.expiryDeadline, deadline < (best?.time ?? .infinity) {
+        best = (deadline, .expiry(device))
+      }
     }
-    return [
-      .init("session", .string(sessionText)),
-      .init("handler", .string(handlerSeenReady || !settings.aerieBugs ? "ready" : "registering")),
-      .init("session_id", sessionId.map { .string($0) } ?? .null),
-    ]
+    return best
   }
 
-  func event(
-    _ message: FlowMessage, _ name: String, certain: Bool = true, text: String, replies: [DeviceReply] = [],
-    mismatch: String? = nil
-  ) -> DeviceEvent {
-    DeviceEvent(
-      time: message.time, frame: message.frame, name: name, certain: certain, state: state, text: text,
-      replies: replies, mismatch: mismatch)
+  private mutating func fire(_ due: (time: Double, timer: Timer), afterEnd: Bool) -> [DeviceEvent] {
+    switch due.timer {
+    case .auth(let key):
+      return run(key) { socket in
+        afterEnd ? socket.finish() : socket.advance(to: due.time)
+      }
+    case .expiry(let device):
+      // Said on the device's entry socket, or its latest one.
+      let owner =
+        devices[device]?.entry
+        ?? order.last { sockets[$0].map { deviceKey(of: $0) == device } ?? false }
+      guard let owner, sockets[owner] != nil else {
+        devices[device]?.expiryDeadline = nil
+        return []
+      }
+      return run(owner) { $0.expiry(at: due.time, afterEnd: afterEnd) }
+    }
   }
 }

@@ -555,4 +555,8 @@ extension FalconEyeCodec: AnalysisRules {
   public func makeRules(options: AnalysisOptions) -> [any FlowRules] {
     [FalconEyeRules(secret: options.secret)]
   }
+
+  /// Each WebSocket has its own auth race, replies and timer: the rules
+  /// read one connection, and the server model's events about it.
+  public var rulesScope: RulesScope { .connection }
 }

@@ -77,7 +77,27 @@ struct LegCtrlAnalysis {
   }
 
   mutating func finish(end: Double?) -> [DeviceEvent] {
-    let horizon = end ?? now
+    stopWatching(at: end ?? now, until: "the capture's end")
+  }
+
+  /// A stretch the capture missed: what is held is predicted up to it, an
+  /// ARMED firmware may have tripped in it (or been kept alive unseen), and
+  /// after it the firmware is whatever its next report says.
+  mutating func unobserved(from: Double, to: Double) -> [DeviceEvent] {
+    let events = stopWatching(
+      at: from, until: "a gap in the capture (\(Format.duration(to - from)) not captured)")
+    assumed = true
+    grid = nil
+    lastReport = nil
+    lastReportFrame = nil
+    now = max(now, to)
+    ticksDone = max(ticksDone, to)
+    return events
+  }
+
+  /// Predicts what is held up to `horizon`, where watching stops; an ARMED
+  /// firmware then trips unless a command nobody saw came.
+  private mutating func stopWatching(at horizon: Double, until what: String) -> [DeviceEvent] {
     var events = flush(until: grid == nil ? horizon : horizon - LegCtrlTiming.tickGrace)
     guard committed.state == .armed, committed.connected, let last = committed.lastCommand else {
       return events
@@ -95,7 +115,7 @@ struct LegCtrlAnalysis {
     let frame = lastRefreshFrame.map { " after frame \($0)" } ?? ""
     replay.trip(
       at: time, certain: false,
-      text: "deadman: no valid command\(frame) while ARMED up to the capture's end; "
+      text: "deadman: no valid command\(frame) while ARMED up to \(what); "
         + "with none after it the firmware trips \(grid == nil ? "200–300 ms" : "on its first tick 200 ms") "
         + "after the last → FAULT/DEADMAN_TIMEOUT, servo output off")
     committed = replay.firmware

@@ -22,7 +22,9 @@ extension LegCtrlCodec: DeviceBehaviour {
           flag: "i2c-fail-us", help: "a servo pulse whose I²C write fails: I2C_FAULT",
           kind: .value("MICROSECONDS")),
       ],
-      example: "legctrl --listen udp:127.0.0.1:29000")
+      example: "legctrl --listen udp:127.0.0.1:29000",
+      // One firmware, one state: telemetry goes to whoever wrote last.
+      identity: .endpoint, answers: .lastWriter)
   }
 
   public func makeModel(mode: ModelMode, settings: ModelSettings) throws(ModelSettingError) -> any DeviceModel

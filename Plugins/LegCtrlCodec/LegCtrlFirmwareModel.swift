@@ -64,4 +64,13 @@ public struct LegCtrlFirmwareModel: DeviceModel {
     case .emulation: return []
     }
   }
+
+  public mutating func unobserved(from: Double, to: Double) -> [DeviceEvent] {
+    switch role {
+    case .analysis(var analysis):
+      defer { role = .analysis(analysis) }
+      return analysis.unobserved(from: from, to: to)
+    case .emulation: return []
+    }
+  }
 }

@@ -45,9 +45,11 @@ final class LegCtrlRules: FlowRules {
   private var invalid: Episode?
   private var rejected: (code: String, text: String, episode: Episode)?
   private var disconnected: (event: DeviceEvent, wasArmed: Bool)?
-  /// The firmware's endpoint, once a message's kind has shown it.
+  /// The firmware's endpoint on the client being read.
   private var device: String?
   private var telemetryGap: Gap?
+  /// When the capture showed the link drop (an HCI disconnection).
+  private var linkSeenDown: Double?
   private var lastTelemetry: Stamp?
 
   private var trips = 0
@@ -59,14 +61,22 @@ final class LegCtrlRules: FlowRules {
 
   func observe(_ message: FlowMessage, flow: any FlowContext) {
     guard message.codec == "legctrl", message.event == nil else { return }
-    // Which end the firmware is: it sends TELEMETRY and nothing else.
+    // Which end the firmware is: the analysis says it per client (a BLE
+    // reconnect is a new connection handle), else the message's kind shows
+    // it (the firmware sends TELEMETRY and nothing else).
+    let named = device != nil
+    if let known = flow.server, known == message.source || known == message.destination {
+      device = known
+    }
     if device == nil, let kind = message.message {
       device = kind == "telemetry" ? message.source : message.destination
-      flow.setRoles(
-        client: kind == "telemetry" ? message.destination : message.source, server: device, clientRole: "app",
-        serverRole: "device")
     }
     guard let device else { return }
+    if !named {
+      flow.setRoles(
+        client: message.source == device ? message.destination : message.source, server: device,
+        clientRole: "app", serverRole: "device")
+    }
     if message.source == device {
       if let report = LegCtrlReport(message.payload) { telemetry(message, report, flow: flow) }
       return
@@ -86,11 +96,19 @@ final class LegCtrlRules: FlowRules {
 
   private func telemetry(_ message: FlowMessage, _ report: LegCtrlReport, flow: any FlowContext) {
     reports[report.stateName, default: 0] += 1
-    let gap = flow.count(
+    flow.count(
       "telemetry", direction: "device → app", expected: Self.telemetryRate, frame: message.frame,
       time: message.time)
-    // Said once the model has had this telemetry: a reconnect may explain it.
-    if let gap, gap.seconds > Self.telemetryGap { telemetryGap = gap }
+    // The firmware's reports, whichever writer they went to (they follow
+    // the last one). Said once the model has had this telemetry: a
+    // reconnect may explain it.
+    // A link the capture saw drop explains the silence (a reconnect is a new connection).
+    let seenDown = linkSeenDown.map { $0 >= (lastTelemetry?.time ?? $0) } ?? false
+    if let last = lastTelemetry, message.time - last.time > Self.telemetryGap, !seenDown {
+      telemetryGap = Gap(
+        seconds: message.time - last.time, fromFrame: last.frame, toFrame: message.frame, fromTime: last.time,
+        toTime: message.time)
+    }
     lastTelemetry = Stamp(frame: message.frame, time: message.time)
   }
 
@@ -122,6 +140,7 @@ final class LegCtrlRules: FlowRules {
       faultCause = ("FAULT/I2C_FAULT", event.frame)
     case "disconnect":
       disconnected = (event, before == "ARMED")
+      if event.frame != nil { linkSeenDown = event.time }
       if event.frame != nil, before == "ARMED" {
         flow.report(
           Finding(

@@ -4,7 +4,7 @@ extension RiderCodec: DeviceBehaviour {
   public var device: DeviceDescription {
     DeviceDescription(
       name: "robot", messagesToDevice: ["drive", "legacy", "move"], messagesFromDevice: [],
-      listens: ["udp"], example: "rider --listen udp:127.0.0.1:5005")
+      listens: ["udp"], example: "rider --listen udp:127.0.0.1:5005", identity: .endpoint, answers: .nobody)
   }
 
   public func makeModel(mode: ModelMode, settings: ModelSettings) throws(ModelSettingError) -> any DeviceModel

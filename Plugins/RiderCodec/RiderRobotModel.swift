@@ -117,6 +117,21 @@ public struct RiderRobotModel: DeviceModel {
     ]
   }
 
+  /// A stretch the capture missed: a datagram may have come unseen, so a
+  /// stop due in it may or may not have happened; after it the model goes
+  /// on from the stop it would have made.
+  public mutating func unobserved(from: Double, to: Double) -> [DeviceEvent] {
+    guard armed, let lastDatagram else { return [] }
+    let due = lastDatagram + Self.watchdogSeconds + Self.pollSeconds / 2
+    guard due < to else { return [] }
+    return [
+      stop(
+        at: max(due, from), certain: false,
+        text: "may have stopped: the capture missed \(Format.duration(to - from)) from here, and no "
+          + "datagram it saw came for \(Format.duration(to - lastDatagram))")
+    ]
+  }
+
   // MARK: Events
 
   private mutating func stop(at time: Double, certain: Bool, text: String) -> DeviceEvent {

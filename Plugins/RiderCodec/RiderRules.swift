@@ -13,10 +13,42 @@ final class RiderRules: FlowRules {
   static let staleAfter = 0.25
   /// Different reasons named in one finding about ignored datagrams.
   static let reasonsShown = 3
+  /// Senders remembered, for naming them when there are several.
+  static let sendersKept = 16
+  /// Senders whose clocks are tracked at most.
+  static let clocksKept = 64
 
   private struct Stamp {
     var frame: Int?
     var time: Double
+  }
+
+  /// One sender's clock as its timestamps show it (a class: updated in
+  /// place for every command, its samples never copied).
+  private final class SenderClock {
+    static let samplesKept = 512
+    var lastTimestamp: (frame: Int?, value: Double)?
+    var quickestDelay: Double?
+    var last: Stamp?
+    /// One-way delays, thinned to every other one when full (bounded).
+    var delays: [Double] = []
+    var stride = 1
+    var seen = 0
+
+    func add(_ delay: Double) {
+      seen += 1
+      guard seen % stride == 0 else { return }
+      delays.append(delay)
+      if delays.count >= Self.samplesKept {
+        delays = delays.enumerated().filter { $0.offset % 2 == 0 }.map(\.element)
+        stride *= 2
+      }
+    }
+
+    var median: Double? {
+      guard !delays.isEmpty else { return nil }
+      return delays.sorted()[delays.count / 2]
+    }
   }
 
   /// The robot's motors as its model last said, and the datagram that set them.
@@ -27,12 +59,19 @@ final class RiderRules: FlowRules {
   private var pendingStop: (event: DeviceEvent, after: Stamp, moving: Bool, motors: String)?
   /// Datagrams the robot ignored in a row, with the motors they kept running.
   private var ignored:
-    (first: Stamp, last: Stamp, count: Int, reasons: [String], motors: String, moving: Bool)?
+    (first: Stamp, last: Stamp, count: Int, reasons: [String], motors: String, moving: Bool, from: [String])?
   private var moveEpisode: (first: Stamp, count: Int)?
   /// Datagrams in a row whose NaN or Infinity ran the motors at full speed.
   private var fullSpeed: (first: Stamp, last: Stamp, count: Int, values: [String])?
-  private var lastTimestamp: (frame: Int?, value: Double)?
-  private var quickestDelay: Double?
+  /// Per sender (every app reaching the robot has its own clock and
+  /// sequence): the latest timestamp and the quickest one-way delay.
+  private var clocks: [String: SenderClock] = [:]
+  /// Senders in the order they came, for the clock findings, and the last one's.
+  private var clockOrder: [String] = []
+  private var recentClock: (key: String, clock: SenderClock)?
+  /// Senders seen (up to a few), and who sent the datagram just read.
+  private var senders: [String] = []
+  private var sender: String?
   private var stops = 0
   private var possibleStops = 0
   private var ignoredCount = 0
@@ -41,6 +80,12 @@ final class RiderRules: FlowRules {
   func observe(_ message: FlowMessage, flow: any FlowContext) {
     guard message.codec == "rider", message.eventName == nil else { return }
     flow.setRoles(client: message.source, server: message.destination, clientRole: "app", serverRole: "robot")
+    if message.source != sender {
+      sender = message.source
+      if let source = message.source, !senders.contains(source), senders.count < Self.sendersKept {
+        senders.append(source)
+      }
+    }
     flow.count(
       "commands", direction: "app → robot", expected: Self.expected, frame: message.frame, time: message.time)
     if let kind = message.message {
@@ -69,15 +114,19 @@ final class RiderRules: FlowRules {
       if event.name == "ignored" {
         ignoredCount += 1
         let reason = event.text.split(separator: ";").first.map(String.init) ?? event.text
+        let from = sender.map { [$0] } ?? []
         if var run = ignored {
           run.last = stamp
           run.count += 1
           if run.reasons.count < Self.reasonsShown, !run.reasons.contains(reason) {
             run.reasons.append(reason)
           }
+          if let sender, !run.from.contains(sender), run.from.count < Self.reasonsShown {
+            run.from.append(sender)
+          }
           ignored = run
         } else {
-          ignored = (stamp, stamp, 1, [reason], motorText, moving)
+          ignored = (stamp, stamp, 1, [reason], motorText, moving, from)
         }
       } else {
         reportIgnored(until: stamp, flow: flow)
@@ -100,11 +149,14 @@ final class RiderRules: FlowRules {
     reportFullSpeed(flow: flow)
     if let pending = pendingStop { reportStop(pending, resume: nil, flow: flow) }
     noteMove(nil, flow: flow)
-    if let typical = flow.median(of: "one_way_delay"), abs(typical) > 0.5, let last = lastDatagram {
+    for key in clockOrder {
+      guard let clock = clocks[key], let typical = clock.median, abs(typical) > 0.5, let last = clock.last
+      else { continue }
+      let who = clockOrder.count > 1 ? " (\(key))" : ""
       flow.report(
         Finding(
           "rider.clock-offset", .note, time: last.time, frame: last.frame,
-          text: "the app's timestamps are \(Format.duration(abs(typical))) "
+          text: "the app's\(who) timestamps are \(Format.duration(abs(typical))) "
             + (typical > 0 ? "behind" : "ahead of") + " the capture clock (median); "
             + "the clocks differ, so delays are only comparable with each other",
           details: [.init("median_delay_s", .number(typical))]))
@@ -184,8 +236,10 @@ final class RiderRules: FlowRules {
     let frames =
       "frame\(run.count == 1 ? "" : "s") \(run.first.frame.map(String.init) ?? "?")"
       + (run.count > 1 ? "–\(run.last.frame.map(String.init) ?? "?")" : "")
+    // With several senders, whose datagrams they were.
+    let from = senders.count > 1 && !run.from.isEmpty ? " from \(run.from.joined(separator: ", "))" : ""
     let count =
-      "\(run.count) datagram\(run.count == 1 ? "" : "s") the robot ignored "
+      "\(run.count) datagram\(run.count == 1 ? "" : "s")\(from) the robot ignored "
       + "(\(frames): \(run.reasons.joined(separator: "; ")))"
     // Without them the watchdog would have stopped the motors 1.0 s after
     // the last command it applied.
@@ -300,7 +354,22 @@ final class RiderRules: FlowRules {
   }
 
   private func checkTimestamp(_ timestamp: Double, message: FlowMessage, flow: any FlowContext) {
-    if let previous = lastTimestamp, timestamp < previous.value {
+    let key = message.source ?? ""
+    let clock: SenderClock
+    if let recent = recentClock, recent.key == key {
+      clock = recent.clock
+    } else if let known = clocks[key] {
+      clock = known
+    } else {
+      guard clocks.count < Self.clocksKept else { return }
+      clock = SenderClock()
+      clocks[key] = clock
+      clockOrder.append(key)
+    }
+    recentClock = (key, clock)
+    clock.last = Stamp(frame: message.frame, time: message.time)
+    clock.add(message.time - timestamp)
+    if let previous = clock.lastTimestamp, timestamp < previous.value {
       flow.report(
         Finding(
           "rider.timestamp-backwards", .warning, time: message.time, frame: message.frame,
@@ -313,17 +382,17 @@ final class RiderRules: FlowRules {
             .init("timestamp", .number(timestamp)), .init("previous_timestamp", .number(previous.value)),
           ]))
     }
-    lastTimestamp = (message.frame, max(timestamp, lastTimestamp?.value ?? timestamp))
+    clock.lastTimestamp = (message.frame, max(timestamp, clock.lastTimestamp?.value ?? timestamp))
     let delay = message.time - timestamp
     flow.measure("one_way_delay", text: "capture time − command timestamp", delay)
-    let quickest = min(quickestDelay ?? delay, delay)
-    quickestDelay = quickest
+    let quickest = min(clock.quickestDelay ?? delay, delay)
+    clock.quickestDelay = quickest
     if delay - quickest > Self.staleAfter {
       flow.report(
         Finding(
           "rider.stale-command", .warning, time: message.time, frame: message.frame,
           text: "the command reached the capture \(Format.duration(delay - quickest)) later than the "
-            + "flow's quickest (one-way delay \(Format.duration(delay)) by its timestamp): "
+            + "sender's quickest (one-way delay \(Format.duration(delay)) by its timestamp): "
             + "the robot acts on stale input",
           details: [.init("delay_s", .number(delay)), .init("lag_s", .number(delay - quickest))]))
     }

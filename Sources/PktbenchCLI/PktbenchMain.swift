@@ -1,4 +1,3 @@
-import CodecRegistry
 import PacketKit
 
 #if canImport(Glibc)
@@ -11,17 +10,15 @@ extension Pktbench {
   /// Runs `pktbench` with these codecs and exits: the whole `main.swift`
   /// of a pktbench of one's own (`Examples/ExternalCodec/`):
   ///
-  ///     Pktbench.main(codecs: Codecs.builtins + [.bound(BeaconCodec())])
+  ///     Pktbench.main(codecs: CodecSet(BuiltinCodecs.calls + [.bound(BeaconCodec())]))
   public static func main(
-    codecs: [CodecCalls], arguments: [String] = Array(CommandLine.arguments.dropFirst())
+    codecs: CodecSet, arguments: [String] = Array(CommandLine.arguments.dropFirst())
   ) -> Never {
     preparesProcess()
-    // Before parsing: help texts and every command read the codecs.
-    Codecs.install(codecs)
     #if canImport(Glibc)
-      Glibc.exit(run(arguments: arguments))
+      Glibc.exit(run(arguments: arguments, codecs: codecs))
     #else
-      Darwin.exit(run(arguments: arguments))
+      Darwin.exit(run(arguments: arguments, codecs: codecs))
     #endif
   }
 

@@ -1,4 +1,3 @@
-import CodecRegistry
 import Foundation
 import PacketKit
 import SpecCodecs
@@ -9,16 +8,16 @@ import SpecCodecs
 /// parsed (the codecs are read while parsing: help texts name them).
 /// `--ksy-path DIR` or `-I DIR` (repeatable), then `KSPATH`, are where an
 /// absolute import (`/network/ipv4`) is looked for, as `ksc -I` does.
-/// Returns the arguments without them. A bad spec file is one line naming
+/// Returns the run and the arguments without them. A bad spec file is one line naming
 /// the file, its line and the key, and exit status 64.
 enum SpecArguments {
-  /// The files loaded, for command lines that reproduce this run.
-  nonisolated(unsafe) static var loaded: [String] = []
-
-  static func register(_ arguments: [String]) throws(CommandFailure) -> [String] {
+  static func register(_ arguments: [String], codecs: CodecSet) throws(CommandFailure) -> (
+    run: CommandRun, arguments: [String]
+  ) {
     var rest: [String] = []
     var specs: [String] = []
     var searchPaths: [String] = []
+    var loaded: [String] = []
     var index = arguments.startIndex
     while index < arguments.endIndex {
       let argument = arguments[index]
@@ -61,7 +60,6 @@ enum SpecArguments {
         throw CommandFailure(error.description, status: 64)
       }
     }
-    if !added.isEmpty { Codecs.add(added) }
-    return rest
+    return (CommandRun(codecs: added.isEmpty ? codecs : codecs.adding(added), specFiles: loaded), rest)
   }
 }

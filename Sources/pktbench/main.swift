@@ -1,4 +1,4 @@
-import CodecRegistry
+import BuiltinCodecs
 import PktbenchCLI
 
-Pktbench.main(codecs: Codecs.builtins)
+Pktbench.main(codecs: BuiltinCodecs.set)

@@ -9,7 +9,7 @@ import Testing
 @Suite struct AnalyzeLegCtrlDeviceTruthTests {
   static let folder = Pktbench.root.deletingLastPathComponent().appendingPathComponent(
     "shared/device-truth/legctrl")
-  static let recordings = ["deadman", "keepalive", "edge", "reconnect", "i2c"]
+  static let recordings = ["deadman", "keepalive", "edge", "reconnect", "i2c", "restart"]
   static let states = [0: "DISARMED", 1: "ARMED", 2: "FAULT"]
   static let errors = [0: "NONE", 1: "DEADMAN_TIMEOUT", 2: "LOW_BATTERY", 3: "I2C_FAULT", 4: "INVALID_CMD"]
   /// The firmware's log lines that say a write was taken but not acted on.

@@ -133,7 +133,7 @@ import Testing
 
     let report = try Analyze.run("Captures/rallie-udp.pcap")
     let flow = try #require(report.flows.first)
-    let facts = try #require(flow["facts"] as? [String: Any])
+    let facts = try #require(report.facts(of: flow))
     let exchanges = try #require(facts["exchanges"] as? [[String: Any]])
     #expect(exchanges.count == want.count)
     for (got, expected) in zip(exchanges, want) {
@@ -181,7 +181,7 @@ import Testing
     #expect(report.findings("rider.ignored").first?["frame"] as? Int == lastRider["frame"] as? Int)
     #expect(report.findings("rider.ended-moving").isEmpty)
     let riderFlow = try #require(report.flows.first { $0["protocol"] as? String == "rider" })
-    #expect((riderFlow["facts"] as? [String: Any])?["watchdog_stops"] as? Int == 1)
+    #expect(report.facts(of: riderFlow)?["watchdog_stops"] as? Int == 1)
     #expect(report.findings("legctrl.deadman-gap").count == 1)
     #expect(report.findings("rider.watchdog-gap").isEmpty)
   }

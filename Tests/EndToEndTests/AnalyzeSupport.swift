@@ -10,6 +10,17 @@ enum Analyze {
 
     var findings: [[String: Any]] { json["findings"] as? [[String: Any]] ?? [] }
     var flows: [[String: Any]] { json["flows"] as? [[String: Any]] ?? [] }
+    var devices: [[String: Any]] { json["devices"] as? [[String: Any]] ?? [] }
+
+    /// The facts of the device `flow` reached (its model's rules read the
+    /// device's whole story), else the flow's own.
+    func facts(of flow: [String: Any]) -> [String: Any]? {
+      if let id = flow["device_id"] as? Int, let device = devices.first(where: { $0["id"] as? Int == id }) {
+        let facts = device["facts"] as? [String: Any] ?? [:]
+        if !facts.isEmpty { return facts }
+      }
+      return flow["facts"] as? [String: Any]
+    }
 
     func findings(_ rule: String) -> [[String: Any]] { findings.filter { $0["rule"] as? String == rule } }
 

@@ -6,7 +6,7 @@ import Testing
 /// as the robot did, the motor board's bytes after each, the watchdog's stops.
 @Suite(.enabled(if: DeviceTruth.isPresent))
 struct DeviceTruthRiderTests {
-  static let recordings = ["watchdog", "gaps", "dialects", "edge"]
+  static let recordings = ["watchdog", "gaps", "dialects", "edge", "two-apps"]
 
   @Test(arguments: recordings)
   func timelineAgreesWithTheRobotsLog(_ name: String) throws {

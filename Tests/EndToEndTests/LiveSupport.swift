@@ -92,6 +92,19 @@ final class LiveProcess: @unchecked Sendable {
     (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(process.processIdentifier)/fd"))?.count
   }
 
+  /// The open descriptors once they are at most `limit`, or as many as
+  /// there are after `timeout`: a server closes a socket on its event loop,
+  /// a moment after the client has seen it closed.
+  func openDescriptors(atMost limit: Int, within timeout: TimeInterval = 5) -> Int? {
+    let end = Date().addingTimeInterval(timeout)
+    while Date() < end {
+      guard let count = openDescriptors else { return nil }
+      if count <= limit { return count }
+      Thread.sleep(forTimeInterval: 0.05)
+    }
+    return openDescriptors
+  }
+
   /// Waits until stderr contains `text` or the process ends; true if seen.
   func waitForStderr(_ text: String, timeout: TimeInterval = 20) -> Bool {
     let end = Date().addingTimeInterval(timeout)

@@ -243,7 +243,7 @@ import Testing
       #expect((report?["stopped_early"] as? String)?.contains("SIGINT") == true)
     } else {
       #expect(text.contains("-: 64 records"), "\(text)")
-      #expect(text.contains("summary: 1 flow"), "\(text)")
+      #expect(text.contains("summary: 1 device, 1 flow"), "\(text)")
     }
   }
 

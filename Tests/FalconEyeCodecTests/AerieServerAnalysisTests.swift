@@ -83,13 +83,19 @@ import Testing
     let auth = try #require(aerie.client(AerieHarness.auth(), at: 0.0034).first)
     #expect(auth.name == "dropped")
     let closed = aerie.close(1008, by: "server", at: 10.0046)
-    #expect(closed.map(\.name) == ["closed_1008", "drop_confirmed"])
+    #expect(closed.map(\.name) == ["closed_1008", "drop_confirmed", "confirmed"])
     let timer = try #require(closed.first)
     #expect(timer.frame == nil)
     #expect(timer.time == AerieHarness.accept + 10)
     #expect(!timer.certain)
     #expect(timer.replies == [.close(code: 1008, reason: "")])
-    let confirmed = try #require(closed.last)
+    // The server's 1008 settles both guesses: the drop and the timer's close.
+    #expect(
+      closed.last?.settles
+        == SettledGuess(frame: nil, time: AerieHarness.accept + 10, name: "closed_1008", outcome: .confirmed))
+    let confirmed = try #require(closed.first { $0.name == "drop_confirmed" })
+    #expect(confirmed.settles?.name == "dropped")
+    #expect(confirmed.settles?.outcome == .confirmed)
     #expect(confirmed.frame == auth.frame)
     #expect(confirmed.certain)
     #expect(confirmed.state("session") == .string("closed"))
@@ -235,7 +241,12 @@ import Testing
     #expect(limit.state("session") == .string("closed"))
     // Vapor's limit is a deployment setting: expected, not certain, until the server shows it.
     #expect(!limit.certain)
-    #expect(aerie.close(1009, by: "server", at: 0.3773).isEmpty)
+    // The server's 1009 settles the guess: one event confirming it, nothing new.
+    let settled = aerie.close(1009, by: "server", at: 0.3773)
+    #expect(settled.map(\.name) == ["confirmed"])
+    #expect(
+      settled.first?.settles
+        == SettledGuess(frame: limit.frame, time: limit.time, name: "closed_1009", outcome: .confirmed))
     #expect(aerie.close(1009, by: "client", at: 0.3776).isEmpty)
     #expect(aerie.events.allSatisfy { $0.mismatch == nil })
   }
@@ -259,6 +270,9 @@ import Testing
     aerie.client(AerieHarness.heartbeat(), at: 0.62)
     let learned = aerie.server(Vectors.realPong, at: 0.63)
     #expect(learned.first?.name == "large_message_accepted")
+    // It takes the place of the guessed close.
+    #expect(learned.first?.settles?.name == "closed_1009")
+    #expect(learned.first?.settles?.outcome == .refuted)
     #expect(learned.first?.state("session") == .string("authenticated"))
     #expect(aerie.client(AerieHarness.cameraFrame(bytes: 200_000), at: 0.7).first?.name == "frame_accepted")
     #expect(aerie.events.allSatisfy { $0.mismatch == nil })
@@ -274,7 +288,7 @@ import Testing
     aerie.client(AerieHarness.heartbeat(), at: 0.6)
     aerie.client(AerieHarness.cameraFrame(bytes: 16_429), at: 0.6005)
     #expect(aerie.server(Vectors.realPong, at: 0.601).isEmpty)
-    #expect(aerie.close(1009, by: "server", at: 0.6012).isEmpty)
+    #expect(aerie.close(1009, by: "server", at: 0.6012).map(\.name) == ["confirmed"])
     #expect(aerie.named("large_message_accepted").isEmpty)
     #expect(aerie.events.allSatisfy { $0.mismatch == nil })
   }

@@ -1,4 +1,4 @@
-import CodecRegistry
+import BuiltinCodecs
 import PacketFuzz
 import PacketKit
 import Testing

@@ -1,4 +1,4 @@
-import CodecRegistry
+import BuiltinCodecs
 import LegCtrlCodec
 import PacketKit
 import RallieCodec
@@ -10,9 +10,9 @@ import Testing
 /// vectors, their crafted defaults, and their own way to reseal a mutant.
 @Suite struct CodecSamplesTests {
   /// Every vector a plugin gives decodes, with no error, to the message it names.
-  @Test(arguments: Codecs.set.all.indices)
+  @Test(arguments: BuiltinCodecs.set.all.indices)
   func everyVectorDecodesToItsMessage(index: Int) {
-    let codec = Codecs.set.all[index]
+    let codec = BuiltinCodecs.set.all[index]
     #expect(!codec.info.vectors.isEmpty, "\(codec.name) gives no vectors")
     for (message, bytes) in codec.info.vectors {
       switch codec.decodeFrame(bytes) {
@@ -25,7 +25,7 @@ import Testing
   /// The parsers' seeds carry the codecs' payloads: a datagram to the
   /// codec's own port, an ATT value of a codec that names characteristics.
   @Test func parserSeedsCarryTheCodecsPayloads() {
-    let payloads = SeedPayloads(Codecs.set)
+    let payloads = SeedPayloads(BuiltinCodecs.set)
     // The servo golden vector of the protocol reference, §2.
     let servo: [UInt8] = [0x01, 0x03, 0x02, 0x00, 0xDC, 0x05]
     #expect(payloads.att.contains(servo))

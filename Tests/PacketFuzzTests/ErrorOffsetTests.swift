@@ -1,4 +1,4 @@
-import CodecRegistry
+import BuiltinCodecs
 import PacketFuzz
 import PacketKit
 import Testing
@@ -20,9 +20,9 @@ import Testing
     return found
   }
 
-  @Test(arguments: Codecs.names)
+  @Test(arguments: BuiltinCodecs.set.names)
   func errorsAreAtTheOffsetTheirTextNames(codec name: String) throws {
-    let codec = try #require(Codecs.named(name))
+    let codec = try #require(BuiltinCodecs.set.named(name))
     let generator = MessageGenerator()
     let bytes = ByteMutator()
     let json = JSONMutator()

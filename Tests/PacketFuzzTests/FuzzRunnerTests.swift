@@ -1,4 +1,4 @@
-import CodecRegistry
+import BuiltinCodecs
 import Foundation
 import PacketFuzz
 import PacketKit
@@ -9,7 +9,7 @@ import Testing
   @Test func sameSeedGivesTheSameRun() {
     func run() -> [(String, FuzzStats)] {
       FuzzRunner(
-        targets: FuzzTargets(codecs: Codecs.set).codecTargets(),
+        targets: FuzzTargets(codecs: BuiltinCodecs.set).codecTargets(),
         configuration: .init(seed: 42, iterations: 2_000)
       ).run().stats
     }
@@ -25,7 +25,7 @@ import Testing
 
   @Test func everyCodecRoundTripsAndSurvivesMutationWithASeed() {
     let report = FuzzRunner(
-      targets: FuzzTargets(codecs: Codecs.set).codecTargets(),
+      targets: FuzzTargets(codecs: BuiltinCodecs.set).codecTargets(),
       configuration: .init(seed: 7, iterations: 6_000)
     ).run()
     for failure in report.failures {
@@ -39,7 +39,7 @@ import Testing
   }
 
   @Test func everyMessageKindIsGeneratedAndRoundTrips() {
-    for target in FuzzTargets(codecs: Codecs.set).codecTargets() {
+    for target in FuzzTargets(codecs: BuiltinCodecs.set).codecTargets() {
       var rng = SplitMix64(seed: 99)
       var stats = FuzzStats()
       for _ in 0..<3_000 {
@@ -85,7 +85,7 @@ import Testing
   @Test(arguments: inputs)
   func replay(file: String) throws {
     let name = try #require(file.split(separator: "-").dropFirst().first.map(String.init))
-    let target = try #require(FuzzTargets(codecs: Codecs.set).named(name), "no target \(name)")
+    let target = try #require(FuzzTargets(codecs: BuiltinCodecs.set).named(name), "no target \(name)")
     let data = try Data(contentsOf: Self.directory.appendingPathComponent(file))
     var stats = FuzzStats()
     let failure = target.check([UInt8](data), stats: &stats)

@@ -1,4 +1,4 @@
-import CodecRegistry
+import BuiltinCodecs
 import PacketFuzz
 import PacketKit
 import Synchronization
@@ -8,7 +8,9 @@ import Testing
 @Suite struct FuzzWorkersTests {
   static let names = ["rallie", "legctrl", "rider"]
 
-  static func targets() -> [FuzzTarget] { names.compactMap { FuzzTargets(codecs: Codecs.set).named($0) } }
+  static func targets() -> [FuzzTarget] {
+    names.compactMap { FuzzTargets(codecs: BuiltinCodecs.set).named($0) }
+  }
 
   @Test func twoWorkersAddUpToTheirTwoSeedsRunAlone() {
     let merged = FuzzWorkers.run(

@@ -1,4 +1,4 @@
-import CodecRegistry
+import BuiltinCodecs
 import Foundation
 import PacketKit
 import Testing
@@ -72,7 +72,7 @@ import Testing
   /// server's shape (random text was refused, so the kind's round trip
   /// almost never ran).
   @Test func generatedAuthRequestsAreCrafted() throws {
-    let codec = try #require(Codecs.named("falconeye"))
+    let codec = try #require(BuiltinCodecs.set.named("falconeye"))
     let schema = try #require(codec.info.message(named: "authRequest"))
     let generator = MessageGenerator()
     var rng = SplitMix64(seed: 5)

@@ -1,4 +1,4 @@
-import CodecRegistry
+import BuiltinCodecs
 import PacketFuzz
 import PacketKit
 import Testing
@@ -8,12 +8,12 @@ import Testing
 /// mutations holds every invariant.
 @Suite struct PacketLoggerFuzzTargetTests {
   @Test func runsByDefault() {
-    #expect(FuzzTargets(codecs: Codecs.set).names.contains("pklg"))
-    #expect(FuzzTargets(codecs: Codecs.set).parserTargets().contains { $0.name == "pklg" })
+    #expect(FuzzTargets(codecs: BuiltinCodecs.set).names.contains("pklg"))
+    #expect(FuzzTargets(codecs: BuiltinCodecs.set).parserTargets().contains { $0.name == "pklg" })
   }
 
   @Test func seedsDecodeDownToTheWriteCommand() throws {
-    let target = try #require(FuzzTargets(codecs: Codecs.set).named("pklg"))
+    let target = try #require(FuzzTargets(codecs: BuiltinCodecs.set).named("pklg"))
     var rng = SplitMix64(seed: 27)
     var stats = FuzzStats()
     for _ in 0..<20 {
@@ -27,7 +27,7 @@ import Testing
 
   @Test func mutatedFilesHoldEveryInvariant() throws {
     let report = FuzzRunner(
-      targets: [try #require(FuzzTargets(codecs: Codecs.set).named("pklg"))],
+      targets: [try #require(FuzzTargets(codecs: BuiltinCodecs.set).named("pklg"))],
       configuration: .init(seed: 11, iterations: 4_000)
     ).run()
     for failure in report.failures {

@@ -1,4 +1,4 @@
-import CodecRegistry
+import BuiltinCodecs
 import PacketFuzz
 import PacketKit
 import Testing
@@ -20,8 +20,8 @@ import Testing
   }
 
   @Test func runsByDefault() {
-    #expect(FuzzTargets(codecs: Codecs.set).names.contains("tcp"))
-    #expect(FuzzTargets(codecs: Codecs.set).parserTargets().contains { $0.name == "tcp" })
+    #expect(FuzzTargets(codecs: BuiltinCodecs.set).names.contains("tcp"))
+    #expect(FuzzTargets(codecs: BuiltinCodecs.set).parserTargets().contains { $0.name == "tcp" })
   }
 
   @Test func seedsHoldEveryInvariant() {

@@ -1,4 +1,4 @@
-import CodecRegistry
+import BuiltinCodecs
 import PacketKit
 import Testing
 
@@ -14,14 +14,14 @@ import Testing
       frame: frame, time: time, transport: "udp", source: source, destination: destination,
       payloadLength: bytes.count)
     // The payload as it travelled, as the capture pipeline keeps it for analyze's device models.
-    record.result = try #require(Codecs.named(codec)).decodeFrame(bytes)
+    record.result = try #require(BuiltinCodecs.set.named(codec)).decodeFrame(bytes)
     record.payload = bytes
     return record
   }
 
   static func analyse(_ records: [DecodedRecord], end: Double? = nil) throws -> AnalysisReport {
-    let sink = AnalysisSink()
-    var stats = CaptureStats()
+    let sink = AnalysisSink(codecs: BuiltinCodecs.set)
+    var stats = CaptureStats(codecs: BuiltinCodecs.set)
     for record in records {
       stats.record(frame: record.frame ?? 0, time: record.time ?? 0)
       sink.emit(record)

@@ -1,4 +1,4 @@
-import CodecRegistry
+import BuiltinCodecs
 import PacketKit
 import Testing
 
@@ -6,13 +6,13 @@ import Testing
 /// codec's own `info` says.
 @Suite struct CodecRegistryTests {
   @Test func namesAndMessageTablesMatchEachCodecsInfo() {
-    for (index, codec) in Codecs.all.enumerated() {
+    for (index, codec) in BuiltinCodecs.set.all.enumerated() {
       #expect(codec.name == codec.info.name)
-      #expect(Codecs.names[index] == codec.info.name)
-      #expect(Codecs.messageNames[index] == codec.info.messages.map(\.name))
-      #expect(Codecs.index(named: codec.info.name) == index)
-      #expect(Codecs.index(named: codec.info.name.uppercased()) == index)
+      #expect(BuiltinCodecs.set.names[index] == codec.info.name)
+      #expect(BuiltinCodecs.set.messageNames[index] == codec.info.messages.map(\.name))
+      #expect(BuiltinCodecs.set.index(named: codec.info.name) == index)
+      #expect(BuiltinCodecs.set.index(named: codec.info.name.uppercased()) == index)
     }
-    #expect(Codecs.index(named: "nonesuch") == nil)
+    #expect(BuiltinCodecs.set.index(named: "nonesuch") == nil)
   }
 }

@@ -1,4 +1,4 @@
-import CodecRegistry
+import BuiltinCodecs
 import PacketKit
 import Testing
 
@@ -65,10 +65,10 @@ import Testing
     _ body: (inout DecodedRecord, inout SplitMix64) -> Void
   ) throws {
     let payload = Self.payload(flow: flow, &random)
-    let codec = try #require(Codecs.index(named: payload.codec))
+    let codec = try #require(BuiltinCodecs.set.index(named: payload.codec))
     payload.bytes.withUnsafeBytes { bytes in
-      guard Codecs.cleanFields(codec, bytes, into: &flat.fields.pointee) else { return }
-      flat.codec = Codecs.names[codec]
+      guard BuiltinCodecs.set.cleanFields(codec, bytes, into: &flat.fields.pointee) else { return }
+      flat.codec = BuiltinCodecs.set.names[codec]
       flat.payload = bytes
       let names = FlowTextsTests.flows[flow]
       var record = DecodedRecord(
@@ -115,13 +115,13 @@ import Testing
 
   /// Without room for templates every record is the renderer's.
   @Test func noTemplatesWritesWithTheRenderer() throws {
-    let rider = try #require(Codecs.index(named: "rider"))
+    let rider = try #require(BuiltinCodecs.set.index(named: "rider"))
     let flat = FlatMessage()
     var templates = FlatJSONTemplate(capacity: 0)
     var flows = FlowTexts()
     for (frame, payload) in FlatRecordTests.riderPayloads(count: 50).enumerated() {
       Array(payload.utf8).withUnsafeBytes { bytes in
-        guard Codecs.cleanFields(rider, bytes, into: &flat.fields.pointee) else { return }
+        guard BuiltinCodecs.set.cleanFields(rider, bytes, into: &flat.fields.pointee) else { return }
         flat.codec = "rider"
         flat.payload = bytes
         var record = DecodedRecord(frame: frame, time: 1, transport: "udp", payloadLength: bytes.count)

@@ -1,4 +1,4 @@
-import CodecRegistry
+import BuiltinCodecs
 import PacketKit
 import Testing
 
@@ -14,22 +14,22 @@ import Testing
   static func pair(codec index: Int, _ bytes: UnsafeRawBufferPointer, flat: FlatMessage) -> (
     tree: DecodedRecord, flat: DecodedRecord
   )? {
-    guard Codecs.cleanFields(index, bytes, into: &flat.fields.pointee) else { return nil }
-    flat.codec = Codecs.names[index]
+    guard BuiltinCodecs.set.cleanFields(index, bytes, into: &flat.fields.pointee) else { return nil }
+    flat.codec = BuiltinCodecs.set.names[index]
     flat.payload = bytes
     var tree = DecodedRecord(
       frame: 12, time: 1_700_000_000.25, transport: "udp", source: "10.0.0.2:50000",
       destination: "10.0.0.7:5005", payloadLength: bytes.count)
     tree.routing = "udp port 5005"
     var flatRecord = tree
-    tree.result = Codecs.decodeFrame(index, bytes)
+    tree.result = BuiltinCodecs.set.decodeFrame(index, bytes)
     flatRecord.flat = flat
     return (tree, flatRecord)
   }
 
   static func expectSameOutput(_ tree: DecodedRecord, _ flat: DecodedRecord, _ label: String) {
     for style in styles {
-      for framing in [SummaryFraming.none, SummaryFraming(Codecs.set)] {
+      for framing in [SummaryFraming.none, SummaryFraming(BuiltinCodecs.set)] {
         #expect(
           SummaryRenderer.line(flat, firstTime: 1_700_000_000, style: style, framing: framing)
             == SummaryRenderer.line(tree, firstTime: 1_700_000_000, style: style, framing: framing),
@@ -85,7 +85,7 @@ import Testing
   }
 
   @Test func riderCommandsRenderAsTheirTrees() throws {
-    let rider = try #require(Codecs.index(named: "rider"))
+    let rider = try #require(BuiltinCodecs.set.index(named: "rider"))
     let flat = FlatMessage()
     var compared = 0
     for payload in Self.riderPayloads(count: 3000) {
@@ -103,13 +103,13 @@ import Testing
   /// written from their value: both kinds occur among the commands above,
   /// and all render as their trees do (the test above).
   @Test func riderNumbersAreCopiedOnlyInTheWritersForm() throws {
-    let rider = try #require(Codecs.index(named: "rider"))
+    let rider = try #require(BuiltinCodecs.set.index(named: "rider"))
     let flat = FlatMessage()
     var verbatim = 0
     var formatted = 0
     for payload in Self.riderPayloads(count: 3000) {
       Array(payload.utf8).withUnsafeBytes { bytes in
-        guard Codecs.cleanFields(rider, bytes, into: &flat.fields.pointee) else { return }
+        guard BuiltinCodecs.set.cleanFields(rider, bytes, into: &flat.fields.pointee) else { return }
         for field in FlatFields.fields(at: flat.fields) {
           guard case .text = field.value else {
             if field.verbatim { verbatim += 1 } else { formatted += 1 }
@@ -127,7 +127,7 @@ import Testing
   /// LegCtrl frames of every kind, with values across their ranges (the
   /// header is a group: ndjson nests it, summary lines skip it).
   @Test func legCtrlFramesRenderAsTheirTrees() throws {
-    let legCtrl = try #require(Codecs.index(named: "legctrl"))
+    let legCtrl = try #require(BuiltinCodecs.set.index(named: "legctrl"))
     let flat = FlatMessage()
     var random = SplitMix64(seed: 0x1E6)
     var compared = 0

@@ -1,3 +1,4 @@
+import BuiltinCodecs
 import Testing
 
 @testable import PktbenchCLI
@@ -31,6 +32,8 @@ import Testing
 
   /// Through the command line: one line on stderr, exit status 64.
   @Test func theCommandLineSaysItInOneLineWithUsageStatus() {
-    #expect(Pktbench.run(arguments: ["decode", "f.pcap", "-z", "conv,udp"]) == ExitStatus.usage)
+    #expect(
+      Pktbench.run(arguments: ["decode", "f.pcap", "-z", "conv,udp"], codecs: BuiltinCodecs.set)
+        == ExitStatus.usage)
   }
 }

@@ -1,4 +1,4 @@
-import CodecRegistry
+import BuiltinCodecs
 import PacketKit
 import Testing
 
@@ -10,9 +10,9 @@ import Testing
 @Suite struct SummaryFramingTests {
   /// A record of the codec's decode of `bytes`, as its tree.
   static func line(_ codec: String, _ bytes: [UInt8], framing: SummaryFraming) throws -> String {
-    let index = try #require(Codecs.set.index(named: codec))
+    let index = try #require(BuiltinCodecs.set.index(named: codec))
     var record = DecodedRecord(frame: 1, time: 0, transport: "udp", payloadLength: bytes.count)
-    record.result = bytes.withUnsafeBytes { Codecs.set.decodeFrame(index, $0) }
+    record.result = bytes.withUnsafeBytes { BuiltinCodecs.set.decodeFrame(index, $0) }
     return SummaryRenderer.line(record, firstTime: 0, style: Style(enabled: false), framing: framing)
   }
 
@@ -23,7 +23,7 @@ import Testing
   static let response: [UInt8] = [0x5A, 0xA5, 0x82, 0x01, 0x7C]
 
   @Test func theBuiltInPluginsNameTheirFramingAndTheLineLeavesItOut() throws {
-    let framing = SummaryFraming(Codecs.set)
+    let framing = SummaryFraming(BuiltinCodecs.set)
     let legctrl = try Self.line("legctrl", Self.telemetry, framing: framing)
     #expect(legctrl.contains("state=FAULT error_code=DEADMAN_TIMEOUT last_cmd_age_ms=200 battery_mv=7400"))
     #expect(!legctrl.contains("version=") && !legctrl.contains("msg_type=") && !legctrl.contains("reserved="))

@@ -1,4 +1,4 @@
-import CodecRegistry
+import BuiltinCodecs
 import Foundation
 import PacketKit
 import Testing

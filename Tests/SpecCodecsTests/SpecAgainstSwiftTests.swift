@@ -1,4 +1,4 @@
-import CodecRegistry
+import BuiltinCodecs
 import LegCtrlCodec
 import PacketFuzz
 import PacketKit

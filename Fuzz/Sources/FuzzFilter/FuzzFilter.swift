@@ -1,7 +1,8 @@
+import BuiltinCodecs
 import PacketFuzz
 
 /// libFuzzer entry point for the display filter target (see LibFuzzerEntry).
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzOneInput(_ data: UnsafePointer<UInt8>?, _ size: Int) -> Int32 {
-  LibFuzzerEntry.testOneInput("filter", data, size)
+  LibFuzzerEntry.testOneInput("filter", codecs: BuiltinCodecs.set, data, size)
 }

@@ -1,8 +1,8 @@
-import CodecRegistry
+import BuiltinCodecs
 import PacketFuzz
 
 /// libFuzzer entry point for the pklg target (see LibFuzzerEntry).
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzOneInput(_ data: UnsafePointer<UInt8>?, _ size: Int) -> Int32 {
-  LibFuzzerEntry.testOneInput("pklg", codecs: Codecs.set, data, size)
+  LibFuzzerEntry.testOneInput("pklg", codecs: BuiltinCodecs.set, data, size)
 }

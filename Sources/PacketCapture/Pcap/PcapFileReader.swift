@@ -47,6 +47,10 @@ public final class PcapFileReader {
   private var stopRequested = false
   /// True when the last `read` ended because `stop()` was called.
   public private(set) var wasStopped = false
+  /// False: `read` hands over every record and the caller asks `passes`
+  /// (a merge of files numbers every record in merged order, as mergecap
+  /// does, before filtering).
+  public var filtersOnRead = true
 
   /// Opens `path` ("-" for standard input). Fails with one line that says
   /// what is wrong: missing file, permission, not a capture file.
@@ -209,6 +213,20 @@ public final class PcapFileReader {
     return pcap_offline_filter(program, &header, (base + length).assumingMemoryBound(to: UInt8.self)) != 0
   }
 
+  /// Whether `record` (read from this file) passes the filter set with
+  /// `setFilter`; true when none is set.
+  public func passes(_ record: CaptureRecord) -> Bool {
+    guard filterExpression != nil else { return true }
+    if filtersInnerPackets { return innerPacketPasses(record) }
+    let program =
+      fallback == nil && record.linkType == linkType ? filter : fallbackFilter(for: record.linkType)
+    guard let program, let base = record.data.baseAddress else { return false }
+    var header = pcap_pkthdr()
+    header.caplen = UInt32(record.capturedLength)
+    header.len = UInt32(max(record.originalLength, record.capturedLength))
+    return pcap_offline_filter(program, &header, base.assumingMemoryBound(to: UInt8.self)) != 0
+  }
+
   /// Makes a `read` in progress return after the current record.
   public func stop() {
     stopRequested = true
@@ -218,7 +236,7 @@ public final class PcapFileReader {
   /// reading ended. A second call continues where the first stopped.
   public func read(_ body: (CaptureRecord) -> Void) -> ReadEnd {
     // Decided per read, not per record: other files' loops stay as they were.
-    if filtersInnerPackets {
+    if filtersInnerPackets, filtersOnRead {
       return readRecords { record in
         if innerPacketPasses(record) { body(record) }
       }
@@ -240,7 +258,7 @@ public final class PcapFileReader {
       case 1:
         recordsRead += 1
         guard let header, let bytes else { continue }
-        if let filter, pcap_offline_filter(filter, header, bytes) == 0 { continue }
+        if filtersOnRead, let filter, pcap_offline_filter(filter, header, bytes) == 0 { continue }
         let stamp = header.pointee.ts
         let captured = Int(header.pointee.caplen)
         // libpcap cuts a record longer than the file's snapshot length to
@@ -311,7 +329,7 @@ public final class PcapFileReader {
         let program = fallbackFilter(for: link)
         reader.block.withUnsafeBytes { block in
           let data = UnsafeRawBufferPointer(rebasing: block[range])
-          if filterExpression != nil {
+          if filterExpression != nil, filtersOnRead {
             guard let program, let base = data.baseAddress else { return }
             var header = pcap_pkthdr()
             header.caplen = UInt32(captured)

@@ -19,8 +19,11 @@ public struct Finding: Sendable {
   /// How long it lasted, for findings about a stretch of time (a silence,
   /// a gap): it starts at `time`.
   public var duration: Double?
-  /// The flow it belongs to (set when the flow logs it); nil for the capture as a whole.
+  /// The flow it belongs to (set when the flow logs it, or by a device
+  /// for the client its frame came from); nil for the capture as a whole.
   public var flowID: Int?
+  /// The device it belongs to (set when a device logs it).
+  public var deviceID: Int?
 
   public init(
     _ rule: String, _ severity: Severity, time: Double, frame: Int?, related: [Int?] = [],

@@ -30,11 +30,12 @@ extension FlowRules {
   public func claims(_ error: DecodeError, in message: FlowMessage) -> Bool { false }
 }
 
-/// What rules may do with the flow they watch: report findings, count
-/// message series against their expected rate, measure latencies and sizes,
-/// and name the two ends.
+/// What rules may do with the flow (or device) they watch: report
+/// findings, count message series against their expected rate, measure
+/// latencies and sizes, and name the two ends. For device rules, the
+/// client is the one whose record (or event) is being read.
 public protocol FlowContext: AnyObject {
-  /// The flow's number in the report.
+  /// The flow's (or device's) number in the report.
   var id: Int { get }
   /// Where relative times count from (`Format.offset`): the capture's first record.
   var origin: Double { get }
@@ -118,4 +119,24 @@ public struct AnalysisOptions: Sendable {
 /// A codec that brings rules of its own for `analyze`.
 public protocol AnalysisRules {
   func makeRules(options: AnalysisOptions) -> [any FlowRules]
+  /// What one set of the rules reads: a device's whole story (every
+  /// client's records, in capture order, and all its model's events), or
+  /// one connection's conversation (its records, and the model's events
+  /// about it).
+  var rulesScope: RulesScope { get }
+}
+
+extension AnalysisRules {
+  public var rulesScope: RulesScope { .device }
+}
+
+/// What one set of a protocol's rules reads.
+public enum RulesScope: Sendable {
+  /// The device: every client, one story. Series and measurements still
+  /// count per client (`FlowContext` sends them to the client whose record
+  /// is being read); findings are the device's.
+  case device
+  /// Each connection to the device: the protocol's conversation is per
+  /// connection (a server session with its own auth race and replies).
+  case connection
 }

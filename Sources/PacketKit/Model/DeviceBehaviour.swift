@@ -5,7 +5,8 @@ public protocol DeviceBehaviour {
   /// The modelled device in the protocol's words ("robot", "firmware",
   /// "Aerie server").
   var device: DeviceDescription { get }
-  /// A fresh model of one device (or one server session).
+  /// A fresh model of one device: every flow, connection and file that
+  /// reaches it feeds this one model, in capture-time order.
   func makeModel(mode: ModelMode, settings: ModelSettings) throws(ModelSettingError) -> any DeviceModel
 }
 
@@ -23,10 +24,20 @@ public struct DeviceDescription: Sendable {
   public var settings: [ModelSettingSchema]
   /// An example command line for help texts, after `pktbench emulate`.
   public var example: String
+  /// What makes one device: its endpoint (every sender feeds it), or each
+  /// connection to it.
+  public var identity: DeviceIdentity
+  /// Whom the device sends to.
+  public var answers: DeviceAnswers
+  /// The field the device keeps its state by within one endpoint
+  /// (`deviceId`, the last segment of a WebSocket path), when it does: its
+  /// model gets the handshake that names it.
+  public var stateKey: String?
 
   public init(
     name: String, messagesToDevice: Set<String>, messagesFromDevice: Set<String>, listens: Set<String>,
-    settings: [ModelSettingSchema] = [], example: String
+    settings: [ModelSettingSchema] = [], example: String, identity: DeviceIdentity = .endpoint,
+    answers: DeviceAnswers = .lastWriter, stateKey: String? = nil
   ) {
     self.name = name
     self.messagesToDevice = messagesToDevice
@@ -34,7 +45,31 @@ public struct DeviceDescription: Sendable {
     self.listens = listens
     self.settings = settings
     self.example = example
+    self.identity = identity
+    self.answers = answers
+    self.stateKey = stateKey
   }
+}
+
+/// What makes one device in traffic.
+public enum DeviceIdentity: Sendable {
+  /// The endpoint it listens on (a UDP address and port, a WebSocket
+  /// server's address and port, a BLE peripheral across its connections):
+  /// every sender, source port and connection reaches the same device.
+  case endpoint
+  /// Each connection is a device of its own (a server whose sessions share
+  /// nothing).
+  case connection
+}
+
+/// Whom a device sends to, besides the replies an event names a peer for.
+public enum DeviceAnswers: Sendable {
+  /// The peer that wrote last (LegCtrl's notifications follow the last writer).
+  case lastWriter
+  /// The connection that asked; a timer's reply names its connection.
+  case askingConnection
+  /// Nobody: the device only acts (the Rider robot).
+  case nobody
 }
 
 /// One setting of a model: `--checksum xor|modbus16lo`, `--aerie-bugs`,

@@ -22,10 +22,18 @@ public struct DeviceEvent: Sendable {
   /// The device's own report disagrees with the model: which report and
   /// what was predicted. `analyze` turns it into `<codec>.model-mismatch`.
   public var mismatch: String?
+  /// The peer (a sender's or a connection's endpoint) the event concerns,
+  /// where the model knows it: the connection a timer closes, the socket a
+  /// reply goes to. Nil: the device as a whole, or the sender of `frame`.
+  public var peer: String?
+  /// An earlier guess (an event with `certain` false) that this event
+  /// settles: reports show the guess settled, not both.
+  public var settles: SettledGuess?
 
   public init(
     time: Double, frame: Int?, name: String, certain: Bool = true, state: [FieldValue.Member],
-    text: String = "", replies: [DeviceReply] = [], mismatch: String? = nil
+    text: String = "", replies: [DeviceReply] = [], mismatch: String? = nil, peer: String? = nil,
+    settles: SettledGuess? = nil
   ) {
     self.time = time
     self.frame = frame
@@ -35,11 +43,41 @@ public struct DeviceEvent: Sendable {
     self.text = text
     self.replies = replies
     self.mismatch = mismatch
+    self.peer = peer
+    self.settles = settles
   }
 
   /// The state member `key`.
   public func state(_ key: String) -> FieldValue? {
     state.first { $0.key == key }?.value
+  }
+}
+
+/// A guess that later traffic settled: the event `name` the model gave for
+/// `frame` (nil: an event of time at `time`) with `certain` false. A class:
+/// most events settle nothing, and each carries only a reference.
+public final class SettledGuess: Sendable, Equatable {
+  public enum Outcome: Sendable, Equatable {
+    /// The device did it: the guess stands, certain now.
+    case confirmed
+    /// It did not: the settling event takes the guess's place.
+    case refuted
+  }
+
+  public let frame: Int?
+  public let time: Double
+  public let name: String
+  public let outcome: Outcome
+
+  public init(frame: Int?, time: Double, name: String, outcome: Outcome) {
+    self.frame = frame
+    self.time = time
+    self.name = name
+    self.outcome = outcome
+  }
+
+  public static func == (lhs: SettledGuess, rhs: SettledGuess) -> Bool {
+    lhs.frame == rhs.frame && lhs.time == rhs.time && lhs.name == rhs.name && lhs.outcome == rhs.outcome
   }
 }
 

@@ -4,15 +4,18 @@
 /// and times, `emulate` the datagrams of a real socket and the wall clock,
 /// and both show the events it returns.
 ///
-/// A model is made per flow (a UDP pair, a connection, a BLE link) by its
-/// codec's `DeviceBehaviour`. Every call passes time up to the message's
-/// own: the caller runs `advance(to:)` first, so timers that fell before a
-/// message fire before it.
+/// A model is made per device (its endpoint: every sender, source port and
+/// connection that reaches it) by its codec's `DeviceBehaviour`, and fed
+/// the messages of all of them in capture-time order; `source` and
+/// `destination` tell the peers apart where the device does. Every call
+/// passes time up to the message's own: the caller runs `advance(to:)`
+/// first, so timers that fell before a message fire before it.
 public protocol DeviceModel {
   /// A message on the flow: one the device got (`.toDevice`), or one it
   /// sent (`.fromDevice`: in analysis, its own report, checked against what
-  /// the model predicted). Transport events (`ws.accept`, `ws.close`, a BLE
-  /// disconnect) arrive here too, headed by who sent them.
+  /// the model predicted). Transport events (`ws.handshake`, `ws.accept`,
+  /// `ws.close`, a BLE disconnect, `tcp.end` when the connection under a
+  /// WebSocket ends without one) arrive here too, headed by who sent them.
   mutating func take(_ message: FlowMessage, heading: Heading) -> [DeviceEvent]
 
   /// Time passes to `time` (Unix seconds): timers due by then fire, in order.
@@ -26,6 +29,17 @@ public protocol DeviceModel {
   /// message when `end` is nil: what the device would do next is said with
   /// `certain` false.
   mutating func finish(end: Double?) -> [DeviceEvent]
+
+  /// Nothing was observed from `from` to `to` (a gap between capture
+  /// files): messages may have reached the device unseen, so what its
+  /// timers did meanwhile is said with `certain` false, never as fact.
+  /// The caller has advanced the model to `from`.
+  mutating func unobserved(from: Double, to: Double) -> [DeviceEvent]
+}
+
+extension DeviceModel {
+  /// A model without timers that traffic resets has nothing to say about a gap.
+  public mutating func unobserved(from: Double, to: Double) -> [DeviceEvent] { [] }
 }
 
 /// Which way a message went, as the modelled device sees it.

@@ -15,15 +15,17 @@ struct AnalysisReport {
   /// When the capture ended, as the file recorded it (pcapng isb_endtime).
   var recordedEnd: Double?
   var flows: [FlowAnalyzer]
-  /// Findings about the capture itself (damage), not a flow.
+  /// The modelled devices, each with the flows that reached it.
+  var devices: [DeviceAnalyzer]
+  /// Findings about the capture itself (damage, gaps), not a flow.
   var captureFindings: FindingLog
   var unclaimedPayloads: Int
   /// Records of flows beyond AnalysisSink.flowLimit.
   var untrackedRecords: Int
 
   init(
-    file: String, stats: CaptureStats, flows: [FlowAnalyzer], captureFindings: FindingLog,
-    unclaimedPayloads: Int, untrackedRecords: Int
+    file: String, stats: CaptureStats, flows: [FlowAnalyzer], devices: [DeviceAnalyzer] = [],
+    captureFindings: FindingLog, unclaimedPayloads: Int, untrackedRecords: Int
   ) {
     self.file = file
     self.records = stats.records
@@ -34,6 +36,7 @@ struct AnalysisReport {
     self.interrupted = stats.interrupted
     self.recordedEnd = stats.recordedEnd
     self.flows = flows
+    self.devices = devices
     self.captureFindings = captureFindings
     self.unclaimedPayloads = unclaimedPayloads
     self.untrackedRecords = untrackedRecords
@@ -46,7 +49,7 @@ struct AnalysisReport {
 
   /// Every kept finding, capture-level ones first, then by time.
   var findings: [Finding] {
-    let all = captureFindings.kept + flows.flatMap(\.findings.kept)
+    let all = captureFindings.kept + devices.flatMap(\.findings.kept) + flows.flatMap(\.findings.kept)
     return all.enumerated().sorted { lhs, rhs in
       if lhs.element.time != rhs.element.time { return lhs.element.time < rhs.element.time }
       return lhs.offset < rhs.offset
@@ -55,7 +58,8 @@ struct AnalysisReport {
 
   /// Findings per severity, suppressed ones included.
   func count(_ severity: Finding.Severity) -> Int {
-    captureFindings.count(severity) + flows.reduce(0) { $0 + $1.findings.count(severity) }
+    captureFindings.count(severity) + devices.reduce(0) { $0 + $1.findings.count(severity) }
+      + flows.reduce(0) { $0 + $1.findings.count(severity) }
   }
 
   var verdict: String {
@@ -66,6 +70,14 @@ struct AnalysisReport {
     guard let id else { return nil }
     return flows.first { $0.id == id }
   }
+
+  func device(_ id: Int?) -> DeviceAnalyzer? {
+    guard let id else { return nil }
+    return devices.first { $0.id == id }
+  }
+
+  /// Flows that reached no modelled device.
+  var loneFlows: [FlowAnalyzer] { flows.filter { $0.device == nil } }
 
   /// Whether findings at or above `severity` were found (for `--fail-on`).
   func fails(at severity: Finding.Severity) -> Bool {

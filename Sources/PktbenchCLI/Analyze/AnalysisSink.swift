@@ -1,16 +1,20 @@
 import PacketKit
 
 /// The MessageSink behind `pktbench analyze`: it hands each record to its
-/// flow's analyzer and keeps nothing else, so memory grows with the number
-/// of flows, not of records.
+/// flow's analyzer, and the flow's records to the device they reach (one
+/// device per endpoint, every client's records in capture order); it keeps
+/// nothing else, so memory grows with the number of flows, not of records.
 final class AnalysisSink: MessageSink {
   /// Flows beyond this are counted, not analysed (a scan or a flood must
   /// not exhaust memory).
   static let flowLimit = 1024
 
   private let options: AnalysisOptions
+  private let catalog: RuleCatalog
   private var flows: [FlowKey: FlowAnalyzer] = [:]
   private var order: [FlowAnalyzer] = []
+  private var devices: [DeviceKey: DeviceAnalyzer] = [:]
+  private var deviceOrder: [DeviceAnalyzer] = []
   private var origin: Double?
   private let budget = FindingBudget()
   private lazy var captureFindings = FindingLog(budget: budget)
@@ -21,13 +25,14 @@ final class AnalysisSink: MessageSink {
   private(set) var report: AnalysisReport?
   /// `--timeline`: where the device models' events go, in time order.
   private let timeline: TimelineWriter?
-  /// Flows with a device model, and a time no later than the earliest of
-  /// their models' deadlines: until a record passes it, no timer is due.
-  private var modelled: [FlowAnalyzer] = []
+  /// Devices with a model, and a time no later than the earliest of their
+  /// models' deadlines: until a record passes it, no timer is due.
+  private var modelled: [DeviceAnalyzer] = []
   private var earliestDeadline = Double.infinity
 
-  init(options: AnalysisOptions = AnalysisOptions(), timeline: TimelineWriter? = nil) {
+  init(codecs: CodecSet, options: AnalysisOptions = AnalysisOptions(), timeline: TimelineWriter? = nil) {
     self.options = options
+    catalog = RuleCatalog(codecs: codecs, options: options)
     self.timeline = timeline
   }
 
@@ -52,41 +57,97 @@ final class AnalysisSink: MessageSink {
       }
       return
     }
-    if let flow = flows[key] {
-      flow.observe(record)
-      noteDeadline(of: flow)
+    let flow: FlowAnalyzer
+    if let known = flows[key] {
+      flow = known
+    } else {
+      // A flow starts with a payload a codec claimed or a WebSocket event;
+      // unclaimed traffic (DNS, anything else on the wire) is only counted.
+      guard
+        record.codecName != nil || record.transport == "websocket"
+          || FlowKey.family(of: record.transport) == "ble"
+      else {
+        unclaimed += 1
+        return
+      }
+      guard flows.count < Self.flowLimit else {
+        untracked += 1
+        return
+      }
+      flow = FlowAnalyzer(
+        id: order.count + 1, key: key, origin: origin ?? time, transport: record.transport, time: time,
+        catalog: catalog, budget: budget)
+      flows[key] = flow
+      order.append(flow)
+    }
+    guard let message = FlowMessage(record) else { return }
+    flow.observe(record, message)
+    if let device = flow.device {
+      device.take(message, from: flow)
+      noteDeadline(of: device)
       return
     }
-    // A flow starts with a payload a codec claimed or a WebSocket event;
-    // unclaimed traffic (DNS, anything else on the wire) is only counted.
-    guard
-      record.codecName != nil || record.transport == "websocket"
-        || FlowKey.family(of: record.transport) == "ble"
-    else {
-      unclaimed += 1
-      return
+    guard !flow.unmodelled else { return }
+    let behaviour = flow.codec.flatMap(catalog.behaviour(forCodec:))
+    if flow.codec != nil, behaviour == nil { return flow.noDevice() }
+    flow.hold(message, description: behaviour?.device)
+    flow.learnDeviceEnd(description: behaviour?.device) { end in
+      self.devices.keys.contains { $0.family == flow.key.family && $0.endpoint == end }
     }
-    guard flows.count < Self.flowLimit else {
-      untracked += 1
-      return
+    guard let device = device(for: flow, time: time) else { return }
+    device.attach(flow)
+    noteDeadline(of: device)
+  }
+
+  /// The device `flow` reaches, made when it is the first client.
+  private func device(for flow: FlowAnalyzer, time: Double) -> DeviceAnalyzer? {
+    guard let end = flow.deviceEnd else { return nil }
+    var key = DeviceKey(family: flow.key.family, endpoint: end)
+    if key.family == "ble", end.hasSuffix("peripheral"), let peer = flow.blePeer {
+      key.endpoint = "peripheral \(peer)"
     }
-    let flow = FlowAnalyzer(
-      id: order.count + 1, key: key, origin: origin ?? time, transport: record.transport, time: time,
-      options: options, budget: budget)
-    if let timeline { flow.onDeviceEvent = { event, flow in timeline.add(event, flow: flow) } }
-    flows[key] = flow
-    order.append(flow)
-    flow.observe(record)
-    noteDeadline(of: flow)
+    if let codec = flow.codec, catalog.behaviour(forCodec: codec)?.device.identity == .connection {
+      key.connection = flow.key.ends
+    }
+    if let known = devices[key] { return known }
+    guard let codec = flow.codec,
+      let made = DeviceAnalyzer(
+        id: deviceOrder.count + 1, key: key, codec: codec, origin: origin ?? time, time: time,
+        catalog: catalog, budget: budget)
+    else { return nil }
+    if let timeline {
+      made.onDeviceEvent = { event, device, flow in timeline.add(event, device: device, flow: flow) }
+    }
+    devices[key] = made
+    deviceOrder.append(made)
+    return made
   }
 
   func streamClosed(client: String, server: String, frame: Int, time: Double, reason: String) {
     flows[FlowKey(family: "tcp", client, server)]?.connectionEnded(frame: frame, time: time, reason: reason)
   }
 
+  /// The capture missed `from`…`to` (between files): said as such, and the
+  /// models told nothing was seen.
+  func captureGap(from: Double, to: Double, text: String, frame: Int) {
+    passTime(to: from)
+    captureFindings.add(
+      Finding(
+        "capture.gap", .note, time: from, frame: frame, duration: to - from,
+        text: "not captured from \(Format.offset(from, from: origin ?? from)) to "
+          + "\(Format.offset(to, from: origin ?? from)) (\(text)): what the devices did meanwhile is not known",
+        details: [.init("from", .number(from)), .init("to", .number(to))]))
+    for device in deviceOrder { device.unobserved(from: from, to: to) }
+    timeline?.passed(from)
+  }
+
   func finish(name: String, stats: CaptureStats) {
     let recordedEnd = stats.recordedEnd.flatMap { $0 >= (stats.lastTime ?? $0) ? $0 : nil }
     let end = recordedEnd ?? stats.lastTime ?? order.map(\.lastTime).max() ?? 0
+    for device in deviceOrder {
+      device.captureEndRecorded = recordedEnd != nil
+      device.finish(captureEnd: end)
+    }
     for flow in order {
       flow.captureEndRecorded = recordedEnd != nil
       flow.finish(captureEnd: end)
@@ -95,6 +156,12 @@ final class AnalysisSink: MessageSink {
     for rule in notices.keys.sorted() {
       if let finding = notices[rule]?.finding { captureFindings.add(finding) }
     }
+    for note in stats.recordedTimeNotes {
+      captureFindings.add(
+        Finding(
+          "capture.recorded-times", .note, time: note.atStart ? stats.firstTime ?? end : end,
+          frame: note.atStart ? 1 : max(stats.records, 1), text: note.text))
+    }
     if let stopped = stats.stoppedEarly {
       captureFindings.add(
         Finding(
@@ -102,31 +169,30 @@ final class AnalysisSink: MessageSink {
           text: "the file is damaged: analysed up to it, stopped \(stopped); later traffic is missing"))
     }
     report = AnalysisReport(
-      file: name, stats: stats, flows: order, captureFindings: captureFindings,
+      file: name, stats: stats, flows: order, devices: deviceOrder, captureFindings: captureFindings,
       unclaimedPayloads: unclaimed, untrackedRecords: untracked)
   }
 
   // MARK: Device models' time
 
   /// Fires the timers of every model whose deadline `time` passed, so
-  /// events of time come out when they fell, not at their flow's next record.
+  /// events of time come out when they fell, not at their device's next record.
   private func passTime(to time: Double) {
     guard time >= earliestDeadline else { return }
     earliestDeadline = .infinity
-    for flow in modelled {
-      flow.advanceDevice(to: time)
-      if let deadline = flow.deviceDeadline { earliestDeadline = min(earliestDeadline, deadline) }
+    for device in modelled {
+      device.advance(to: time)
+      if let deadline = device.deadline { earliestDeadline = min(earliestDeadline, deadline) }
     }
     timeline?.passed(time)
   }
 
-  private func noteDeadline(of flow: FlowAnalyzer) {
-    guard flow.device != nil else { return }
-    if !flow.isTrackedForTime {
-      flow.isTrackedForTime = true
-      modelled.append(flow)
+  private func noteDeadline(of device: DeviceAnalyzer) {
+    if !device.isTrackedForTime {
+      device.isTrackedForTime = true
+      modelled.append(device)
     }
-    if let deadline = flow.deviceDeadline { earliestDeadline = min(earliestDeadline, deadline) }
+    if let deadline = device.deadline { earliestDeadline = min(earliestDeadline, deadline) }
   }
 }
 

@@ -1,9 +1,9 @@
 import PacketKit
 
-/// What a flow's modelled device did over time, for the HTML report's
-/// lanes: its state at each change, and the events that came of time
-/// (a watchdog stop, a deadman trip). Bounded: past `limit` points the
-/// rest is counted, not kept.
+/// What a modelled device did over time, for the HTML report's lanes: its
+/// state at each change (with the client whose record changed it), and the
+/// events that came of time (a watchdog stop, a deadman trip). Bounded:
+/// past `limit` points the rest is counted, not kept.
 struct DeviceTrack {
   static let limit = 4096
 
@@ -12,6 +12,8 @@ struct DeviceTrack {
     var state: [FieldValue.Member]
     /// The event, when it came of time rather than of a message.
     var timed: (name: String, certain: Bool, text: String)?
+    /// The client flow whose record (or connection) the event concerns.
+    var client: Int?
   }
 
   private(set) var points: [Point] = []
@@ -20,7 +22,7 @@ struct DeviceTrack {
   private(set) var dropped = 0
   private var last: [FieldValue.Member] = []
 
-  mutating func add(_ event: DeviceEvent) {
+  mutating func add(_ event: DeviceEvent, client: Int? = nil) {
     let timed = event.frame == nil
     guard timed || !Self.same(event.state, last) else { return }
     last = event.state
@@ -31,7 +33,8 @@ struct DeviceTrack {
     for member in event.state where !keys.contains(member.key) { keys.append(member.key) }
     points.append(
       Point(
-        time: event.time, state: event.state, timed: timed ? (event.name, event.certain, event.text) : nil))
+        time: event.time, state: event.state, timed: timed ? (event.name, event.certain, event.text) : nil,
+        client: client))
   }
 
   private static func same(_ a: [FieldValue.Member], _ b: [FieldValue.Member]) -> Bool {

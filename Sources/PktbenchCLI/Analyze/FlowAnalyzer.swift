@@ -1,15 +1,20 @@
 import PacketKit
 
-/// Everything the analysis keeps about one flow: bookkeeping, the series
-/// and distributions its rules feed, the findings they log, and the model
-/// of its device. Memory is bounded: summaries, reservoirs and capped
-/// findings, never the records.
+/// Everything the analysis keeps about one flow (a client of a device, or
+/// traffic no model reads): bookkeeping, the series and distributions its
+/// rules feed, the findings they log. Its device (`DeviceAnalyzer`) reads
+/// its records with every other client's. Memory is bounded: summaries,
+/// reservoirs and capped findings, never the records.
 final class FlowAnalyzer: FlowContext {
+  /// Records held while the flow's device is not known yet (its first
+  /// codec message names it); past this the oldest are not modelled.
+  static let heldLimit = 64
+
   let id: Int
   let key: FlowKey
   /// Where every timeline of the capture starts (its first analysed record).
   let origin: Double
-  private let options: AnalysisOptions
+  private let catalog: RuleCatalog
   /// "udp", "tcp", "websocket" (once a WebSocket record was seen), "ble-att".
   private(set) var transport: String
   /// The first codec that claimed a payload of this flow.
@@ -34,21 +39,22 @@ final class FlowAnalyzer: FlowContext {
   private(set) var series: [MessageSeries] = []
   private(set) var values: [ValueSeries] = []
   private(set) var findings: FindingLog
+  /// The flow's own rules: the WebSocket's, and a protocol's whose rules
+  /// read one connection.
   private(set) var rules: [any FlowRules] = []
-  /// The modelled device of the flow's codec, once the codec is known.
-  private(set) var device: FlowDevice?
-  /// The device's state over time, for the HTML report.
-  private(set) var deviceTrack = DeviceTrack()
-  /// Transport events before the codec was known (the WebSocket handshake
-  /// and 101), given to the model when it is made.
-  private var earlyEvents: [FlowMessage] = []
-  /// Whether the sink checks this flow's model deadlines.
-  var isTrackedForTime = false
+  /// The device the flow reaches, once known, and which end of the flow
+  /// it is. Not retained (the device holds its clients); the sink and the
+  /// report hold both for as long as either is read.
+  private(set) unowned(unsafe) var device: DeviceAnalyzer?
+  private(set) var deviceEnd: String?
+  /// Records waiting for the device to be known.
+  private var held: [FlowMessage] = []
+  /// The flow's codec models no device: its records go to no model.
+  private(set) var unmodelled = false
+  /// The BLE connection's peer address, when the capture shows the connection made.
+  private(set) var blePeer: String?
   /// Whether the capture recorded its end (set before `finish`).
   var captureEndRecorded = false
-  /// Called with each event of the device model, in the order the model
-  /// gives them (`analyze --timeline`).
-  var onDeviceEvent: ((DeviceEvent, FlowAnalyzer) -> Void)?
   private var rulesFor: Set<String> = []
   /// The WebSocket upgrade request, when the capture holds it.
   private(set) var handshake: (frame: Int?, time: Double)?
@@ -56,7 +62,7 @@ final class FlowAnalyzer: FlowContext {
   private(set) var ended: (frame: Int, time: Double, reason: String)?
 
   init(
-    id: Int, key: FlowKey, origin: Double, transport: String, time: Double, options: AnalysisOptions,
+    id: Int, key: FlowKey, origin: Double, transport: String, time: Double, catalog: RuleCatalog,
     budget: FindingBudget? = nil
   ) {
     self.id = id
@@ -66,13 +72,13 @@ final class FlowAnalyzer: FlowContext {
     self.transport = transport
     self.firstTime = time
     self.lastTime = time
-    self.options = options
+    self.catalog = catalog
   }
 
   // MARK: Input
 
-  func observe(_ record: DecodedRecord) {
-    guard let message = FlowMessage(record) else { return }
+  /// Takes one record, `message` as rules and models read it.
+  func observe(_ record: DecodedRecord, _ message: FlowMessage) {
     if firstFrame == nil { firstFrame = message.frame }
     if let frame = message.frame { lastFrame = max(lastFrame ?? frame, frame) }
     firstTime = min(firstTime, message.time)
@@ -80,10 +86,12 @@ final class FlowAnalyzer: FlowContext {
     if record.event != nil {
       events += 1
       if record.event?.name == "ws.handshake", handshake == nil { handshake = (message.frame, message.time) }
+      if record.event?.name == "ble.connected", blePeer == nil { blePeer = message.string("peer") }
     } else if let name = record.codecName {
       messages += 1
       bytes += record.payloadLength
       if codec == nil { codec = name }
+      if deviceEnd == nil { deviceEnd = DeviceEnd.byRouting(record) }
     }
     if record.transport == "websocket", transport != "websocket" {
       transport = "websocket"
@@ -94,58 +102,82 @@ final class FlowAnalyzer: FlowContext {
     }
     if let name = record.codecName, !rulesFor.contains(name) {
       rulesFor.insert(name)
-      rules += RuleCatalog.rules(forCodec: name, options: options)
-      if device == nil, let made = FlowDevice(codec: name, settings: options.modelSettings[name] ?? [:]) {
-        device = made
-        for early in earlyEvents { feedDevice(early) }
+      if catalog.scope(forCodec: name) == .connection {
+        rules += catalog.rules(forCodec: name)
       }
     }
-    earlyEvents = device == nil && record.event != nil && earlyEvents.count < 4 ? earlyEvents + [message] : []
     for diagnostic in record.allDiagnostics where diagnostic.severity >= .warning {
       codecWarnings[diagnostic.code, default: 0] += 1
     }
-    advanceDevice(to: message.time)
-    for rule in rules { rule.observe(message, flow: self) }
-    feedDevice(message)
-    layerFindings(message)
-    // A BLE link's end arrives as an event ("ble.disconnect"): it ends the
-    // flow as FIN or RST end a TCP connection.
-    if let event = record.event?.name, event.hasPrefix("ble"), event.hasSuffix("disconnect"),
+    if !rules.isEmpty {
+      // The device's timers that fell before this record come before the rules read it.
+      device?.advance(to: message.time)
+      for rule in rules { rule.observe(message, flow: self) }
+    }
+    gapFinding(message)
+    if message.error != nil {
+      decodeErrors += 1
+      // A device's rules may report it in their words: they judge it when
+      // the device reads it.
+      let devicesRules = message.codec.map { catalog.scope(forCodec: $0) == .device } ?? false
+      if !devicesRules || message.layerError != nil { decodeFinding(message, claimedBy: []) }
+    }
+    // A BLE link's end arrives as an event ("ble.disconnected"): it ends
+    // the flow as FIN or RST end a TCP connection.
+    if let event = record.event?.name, event.hasPrefix("ble"), event.hasSuffix("disconnected"),
       let frame = message.frame
     {
       connectionEnded(frame: frame, time: message.time, reason: "disconnect")
     }
   }
 
-  // MARK: The device model
+  // MARK: The device
 
-  /// When the device model next needs time to pass.
-  var deviceDeadline: Double? { device?.model.nextDeadline }
-
-  /// Passes the model's time to `time`, so its timers that fell before
-  /// fire now (the sink calls it for every flow whose deadline passed).
-  func advanceDevice(to time: Double) {
-    guard let device, let deadline = device.model.nextDeadline, deadline <= time else { return }
-    deliver(device.advance(to: time))
+  /// Holds `message` until the flow's device is known, learning which end
+  /// it is; returns the held records once `attach` may take them.
+  func hold(_ message: FlowMessage, description: DeviceDescription?) {
+    if deviceEnd == nil { deviceEnd = DeviceEnd.of(message, description: description) }
+    // A model reads its codec's payloads and the transport's events: nothing else waits.
+    guard message.event != nil || message.codec != nil else { return }
+    if held.count >= Self.heldLimit { unheld(held.removeFirst()) }
+    held.append(message)
   }
 
-  private func feedDevice(_ message: FlowMessage) {
-    guard let device else { return }
-    deliver(device.take(message))
+  /// The flow's codec models no device: nothing will read what was held.
+  func noDevice() {
+    unmodelled = true
+    for message in held { unheld(message) }
+    held = []
   }
 
-  private func deliver(_ events: [DeviceEvent]) {
-    for event in events {
-      if let mismatch = event.mismatch, let codec = device?.codec {
-        report(
-          Finding(
-            "\(codec).model-mismatch", .warning, time: event.time, frame: event.frame,
-            text: mismatch, details: [.init("event", .string(event.name))]))
-      }
-      for rule in rules { rule.modelled(event, flow: self) }
-      deviceTrack.add(event)
-      onDeviceEvent?(event, self)
+  /// Learns the device end again with the codec's description (the codec
+  /// may have become known after the first records), or from a device
+  /// already known at one of the flow's ends.
+  func learnDeviceEnd(description: DeviceDescription?, knownEnds: (String) -> Bool) {
+    guard deviceEnd == nil else { return }
+    if let known = key.ends.first(where: knownEnds) {
+      deviceEnd = known
+      return
     }
+    for message in held {
+      if let end = DeviceEnd.of(message, description: description) {
+        deviceEnd = end
+        return
+      }
+    }
+  }
+
+  /// The flow reaches `device`: what it held goes to it, in order.
+  func attach(to device: DeviceAnalyzer) {
+    self.device = device
+    let waiting = held
+    held = []
+    for message in waiting { device.take(message, from: self) }
+  }
+
+  /// The device model's event about this flow, for rules that read one connection.
+  func modelled(_ event: DeviceEvent) {
+    for rule in rules { rule.modelled(event, flow: self) }
   }
 
   func connectionEnded(frame: Int, time: Double, reason: String) {
@@ -154,16 +186,25 @@ final class FlowAnalyzer: FlowContext {
     lastFrame = max(lastFrame ?? frame, frame)
     lastTime = max(lastTime, time)
     for rule in rules { rule.connectionEnded(frame: frame, time: time, reason: reason, flow: self) }
+    device?.connectionEnded(frame: frame, time: time, reason: reason, of: self)
+  }
+
+  /// A record no device will read: its damage is said here.
+  private func unheld(_ message: FlowMessage) {
+    if message.layerError == nil, message.error != nil { decodeFinding(message, claimedBy: []) }
   }
 
   func finish(captureEnd: Double) {
-    if let device {
-      // Records of other flows up to `captureEnd` show the capture was still running.
-      advanceDevice(to: captureEnd)
-      deliver(device.finish(end: captureEndRecorded ? captureEnd : nil))
-    }
+    for message in held { unheld(message) }
+    held = []
     for rule in rules { rule.finish(flow: self, captureEnd: captureEnd) }
     for series in series { judgeRate(series) }
+  }
+
+  /// The end of the flow that is not its device: the client.
+  var peerEnd: String? {
+    guard let deviceEnd else { return nil }
+    return key.ends.first { $0 != deviceEnd } ?? deviceEnd
   }
 
   // MARK: For the rules
@@ -232,7 +273,7 @@ final class FlowAnalyzer: FlowContext {
 
   // MARK: Findings below the protocols
 
-  private func layerFindings(_ message: FlowMessage) {
+  private func gapFinding(_ message: FlowMessage) {
     if message.eventName == "tcp.gap" {
       let missing = message.number("missing_bytes").flatMap { Int(exactly: $0) } ?? 0
       report(
@@ -241,11 +282,14 @@ final class FlowAnalyzer: FlowContext {
           text: "\(missing) bytes of the TCP stream \(message.source ?? "") → \(message.destination ?? "") "
             + "never reached the capture; messages across the gap are lost or cut",
           details: [.init("missing_bytes", .integer(Int64(missing)))]))
-      return
     }
+  }
+
+  /// A payload that did not decode, unless rules that read it (the flow's,
+  /// or `others`, its device's) report it themselves.
+  func decodeFinding(_ message: FlowMessage, claimedBy others: [any FlowRules]) {
     guard let error = message.error else { return }
-    decodeErrors += 1
-    if rules.contains(where: { $0.claims(error, in: message) }) { return }
+    if (rules + others).contains(where: { $0.claims(error, in: message) }) { return }
     let damaged = message.layerError != nil
     let what = damaged ? "\(message.transport) layer" : "\(message.codec ?? "payload")"
     report(

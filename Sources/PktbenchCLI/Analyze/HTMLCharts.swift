@@ -24,12 +24,49 @@ enum HTMLCharts {
 
   // MARK: Timeline
 
+  /// One lane of message rates: a series of a client, in the client's colour.
+  struct Lane {
+    var series: MessageSeries
+    /// "flow 2 · 127.0.0.1:45785", for a device's lanes.
+    var client: String?
+    var color: String?
+  }
+
+  /// Clients' colours, in the order a device's clients came.
+  static let clientColors = ["#2471a3", "#ca6f1e", "#7d3c98", "#148f77", "#b03a2e", "#5d6d7e"]
+
   /// The timeline spans the flow's own stretch of the capture (a short
   /// connection late in a long capture stays readable); the axis counts
   /// from the capture's start, like every time in the report.
   static func timeline(_ flow: FlowAnalyzer, markers: [Marker], origin: Double) -> String {
-    var start = flow.firstTime
-    var end = flow.lastTime
+    timeline(
+      lanes: flow.series.map { Lane(series: $0) }, track: nil, deviceName: "device", start: flow.firstTime,
+      end: flow.lastTime, markers: markers, origin: origin, label: "flow \(flow.id)")
+  }
+
+  /// A device's lane group: each client's series in its own colour, then
+  /// the device's state.
+  static func timeline(_ device: DeviceAnalyzer, markers: [Marker], origin: Double) -> String {
+    var lanes: [Lane] = []
+    for (index, flow) in device.clients.enumerated() {
+      let color = device.clients.count > 1 ? clientColors[index % clientColors.count] : nil
+      let client = device.clients.count > 1 ? "flow \(flow.id) · \(flow.peerEnd ?? "?")" : nil
+      lanes += flow.series.map { Lane(series: $0, client: client, color: color) }
+    }
+    let start = device.clients.map(\.firstTime).min() ?? device.firstTime
+    let end = max(
+      device.clients.map(\.lastTime).max() ?? device.lastTime, device.deviceTrack.points.last?.time ?? 0)
+    return timeline(
+      lanes: lanes, track: device.deviceTrack, deviceName: device.description.name, start: start, end: end,
+      markers: markers, origin: origin, label: "device \(device.id)")
+  }
+
+  private static func timeline(
+    lanes: [Lane], track: DeviceTrack?, deviceName: String, start first: Double, end last: Double,
+    markers: [Marker], origin: Double, label: String
+  ) -> String {
+    var start = first
+    var end = last
     for marker in markers {
       start = min(start, marker.time)
       end = max(end, marker.time + (marker.finding.duration ?? 0))
@@ -50,20 +87,18 @@ enum HTMLCharts {
       placed.append((marker, row))
     }
     let markerHeight = max(markerLane, 10 + Double(rows.count) * 20)
-    let lanes = flow.series
-    let track = flow.deviceTrack
+    let points = track?.points ?? []
     let deviceTop = markerHeight + Double(lanes.count) * laneHeight
-    let bottom = deviceTop + Double(track.points.isEmpty ? 0 : track.keys.count) * deviceLaneHeight
+    let bottom = deviceTop + Double(points.isEmpty ? 0 : track?.keys.count ?? 0) * deviceLaneHeight
     let height = bottom + axisHeight
     var svg = "<svg class=\"timeline\" viewBox=\"0 0 \(n(width)) \(n(height))\" width=\"\(n(width))\" "
-    svg += "height=\"\(n(height))\" role=\"img\" aria-label=\"message rates and gaps of flow \(flow.id)\">"
+    svg += "height=\"\(n(height))\" role=\"img\" aria-label=\"message rates and gaps of \(label)\">"
     svg += "<text x=\"4\" y=\"19\" class=\"lane-label\">findings</text>"
-    for (index, series) in lanes.enumerated() {
-      svg += lane(series, top: markerHeight + Double(index) * laneHeight, x: x, origin: origin)
+    for (index, lane) in lanes.enumerated() {
+      svg += self.lane(lane, top: markerHeight + Double(index) * laneHeight, x: x, origin: origin)
     }
-    if !track.points.isEmpty {
-      svg += deviceLanes(
-        track, device: flow.device?.description.name ?? "device", top: deviceTop, end: end, x: x)
+    if let track, !points.isEmpty {
+      svg += deviceLanes(track, device: deviceName, top: deviceTop, end: end, x: x)
     }
     // Findings: a numbered marker, a shaded span for those that last, and a
     // line through the lanes for errors and warnings.
@@ -94,15 +129,19 @@ enum HTMLCharts {
   }
 
   private static func lane(
-    _ series: MessageSeries, top: Double, x: (Double) -> Double, origin: Double
+    _ lane: Lane, top: Double, x: (Double) -> Double, origin: Double
   ) -> String {
+    let series = lane.series
     let inner = laneHeight - 14
     let base = top + laneHeight - 6
+    let stroke = lane.color.map { " style=\"stroke:\($0)\"" } ?? ""
     var svg = "<rect class=\"lane\" x=\"\(n(labelWidth))\" y=\"\(n(top + 4))\" "
     svg += "width=\"\(n(width - labelWidth - 16))\" height=\"\(n(laneHeight - 8))\"/>"
-    svg += "<text x=\"4\" y=\"\(n(top + 24))\" class=\"lane-label\">\(HTMLReport.escape(series.name))</text>"
-    if let direction = series.direction {
-      svg += "<text x=\"4\" y=\"\(n(top + 40))\" class=\"lane-sub\">\(HTMLReport.escape(direction))</text>"
+    svg +=
+      "<text x=\"4\" y=\"\(n(top + 24))\" class=\"lane-label\"\(lane.color.map { " style=\"fill:\($0)\"" } ?? "")>"
+    svg += "\(HTMLReport.escape(series.name))</text>"
+    if let sub = lane.client ?? series.direction {
+      svg += "<text x=\"4\" y=\"\(n(top + 40))\" class=\"lane-sub\">\(HTMLReport.escape(sub))</text>"
     }
     let timeline = series.timeline
     // Long gaps first, so the rate is drawn over them.
@@ -122,7 +161,8 @@ enum HTMLCharts {
     if series.count <= tickSeriesLimit {
       for (index, count) in timeline.counts.enumerated() where count > 0 {
         let time = timeline.origin + (Double(index) + 0.5) * timeline.width
-        svg += "<line class=\"tick\" x1=\"\(n(x(time)))\" y1=\"\(n(top + 12))\" x2=\"\(n(x(time)))\" "
+        svg +=
+          "<line class=\"tick\"\(stroke) x1=\"\(n(x(time)))\" y1=\"\(n(top + 12))\" x2=\"\(n(x(time)))\" "
         svg += "y2=\"\(n(base))\"><title>\(count) at \(Format.offset(time, from: origin))</title></line>"
       }
       svg += "<text x=\"\(n(width - 20))\" y=\"\(n(top + 16))\" class=\"lane-sub\" text-anchor=\"end\">"
@@ -147,7 +187,7 @@ enum HTMLCharts {
       path += path.isEmpty ? "M\(n(left)) \(n(y(point.rate)))" : " L\(n(left)) \(n(y(point.rate)))"
       path += " L\(n(right)) \(n(y(point.rate)))"
     }
-    svg += "<path class=\"rate\" d=\"\(path)\"/>"
+    svg += "<path class=\"rate\"\(stroke) d=\"\(path)\"/>"
     svg += "<text x=\"\(n(width - 20))\" y=\"\(n(top + 16))\" class=\"lane-sub\" text-anchor=\"end\">"
     svg += "0–\(Format.hertz(top95))</text>"
     return svg

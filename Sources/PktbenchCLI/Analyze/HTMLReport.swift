@@ -1,9 +1,10 @@
 import PacketKit
 
 /// `--html FILE`: one self-contained page (inline CSS and SVG; no scripts,
-/// fonts or links to fetch) for people who would rather look: per flow a
-/// timeline of rates and gaps with the findings marked, histograms of the
-/// latencies and inter-arrival times, and the findings as a table.
+/// fonts or links to fetch) for people who would rather look: per device a
+/// lane group (its clients' rates and gaps, coloured by client, and the
+/// device's state below) with the findings marked, per client its tables
+/// and histograms, and the findings as a table.
 enum HTMLReport {
   static let minimumHistogram = 5
 
@@ -13,7 +14,8 @@ enum HTMLReport {
     html += "<title>pktbench analyze — \(escape(report.file))</title><style>\(style)</style></head><body>"
     html += header(report)
     html += overview(report)
-    for flow in report.flows { html += section(flow, report: report) }
+    for device in report.devices { html += section(device, report: report) }
+    for flow in report.loneFlows { html += section(flow, report: report) }
     html += allFindings(report)
     html += "<footer>Made by pktbench analyze. Times are seconds from the capture's first record; "
     html += "frames are 1-based capture records, as in Wireshark.</footer></body></html>\n"
@@ -24,8 +26,11 @@ enum HTMLReport {
 
   private static func header(_ report: AnalysisReport) -> String {
     var html = "<header><h1>Health report</h1><p class=\"file\">\(escape(report.file))</p><p>"
-    html += "\(report.records) records over \(Format.duration(report.duration)), \(report.flows.count) "
-    html += "flow\(report.flows.count == 1 ? "" : "s")"
+    html += "\(report.records) records over \(Format.duration(report.duration)), "
+    if !report.devices.isEmpty {
+      html += "\(report.devices.count) device\(report.devices.count == 1 ? "" : "s"), "
+    }
+    html += "\(report.flows.count) flow\(report.flows.count == 1 ? "" : "s")"
     if let first = report.firstTime { html += " · starts \(TreeRenderer.format6(first)) (Unix)" }
     html += "</p>"
     html += "<p class=\"verdict \(report.verdict)\">Verdict: \(report.verdict.uppercased()) — "
@@ -47,7 +52,8 @@ enum HTMLReport {
     html += "<th class=\"num\">messages</th><th class=\"num\">errors</th><th class=\"num\">warnings</th>"
     html += "<th class=\"num\">notes</th><th>verdict</th></tr></thead><tbody>"
     for flow in report.flows {
-      html += "<tr><td><a href=\"#flow-\(flow.id)\">\(flow.id)</a></td><td>\(escape(flow.name))</td>"
+      let device = flow.device.map { " <a href=\"#device-\($0.id)\">(device \($0.id))</a>" } ?? ""
+      html += "<tr><td><a href=\"#flow-\(flow.id)\">\(flow.id)</a></td><td>\(escape(flow.name))\(device)</td>"
       html += "<td>\(escape(flow.codec ?? "—"))</td><td class=\"num\">\(flow.messages)</td>"
       html +=
         "<td class=\"num\">\(flow.findings.count(.error))</td><td class=\"num\">\(flow.findings.count(.warning))</td>"
@@ -55,6 +61,57 @@ enum HTMLReport {
       html += "<td><span class=\"badge \(flow.verdict)\">\(flow.verdict)</span></td></tr>"
     }
     return html + "</tbody></table>"
+  }
+
+  /// A device: its lane group, its facts, then each client's tables, and
+  /// every finding of it and its clients in one table.
+  private static func section(_ device: DeviceAnalyzer, report: AnalysisReport) -> String {
+    let origin = report.origin
+    let findings = device.allFindings
+    let markers = findings.enumerated().map {
+      HTMLCharts.Marker(number: $0.offset + 1, time: $0.element.time, finding: $0.element)
+    }
+    var html =
+      "<section class=\"flow\" id=\"device-\(device.id)\"><h2>Device \(device.id) · \(escape(device.name))"
+    html += " <span class=\"badge \(device.verdict)\">\(device.verdict)</span></h2><p class=\"meta\">"
+    html += "\(escape(device.codec)) · \(device.clients.count) client\(device.clients.count == 1 ? "" : "s")"
+    html +=
+      " · \(Format.offset(device.firstTime, from: origin)) … \(Format.offset(device.lastTime, from: origin))</p>"
+    if let line = device.clientsLine { html += "<p>\(escape(line))</p>" }
+    html += "<figure>" + HTMLCharts.timeline(device, markers: markers, origin: origin)
+    let banded = device.clients.contains { flow in
+      flow.series.contains { $0.expected?.rule != nil && $0.count > HTMLCharts.tickSeriesLimit }
+    }
+    html += "<figcaption>Messages per second per series of each client"
+    html += device.clients.count > 1 ? " (one colour per client)" : ""
+    if banded { html += "; green band: the protocol's expected rate" }
+    html += "; shaded: long gaps; numbered circles: the findings below. Below them, what the "
+    html +=
+      "\(escape(device.description.name)) did as its model predicts it: numbers as steps, states as bands, "
+    html += "and a line at each event of time (dotted: it may have).</figcaption></figure>"
+    var facts: [FieldValue.Member] = []
+    for rule in device.rules { facts += rule.facts() }
+    var summary: [String] = []
+    for rule in device.rules { summary += rule.summaryLines() }
+    let lines = TextReport.factLines(facts) + summary
+    if !lines.isEmpty {
+      html +=
+        "<pre class=\"facts\">\(lines.map { escape($0.trimmingLeadingSpaces) }.joined(separator: "\n"))</pre>"
+    }
+    for flow in device.clients {
+      html += "<h3 id=\"flow-\(flow.id)\">Flow \(flow.id) · \(escape(flow.name))</h3><p class=\"meta\">"
+      html += "frames \(flow.firstFrame.map(String.init) ?? "?")–\(flow.lastFrame.map(String.init) ?? "?")"
+      html += " · \(flow.messages) message\(flow.messages == 1 ? "" : "s"), \(Format.bytes(flow.bytes))</p>"
+      html += seriesTable(flow, origin: origin)
+      html += valuesTable(flow)
+      html += histograms(flow)
+      html += self.facts(flow)
+    }
+    html += findingsTable(findings, numbered: true, report: report, showFlow: device.clients.count > 1)
+    for (rule, count) in device.findings.suppressed {
+      html += "<p class=\"meta\">… and \(count) more \(escape(rule)) findings, counted but not listed.</p>"
+    }
+    return html + "</section>"
   }
 
   private static func section(_ flow: FlowAnalyzer, report: AnalysisReport) -> String {
@@ -76,10 +133,6 @@ enum HTMLReport {
     html += "<figcaption>Messages per second per series ("
     if banded { html += "green band: the protocol's expected rate; " }
     html += "shaded: long gaps; numbered circles: the findings below)."
-    if let device = flow.device, !flow.deviceTrack.points.isEmpty {
-      html += " Below them, what the \(escape(device.description.name)) did as its model predicts it: "
-      html += "numbers as steps, states as bands, and a line at each event of time (dotted: it may have)."
-    }
     html += "</figcaption></figure>"
     html += seriesTable(flow, origin: origin)
     html += valuesTable(flow)
@@ -196,7 +249,10 @@ enum HTMLReport {
       html += "<td class=\"num\">\(Format.offset(finding.time, from: report.origin))</td>"
       html += "<td>\(finding.frames.map(String.init).joined(separator: ", "))</td>"
       if showFlow {
-        html += "<td>" + (finding.flowID.map { "<a href=\"#flow-\($0)\">\($0)</a>" } ?? "capture") + "</td>"
+        html +=
+          "<td>"
+          + (finding.flowID.map { "<a href=\"#flow-\($0)\">\($0)</a>" }
+            ?? finding.deviceID.map { "<a href=\"#device-\($0)\">device \($0)</a>" } ?? "capture") + "</td>"
       }
       html += "<td><code>\(escape(finding.rule))</code></td><td>\(escape(finding.text))</td></tr>"
     }

@@ -29,8 +29,34 @@ enum JSONReport {
         counts(error: report.count(.error), warning: report.count(.warning), note: report.count(.note))),
       .init("unclaimed_payloads", int(report.unclaimedPayloads)),
       .init("untracked_records", int(report.untrackedRecords)),
+      .init("devices", .array(report.devices.map(device))),
       .init("flows", .array(report.flows.map(flow))),
       .init("findings", .array(report.findings.map { finding($0, report: report) })),
+    ])
+  }
+
+  /// A device: what it is, the flows that reached it, its rules' facts.
+  static func device(_ device: DeviceAnalyzer) -> FieldValue {
+    var facts: [FieldValue.Member] = []
+    for rule in device.rules { facts += rule.facts() }
+    return .object([
+      .init("id", int(device.id)),
+      .init("name", .string(device.name)),
+      .init("device", .string(device.description.name)),
+      .init("endpoint", .string(device.key.name)),
+      .init("protocol", .string(device.codec)),
+      .init("clients", .array(device.clients.map { int($0.id) })),
+      .init(
+        "client_endpoints", .array(device.clients.map { flow in flow.peerEnd.map { .string($0) } ?? .null })),
+      .init("clients_text", device.clientsLine.map { .string($0) } ?? .null),
+      .init("first_time", .number(device.firstTime)),
+      .init("last_time", .number(device.lastTime)),
+      .init("verdict", .string(device.verdict)),
+      .init(
+        "counts",
+        counts(error: device.count(.error), warning: device.count(.warning), note: device.count(.note))),
+      .init("suppressed", .object(device.findings.suppressed.map { .init($0.rule, int($0.count)) })),
+      .init("facts", .object(facts)),
     ])
   }
 
@@ -39,6 +65,7 @@ enum JSONReport {
     for rule in flow.rules { facts += rule.facts() }
     return .object([
       .init("id", int(flow.id)),
+      .init("device_id", int(flow.device?.id)),
       .init("name", .string(flow.name)),
       .init("transport", .string(flow.transport)),
       .init("protocol", flow.codec.map { .string($0) } ?? .null),
@@ -124,6 +151,8 @@ enum JSONReport {
     .object([
       .init("rule", .string(finding.rule)),
       .init("severity", .string(finding.severity.rawValue)),
+      .init("device_id", int(finding.deviceID)),
+      .init("device", report.device(finding.deviceID).map { .string($0.name) } ?? .null),
       .init("flow_id", int(finding.flowID)),
       .init("flow", report.flow(finding.flowID).map { .string($0.name) } ?? .null),
       .init("time", .number(finding.time)),

@@ -9,8 +9,10 @@ enum TextReport {
   static func lines(_ report: AnalysisReport, style: Style) -> [String] {
     var out: [String] = []
     let flows = report.flows.count
+    let devices = report.devices.count
     out.append(
       "\(TerminalText.escaped(report.file)): \(report.records) records over \(Format.duration(report.duration)), "
+        + (devices > 0 ? "\(devices) device\(devices == 1 ? "" : "s"), " : "")
         + "\(flows) flow\(flows == 1 ? "" : "s")")
     if let signal = report.interrupted {
       out.append(
@@ -22,7 +24,11 @@ enum TextReport {
           + (report.recordedEnd.map { "; the file records its end at \(TreeRenderer.format6($0))" }
             ?? "; the file does not record when the capture ended"))
     }
-    for flow in report.flows {
+    for device in report.devices {
+      out.append("")
+      out += deviceLines(device, report: report, style: style)
+    }
+    for flow in report.loneFlows {
       out.append("")
       out += flowLines(flow, report: report, style: style)
     }
@@ -45,34 +51,80 @@ enum TextReport {
       return count > 0 ? "\(count) \(verdict)" : nil
     }
     out.append(
-      "summary: \(flows) flow\(flows == 1 ? "" : "s")"
+      "summary: "
+        + (devices > 0 ? "\(devices) device\(devices == 1 ? "" : "s"), " : "")
+        + "\(flows) flow\(flows == 1 ? "" : "s")"
         + (verdicts.isEmpty ? "" : " (\(verdicts.joined(separator: ", ")))")
         + "; \(counts(report.count(.error), report.count(.warning), report.count(.note)))"
         + "; verdict \(verdictText(report.verdict, style: style))")
     return out
   }
 
-  static func flowLines(_ flow: FlowAnalyzer, report: AnalysisReport, style: Style) -> [String] {
+  /// A device once: what reached it, each client's rates and gaps, the
+  /// facts of its model's rules, and every finding of it and its clients
+  /// in one time line.
+  static func deviceLines(_ device: DeviceAnalyzer, report: AnalysisReport, style: Style) -> [String] {
+    var out: [String] = []
+    let origin = report.origin
+    out.append(
+      style.bold("device \(device.id)  \(TerminalText.escaped(device.name))") + "  "
+        + style.codec(device.codec)
+        + "  \(device.clients.count) client\(device.clients.count == 1 ? "" : "s")")
+    if let line = device.clientsLine { out.append("  " + TerminalText.escaped(line)) }
+    out.append(
+      "  \(Format.offset(device.firstTime, from: origin)) … \(Format.offset(device.lastTime, from: origin))")
+    var facts: [FieldValue.Member] = []
+    for rule in device.rules { facts += rule.facts() }
+    out += factLines(facts)
+    for rule in device.rules { out += rule.summaryLines().map { "  " + TerminalText.escaped($0) } }
+    for flow in device.clients {
+      out += flowLines(flow, report: report, style: style, indent: "  ", withFindings: false)
+    }
+    let kept = device.allFindings
+    if !kept.isEmpty {
+      out.append("  findings:")
+      for finding in kept {
+        let client = device.clients.count > 1 ? finding.flowID.map { "flow \($0)" } : nil
+        out += findingLines(finding, origin: origin, style: style, client: client)
+      }
+      for (rule, count) in device.findings.suppressed {
+        out.append("    … and \(count) more \(rule) (not listed)")
+      }
+      for flow in device.clients {
+        for (rule, count) in flow.findings.suppressed {
+          out.append("    … and \(count) more \(rule) on flow \(flow.id) (not listed)")
+        }
+      }
+    }
+    let counts = counts(device.count(.error), device.count(.warning), device.count(.note))
+    out.append("  verdict: \(verdictText(device.verdict, style: style)) — \(counts)")
+    return out
+  }
+
+  static func flowLines(
+    _ flow: FlowAnalyzer, report: AnalysisReport, style: Style, indent: String = "", withFindings: Bool = true
+  ) -> [String] {
     var out: [String] = []
     let origin = report.origin
     let roles = flow.client != nil ? " (\(flow.clientRole) → \(flow.serverRole))" : ""
     out.append(
-      style.bold("flow \(flow.id)  \(TerminalText.escaped(flow.name))") + "  "
+      indent + style.bold("flow \(flow.id)  \(TerminalText.escaped(flow.name))") + "  "
         + style.codec(flow.codec ?? "no codec") + roles)
     let frames = [flow.firstFrame, flow.lastFrame].compactMap { $0 }.map(String.init).joined(separator: "–")
     out.append(
-      "  frames \(frames), \(Format.offset(flow.firstTime, from: origin)) … "
+      indent + "  frames \(frames), \(Format.offset(flow.firstTime, from: origin)) … "
         + "\(Format.offset(flow.lastTime, from: origin)), \(flow.messages) message\(flow.messages == 1 ? "" : "s") "
         + "(\(Format.bytes(flow.bytes)))" + (flow.events > 0 ? ", \(flow.events) transport events" : "")
         + (flow.decodeErrors > 0 ? ", \(flow.decodeErrors) did not decode" : ""))
-    for series in flow.series { out += seriesLines(series, origin: origin, style: style) }
+    for series in flow.series { out += seriesLines(series, origin: origin, style: style).map { indent + $0 } }
     for values in flow.values where values.values.count > 0 {
-      out.append("  " + valuesLine(values))
+      out.append(indent + "  " + valuesLine(values))
     }
     var facts: [FieldValue.Member] = []
     for rule in flow.rules { facts += rule.facts() }
-    out += factLines(facts)
-    for rule in flow.rules { out += rule.summaryLines().map { "  " + TerminalText.escaped($0) } }
+    out += factLines(facts).map { indent + $0 }
+    for rule in flow.rules { out += rule.summaryLines().map { indent + "  " + TerminalText.escaped($0) } }
+    guard withFindings else { return out }
     let kept = flow.findings.kept.sorted { $0.time < $1.time }
     if !kept.isEmpty {
       out.append("  findings:")
@@ -122,7 +174,9 @@ enum TextReport {
       + "p99 \(show(p.p99))  max \(show(p.maximum))"
   }
 
-  static func findingLines(_ finding: Finding, origin: Double, style: Style) -> [String] {
+  static func findingLines(_ finding: Finding, origin: Double, style: Style, client: String? = nil)
+    -> [String]
+  {
     let label: String =
       switch finding.severity {
       case .error: style.error("ERROR  ")
@@ -131,7 +185,8 @@ enum TextReport {
       }
     return [
       "    \(label) \(Format.offset(finding.time, from: origin).leftPadded(to: 10))  "
-        + "\(Format.frames(finding.frames))  \(style.bold(finding.rule))",
+        + "\(Format.frames(finding.frames))  \(style.bold(finding.rule))"
+        + (client.map { "  (\($0))" } ?? ""),
       "            \(TerminalText.escaped(finding.text))",
     ]
   }

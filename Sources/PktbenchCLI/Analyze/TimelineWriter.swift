@@ -1,36 +1,74 @@
 import PacketKit
 
 /// `analyze --timeline`: the device models' events as NDJSON, one line
-/// each, in time order. A model may find an event a little after it fell
-/// (a watchdog poll decided by the next datagram), so events wait here
-/// until the capture's clock is `horizon` past them; memory stays bounded
-/// by `limit` events however dense the capture.
+/// each, in time order, naming the device and the client flow. A model may
+/// find an event a little after it fell (a watchdog poll decided by the
+/// next datagram), so events wait here until the capture's clock is
+/// `horizon` past them; a guess (`certain` false) waits up to
+/// `guessHorizon`, so the event that settles it (`DeviceEvent.settles`)
+/// can settle it in place: one line, not two. Memory stays bounded by
+/// `limit` events however dense the capture.
 final class TimelineWriter {
   static let horizon = 2.0
+  /// Past a 10 s timer (a server's auth timeout), the latest a recorded
+  /// guess was settled.
+  static let guessHorizon = 12.0
   static let limit = 65_536
+
+  struct Item {
+    var event: DeviceEvent
+    var device: String?
+    var flow: Int?
+    var codec: String
+  }
 
   private let out: OutputWriter
   /// Events not yet written, in time order from `head` on (the written
   /// ones before it are dropped in batches, not one by one).
-  private var pending: [(event: DeviceEvent, flow: Int, codec: String)] = []
+  private var pending: [Item] = []
   private var head = 0
 
   init(out: OutputWriter) {
     self.out = out
   }
 
-  func add(_ event: DeviceEvent, flow: FlowAnalyzer) {
+  func add(_ event: DeviceEvent, device: DeviceAnalyzer?, flow: FlowAnalyzer?) {
+    let item = Item(
+      event: event, device: device?.key.name, flow: flow?.id, codec: device?.codec ?? flow?.codec ?? "")
+    if let settled = event.settles, settle(settled, by: item) { return }
     // Events come nearly in order: an insertion from the back is a step or two.
     var at = pending.count
     while at > head, pending[at - 1].event.time > event.time { at -= 1 }
-    pending.insert((event, flow.id, flow.device?.codec ?? flow.codec ?? ""), at: at)
+    pending.insert(item, at: at)
     if pending.count - head > Self.limit { flush(before: .infinity, keep: Self.limit / 2) }
+  }
+
+  /// The guess `settled` names, still held: confirmed, it stands certain
+  /// with the evidence added; refuted, the settling event takes its place.
+  /// False when the guess was written already (or never made).
+  private func settle(_ settled: SettledGuess, by item: Item) -> Bool {
+    guard
+      let index = pending[head...].lastIndex(where: {
+        !$0.event.certain && $0.event.name == settled.name && $0.device == item.device
+          && ($0.event.frame == settled.frame && (settled.frame != nil || $0.event.time == settled.time))
+      })
+    else { return false }
+    switch settled.outcome {
+    case .confirmed:
+      pending[index].event.certain = true
+      pending[index].event.text += " — confirmed: " + item.event.text
+    case .refuted:
+      var replacement = item
+      replacement.event.time = pending[index].event.time
+      replacement.flow = replacement.flow ?? pending[index].flow
+      pending[index] = replacement
+    }
+    return true
   }
 
   /// The capture's clock reached `time`.
   func passed(_ time: Double) {
-    guard head < pending.count, pending[head].event.time < time - Self.horizon else { return }
-    flush(before: time - Self.horizon)
+    flush(before: time - Self.horizon, guessesBefore: time - Self.guessHorizon)
   }
 
   func finish() {
@@ -38,11 +76,13 @@ final class TimelineWriter {
   }
 
   /// Writes the events before `time` in time order (ties in the order the
-  /// models gave them), keeping at least `keep` of the latest.
-  private func flush(before time: Double, keep: Int = 0) {
+  /// models gave them) up to the first guess not older than
+  /// `guessesBefore`, keeping at least `keep` of the latest.
+  private func flush(before time: Double, guessesBefore: Double = .infinity, keep: Int = 0) {
     while head < pending.count - keep, pending[head].event.time < time {
       let item = pending[head]
-      out.bytes(Self.line(item.event, flow: item.flow, codec: item.codec))
+      if !item.event.certain, item.event.time >= guessesBefore, keep == 0 { break }
+      out.bytes(Self.line(item.event, device: item.device, flow: item.flow, codec: item.codec))
       out.line()
       head += 1
     }
@@ -52,13 +92,15 @@ final class TimelineWriter {
     }
   }
 
-  /// `{"time":…,"frame":…,"flow":…,"codec":…,"event":…,"certain":…,"state":{…},"text":…}`
-  static func line(_ event: DeviceEvent, flow: Int?, codec: String) -> [UInt8] {
+  /// `{"time":…,"frame":…,"device":…,"flow":…,"codec":…,"event":…,"certain":…,"state":{…},"text":…}`
+  static func line(_ event: DeviceEvent, device: String?, flow: Int?, codec: String) -> [UInt8] {
     var json = JSONWriter(capacity: 256)
     json.raw("{\"time\":")
     json.number(event.time)
     json.raw(",\"frame\":")
     if let frame = event.frame { json.integer(frame) } else { json.null() }
+    json.raw(",\"device\":")
+    if let device { json.string(device) } else { json.null() }
     json.raw(",\"flow\":")
     if let flow { json.integer(flow) } else { json.null() }
     json.raw(",\"codec\":")

@@ -1,40 +1,49 @@
 import ArgumentParser
-import CodecRegistry
 import Foundation
 import PacketCapture
 import PacketKit
 
 /// `pktbench analyze`: a health report of a capture, per flow, against the
 /// protocols' timing and safety rules.
-struct AnalyzeCommand: ParsableCommand {
-  static let configuration = CommandConfiguration(
-    commandName: "analyze",
-    abstract: "Health report of a capture: rates, gaps, latencies and safety findings per flow.",
-    discussion: """
-      Per flow (UDP pair, TCP/WebSocket connection, BLE connection): message \
-      rates against the protocol's, inter-arrival percentiles and the longest \
-      gaps; what the protocol's device did with the traffic, as its plugin's \
-      model of the device predicts it (--timeline writes those events); the \
-      protocol's own rules; every WebSocket close with its likely cause; and a \
-      verdict per flow.
+struct AnalyzeCommand: CodecCommand {
+  static var configuration: CommandConfiguration {
+    CommandConfiguration(
+      commandName: "analyze",
+      abstract: "Health report of a capture: what each device did, rates, gaps and safety findings.",
+      discussion: """
+        Per device (the endpoint every sender, connection and file reaches): \
+        what it did with all of its clients' traffic, in capture order, as its \
+        plugin's model of the device predicts it (--timeline writes those \
+        events), and the protocol's rules, in one time line; under it each \
+        client (UDP pair, TCP/WebSocket connection, BLE connection) with its \
+        message rates against the protocol's, inter-arrival percentiles and the \
+        longest gaps; every WebSocket close with its likely cause; and a verdict.
 
-      """
-        + HelpExamples.text(
-          "analyze",
-          generic: [
-            "pktbench analyze field-session.pcapng",
-            "pktbench analyze capture.pcap --html report.html",
-            "pktbench analyze capture.pcap --fail-on warning     # for CI",
-            "pktbench analyze capture.pcap --format json | jq '.findings[] | select(.severity==\"error\")'",
-            "pktbench analyze capture.pcap --timeline     # one device event a line",
-          ])
-          + """
+        Several files (or a directory, or dumpcap's ring-buffer files) are read \
+        as one capture merged by time, as mergecap merges them; where a file \
+        records its end and the next starts later, that stretch is said not \
+        captured.
+
+        """
+          + HelpExamples.text(
+            "analyze",
+            generic: [
+              "pktbench analyze field-session.pcapng",
+              "pktbench analyze capture.pcap --html report.html",
+              "pktbench analyze capture.pcap --fail-on warning     # for CI",
+              "pktbench analyze capture.pcap --format json | jq '.findings[] | select(.severity==\"error\")'",
+              "pktbench analyze capture.pcap --timeline     # one device event a line",
+              "pktbench analyze ring_00001_*.pcapng ring_00002_*.pcapng    # files as one capture",
+              "pktbench analyze captures/     # every pcap and pcapng file in it, merged by time",
+            ])
+            + """
 
 
-          Exit status: 0 when the report was made, 1 when --fail-on found findings \
-          that severe, 2 when the input cannot be read, 64 for a wrong command line, 74 when the report cannot be written, \
-          130 when stopped by SIGINT or SIGTERM (the report is then of what was read).
-          """)
+            Exit status: 0 when the report was made, 1 when --fail-on found findings \
+            that severe, 2 when the input cannot be read, 64 for a wrong command line, 74 when the report cannot be written, \
+            130 when stopped by SIGINT or SIGTERM (the report is then of what was read).
+            """)
+  }
 
   enum Format: String, ExpressibleByArgument, CaseIterable {
     case text, json
@@ -53,8 +62,14 @@ struct AnalyzeCommand: ParsableCommand {
     }
   }
 
-  @Argument(help: "Capture file (pcap, pcapng, btsnoop, PacketLogger .pklg), or - for stdin.")
-  var input: String
+  @Argument(
+    help:
+      "Capture file (pcap, pcapng, btsnoop, PacketLogger .pklg), or - for stdin; several pcap/pcapng files or a directory are merged by time."
+  )
+  var inputs: [String]
+
+  /// The file (or files) as the report names them.
+  var input: String { CaptureFileList.name(of: inputs) }
 
   @Option(help: "Report on stdout: text or json.")
   var format: Format = .text
@@ -101,7 +116,7 @@ struct AnalyzeCommand: ParsableCommand {
   @Flag(
     help: """
       Write what each modelled device did instead of the report: NDJSON, one event a line, \
-      in time order (time, frame, flow, codec, event, certain, state, text).
+      in time order (time, frame, device, flow, codec, event, certain, state, text).
       """)
   var timeline = false
 
@@ -114,10 +129,11 @@ struct AnalyzeCommand: ParsableCommand {
 
   @OptionGroup var spec: SpecOption
 
-  func run() throws {
+  func run(_ context: CommandRun) throws {
+    let codecs = context.codecs
     let out = OutputWriter()
     ReadInterruption.shared.install()
-    let report = try analyze(timeline: timeline ? TimelineWriter(out: out) : nil)
+    let report = try analyze(codecs: codecs, timeline: timeline ? TimelineWriter(out: out) : nil)
     switch timeline ? nil : format {
     case nil:
       break
@@ -151,25 +167,52 @@ struct AnalyzeCommand: ParsableCommand {
   }
 
   /// Reads the capture through the same pipeline as `decode`, into the analysis.
-  func analyze(timeline: TimelineWriter? = nil) throws -> AnalysisReport {
-    let rules = try routing.rules()
-    let router = try routing.router()
-    let settings = try ModelSettingArguments.parse(modelSettings)
+  func analyze(codecs: CodecSet, timeline: TimelineWriter? = nil) throws -> AnalysisReport {
+    let rules = try routing.rules(codecs: codecs)
+    let router = try routing.router(codecs: codecs)
+    let settings = try ModelSettingArguments.parse(modelSettings, codecs: codecs)
     let sink = AnalysisSink(
-      options: AnalysisOptions(secret: secret, modelSettings: settings), timeline: timeline)
+      codecs: codecs, options: AnalysisOptions(secret: secret, modelSettings: settings), timeline: timeline)
     let pipeline = CapturePipeline(
-      router: router, rules: rules, sink: sink, displayFilter: try RecordFilter.compile(displayFilter))
-    pipeline.bleMap = try bleMap.map { try BLEMapRule.parse($0) }
+      router: router, rules: rules, sink: sink,
+      displayFilter: try RecordFilter.compile(displayFilter, codecs: codecs))
+    pipeline.bleMap = try bleMap.map { try BLEMapRule.parse($0, codecs: codecs) }
     pipeline.timeWindow = try timeWindow.window()
     // The report comes at the end: the line shows however stdout is read.
+    let files = try CaptureFileList.expand(inputs)
     let progress = ProgressLine.make(
-      path: input, disabled: noProgress, messagesToTerminal: timeline != nil && isatty(1) == 1)
-    let end = try CaptureInput(path: input, filter: filter, progress: progress).read(into: pipeline)
+      path: files.count == 1 ? files[0] : "-", disabled: noProgress,
+      messagesToTerminal: timeline != nil && isatty(1) == 1)
+    let end: ReadEnd
+    if files.count == 1 {
+      end = try CaptureInput(path: files[0], filter: filter, progress: progress).read(into: pipeline)
+    } else {
+      try refuseUnmergeable(files)
+      let merged = MergedCaptureInput(paths: files, filter: filter)
+      merged.progress = progress
+      merged.onGap = { from, to, text, frame in sink.captureGap(from: from, to: to, text: text, frame: frame)
+      }
+      end = try merged.read(into: pipeline)
+    }
     pipeline.finish(readEnd: end)
     sink.finish(name: input, stats: pipeline.stats)
     guard let report = sink.report else {
       throw CommandFailure("\(input): no report was made", status: ExitStatus.unreadable)
     }
     return report
+  }
+
+  /// A merge is of pcap and pcapng files, as mergecap's.
+  private func refuseUnmergeable(_ files: [String]) throws {
+    for file in files {
+      guard FileManager.default.fileExists(atPath: file) else {
+        throw CommandFailure("\(file): no such file", status: ExitStatus.unreadable)
+      }
+      if CaptureInput.isBtsnoop(path: file) || CaptureInput.isPacketLogger(path: file) {
+        throw CommandFailure(
+          "\(file) is a Bluetooth log; several files are merged only when all are pcap or pcapng: "
+            + "analyze it on its own", status: ExitStatus.usage)
+      }
+    }
   }
 }

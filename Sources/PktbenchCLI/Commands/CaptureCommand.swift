@@ -1,28 +1,29 @@
 import ArgumentParser
-import CodecRegistry
 import PacketCapture
 import PacketKit
 
 /// `pktbench capture -i IFACE [-w FILE.pcapng] [BPF…]`: libpcap live
 /// capture, decoded as `decode` decodes a file.
-struct CaptureCommand: ParsableCommand {
-  static let configuration = CommandConfiguration(
-    commandName: "capture",
-    abstract: "Capture live traffic with libpcap and decode it as it arrives; optionally record pcapng.",
-    discussion: """
-      Needs the privilege to capture: run as root, or once:
-        sudo setcap cap_net_raw,cap_net_admin=eip $(which pktbench)
-      Frame numbers are those of the -w file. --count counts decoded \
-      application messages.
+struct CaptureCommand: CodecCommand {
+  static var configuration: CommandConfiguration {
+    CommandConfiguration(
+      commandName: "capture",
+      abstract: "Capture live traffic with libpcap and decode it as it arrives; optionally record pcapng.",
+      discussion: """
+        Needs the privilege to capture: run as root, or once:
+          sudo setcap cap_net_raw,cap_net_admin=eip $(which pktbench)
+        Frame numbers are those of the -w file. --count counts decoded \
+        application messages.
 
-      """
-        + HelpExamples.text(
-          "capture",
-          generic: [
-            "pktbench capture -i any -w field.pcapng   # record while decoding (or -q)",
-            "pktbench capture -i lo -c 20 udp port 5005",
-            "pktbench capture -D                       # list interfaces",
-          ]))
+        """
+          + HelpExamples.text(
+            "capture",
+            generic: [
+              "pktbench capture -i any -w field.pcapng   # record while decoding (or -q)",
+              "pktbench capture -i lo -c 20 udp port 5005",
+              "pktbench capture -D                       # list interfaces",
+            ]))
+  }
 
   @Option(name: [.customShort("i"), .customLong("interface")], help: "Interface to capture on (any: all).")
   var interface = "any"
@@ -78,7 +79,8 @@ struct CaptureCommand: ParsableCommand {
     if snaplen < 64 { throw ValidationError("--snaplen must be 0 (the most) or at least 64") }
   }
 
-  func run() throws {
+  func run(_ context: CommandRun) throws {
+    let codecs = context.codecs
     if listInterfaces {
       let out = OutputWriter()
       do {
@@ -95,8 +97,8 @@ struct CaptureCommand: ParsableCommand {
       out.flush()
       return
     }
-    let rules = try routing.rules()
-    let recordFilter = try RecordFilter.compile(displayFilter)
+    let rules = try routing.rules(codecs: codecs)
+    let recordFilter = try RecordFilter.compile(displayFilter, codecs: codecs)
     let capture: LiveCapture
     do {
       capture = try LiveCapture(interface: interface, snapshotLength: snaplen, promiscuous: promiscuous)
@@ -125,10 +127,11 @@ struct CaptureCommand: ParsableCommand {
     // The pcapng stream owns stdout.
     if write == "-" { settings.quiet = true }
     let out = OutputWriter(descriptor: write == "-" ? 2 : 1)
-    let sink = settings.makeSink(out: out)
-    let recorder = LiveRecorder(inner: sink, out: out, countLimit: limits.count, displayFilter: recordFilter)
+    let sink = settings.makeSink(out: out, codecs: codecs)
+    let recorder = LiveRecorder(
+      inner: sink, out: out, codecs: codecs, countLimit: limits.count, displayFilter: recordFilter)
     let pipeline = CapturePipeline(
-      router: try routing.router(), rules: rules, sink: recorder)
+      router: try routing.router(codecs: codecs), rules: rules, sink: recorder)
     let stop = StopFlag()
     recorder.onLimitReached = { stop.stop("--count \(limits.count ?? 0)") }
     let signals = StopSignals { stop.stop($0) }

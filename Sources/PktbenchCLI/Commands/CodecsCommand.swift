@@ -1,26 +1,28 @@
 import ArgumentParser
-import CodecRegistry
 import PacketKit
 
 /// `pktbench codecs`: every codec, its messages, fields, units, ranges, defaults.
-struct CodecsCommand: ParsableCommand {
-  static let configuration = CommandConfiguration(
-    commandName: "codecs",
-    abstract: "List the codecs, their messages and their fields (craft flags).")
+struct CodecsCommand: CodecCommand {
+  static var configuration: CommandConfiguration {
+    CommandConfiguration(
+      commandName: "codecs",
+      abstract: "List the codecs, their messages and their fields (craft flags).")
+  }
 
   @Argument(help: "Show only this codec.")
   var codec: String?
 
   @OptionGroup var spec: SpecOption
 
-  func run() throws {
+  func run(_ context: CommandRun) throws {
+    let codecs = context.codecs
     let out = OutputWriter()
     defer { out.flush() }
-    var selected = Codecs.all
+    var selected = codecs.all
     if let codec {
-      guard let match = Codecs.named(codec) else {
+      guard let match = codecs.named(codec) else {
         throw CommandFailure(
-          "unknown codec '\(codec)'; known: \(Codecs.names.joined(separator: ", "))")
+          "unknown codec '\(codec)'; known: \(codecs.names.joined(separator: ", "))")
       }
       selected = [match]
     }

@@ -1,18 +1,19 @@
 import ArgumentParser
-import CodecRegistry
 import PacketKit
 
 /// `pktbench craft MESSAGE --field value ...`: builds one frame.
-struct CraftCommand: ParsableCommand {
-  static let configuration = CommandConfiguration(
-    commandName: "craft",
-    abstract: "Craft one frame of any message kind; raw bytes to a pipe, a hex dump to a terminal.",
-    discussion: """
-      MESSAGE is a message name or its craft name, or codec.message. Field \
-      flags come from the codec's schema: 'pktbench codecs' lists them all with \
-      units, ranges and defaults.
+struct CraftCommand: CodecCommand {
+  static var configuration: CommandConfiguration {
+    CommandConfiguration(
+      commandName: "craft",
+      abstract: "Craft one frame of any message kind; raw bytes to a pipe, a hex dump to a terminal.",
+      discussion: """
+        MESSAGE is a message name or its craft name, or codec.message. Field \
+        flags come from the codec's schema: 'pktbench codecs' lists them all with \
+        units, ranges and defaults.
 
-      """ + HelpExamples.text("craft"))
+        """ + HelpExamples.text("craft"))
+  }
 
   enum Format: String, ExpressibleByArgument, CaseIterable {
     case raw, hex, json, c
@@ -35,9 +36,10 @@ struct CraftCommand: ParsableCommand {
 
   @OptionGroup var spec: SpecOption
 
-  func run() throws {
-    let (codec, schema) = try CraftArguments.resolve(message)
-    let values = try CraftArguments(schema: schema, codecName: codec.info.name)
+  func run(_ context: CommandRun) throws {
+    let codecs = context.codecs
+    let (codec, schema) = try CraftArguments.resolve(message, codecs: codecs)
+    let values = try CraftArguments(schema: schema, codecName: codec.info.name, codecs: codecs)
       .values(fieldArguments, force: force, badCheck: badCheck)
     let bytes: [UInt8]
     do {

@@ -1,27 +1,28 @@
 import ArgumentParser
-import CodecRegistry
 import Foundation
 import PacketCapture
 import PacketKit
 
 /// `pktbench decode`: captures (pcap, pcapng) or the bytes of one payload.
-struct DecodeCommand: ParsableCommand {
-  static let configuration = CommandConfiguration(
-    commandName: "decode",
-    abstract: "Decode a capture file, or the bytes of one payload (--hex, or - with --codec).",
-    discussion: HelpExamples.text(
-      "decode",
-      generic: [
-        "pktbench decode Captures/field-session.pcapng",
-        "pktbench decode capture.pcap --stats",
-        "tcpdump -i eth0 -U -w - | pktbench decode - -l   # live",
-        "pktbench decode a.pcap b.pcap --jobs 2",
-        "pktbench decode capture.pcap udp port 5005 -c 100   # BPF after the file",
-        "pktbench decode capture.pcap -Y 'error or diagnostics' -w odd.pcapng",
-        "pktbench decode capture.pcap --format csv --fields frame,time,message -t ud",
-        "pktbench decode capture.pcap --start '2026-11-22 02:52:42' --stop 1795315963",
-        "pktbench decode --hex 'BYTES'   # no --codec: the best probe wins",
-      ]))
+struct DecodeCommand: CodecCommand {
+  static var configuration: CommandConfiguration {
+    CommandConfiguration(
+      commandName: "decode",
+      abstract: "Decode a capture file, or the bytes of one payload (--hex, or - with --codec).",
+      discussion: HelpExamples.text(
+        "decode",
+        generic: [
+          "pktbench decode Captures/field-session.pcapng",
+          "pktbench decode capture.pcap --stats",
+          "tcpdump -i eth0 -U -w - | pktbench decode - -l   # live",
+          "pktbench decode a.pcap b.pcap --jobs 2",
+          "pktbench decode capture.pcap udp port 5005 -c 100   # BPF after the file",
+          "pktbench decode capture.pcap -Y 'error or diagnostics' -w odd.pcapng",
+          "pktbench decode capture.pcap --format csv --fields frame,time,message -t ud",
+          "pktbench decode capture.pcap --start '2026-11-22 02:52:42' --stop 1795315963",
+          "pktbench decode --hex 'BYTES'   # no --codec: the best probe wins",
+        ]))
+  }
 
   /// The formats live commands share with `decode`.
   enum Format: String, ExpressibleByArgument, CaseIterable {
@@ -191,8 +192,10 @@ struct DecodeCommand: ParsableCommand {
     }
   }
 
-  func run() throws {
-    try RecordFilter.check(displayFilter, onePayload: hex != nil || (inputs == ["-"] && routing.codec != nil))
+  func run(_ context: CommandRun) throws {
+    let codecs = context.codecs
+    try RecordFilter.check(
+      displayFilter, onePayload: hex != nil || (inputs == ["-"] && routing.codec != nil), codecs: codecs)
     let out = OutputWriter.messages(lineBuffered: lineBuffered)
     defer { out.flush() }
     if let hex {
@@ -202,10 +205,10 @@ struct DecodeCommand: ParsableCommand {
       } catch {
         throw CommandFailure("--hex: \(error.description)", status: ExitStatus.usage)
       }
-      try decodePayload(bytes, out: out)
+      try decodePayload(bytes, codecs: codecs, out: out)
       return
     }
-    if inputs == ["-"], let name = routing.codec, let codec = Codecs.named(name) {
+    if inputs == ["-"], let name = routing.codec, let codec = codecs.named(name) {
       // A capture piped in is decoded as a capture, --codec applying to
       // its payloads as for a file (`tcpdump -w - | pktbench decode
       // --codec rallie -`): no codec's payload starts with a pcap, pcapng
@@ -217,13 +220,13 @@ struct DecodeCommand: ParsableCommand {
         throw CommandFailure(error.text, status: ExitStatus.unreadable)
       }
       if input.format != nil {
-        try decodeCaptures(out: out, standardInput: input)
+        try decodeCaptures(codecs: codecs, out: out, standardInput: input)
         return
       }
-      try decodePayload(try Self.payload(input, codec: codec.info), out: out)
+      try decodePayload(try Self.payload(input, codec: codec.info), codecs: codecs, out: out)
       return
     }
-    try decodeCaptures(out: out)
+    try decodeCaptures(codecs: codecs, out: out)
   }
 
   /// All of stdin as one payload for `codec`: read up to the most it takes
@@ -247,12 +250,12 @@ struct DecodeCommand: ParsableCommand {
   }
 
   /// One payload: tree (default), JSON, and -x hex marks.
-  private func decodePayload(_ bytes: [UInt8], out: OutputWriter) throws {
+  private func decodePayload(_ bytes: [UInt8], codecs: CodecSet, out: OutputWriter) throws {
     var record = DecodedRecord(transport: "raw", payload: bytes, payloadLength: bytes.count)
-    if let name = routing.codec, let chosen = Codecs.named(name) {
+    if let name = routing.codec, let chosen = codecs.named(name) {
       record.result = chosen.decodeFrame(bytes)
     } else {
-      let choice = bytes.withUnsafeBytes { ProbeChoice($0) }
+      let choice = bytes.withUnsafeBytes { ProbeChoice($0, codecs: codecs) }
       record.routing = choice.explanation
       if let chosen = choice.codec {
         record.result = chosen.decodeFrame(bytes)

@@ -1,5 +1,4 @@
 import ArgumentParser
-import CodecRegistry
 import Foundation
 import PacketKit
 import SpecCodecs
@@ -11,21 +10,23 @@ import SpecCodecs
 /// codec's dissector hands the payload to Wireshark's JSON dissector and
 /// names the message. A name Wireshark has already (dns, ntp …) gets a
 /// prefix, said on stderr, so it loads beside Wireshark's own protocols.
-struct DissectorCommand: ParsableCommand {
-  static let configuration = CommandConfiguration(
-    commandName: "dissector",
-    abstract: "Write a Wireshark Lua dissector for a codec (fields named as in -Y).",
-    discussion: """
-      Fields are named <name>.<field>, as pktbench's display filter names them. The dissector registers on \
-      the codec's well-known UDP ports and for Decode As (tshark -d udp.port==9000,NAME), takes other UDP \
-      traffic whose fixed bytes are the protocol's, and reads BLE characteristics by UUID (those Wireshark \
-      decodes itself too). Checks are verified (expert info on a bad one), enums named. A codec from a \
-      Kaitai Struct spec: add --spec FILE.ksy. A codec named as one of Wireshark's protocols is called \
-      pktbench_<codec> unless --name says otherwise.
+struct DissectorCommand: CodecCommand {
+  static var configuration: CommandConfiguration {
+    CommandConfiguration(
+      commandName: "dissector",
+      abstract: "Write a Wireshark Lua dissector for a codec (fields named as in -Y).",
+      discussion: """
+        Fields are named <name>.<field>, as pktbench's display filter names them. The dissector registers on \
+        the codec's well-known UDP ports and for Decode As (tshark -d udp.port==9000,NAME), takes other UDP \
+        traffic whose fixed bytes are the protocol's, and reads BLE characteristics by UUID (those Wireshark \
+        decodes itself too). Checks are verified (expert info on a bad one), enums named. A codec from a \
+        Kaitai Struct spec: add --spec FILE.ksy. A codec named as one of Wireshark's protocols is called \
+        pktbench_<codec> unless --name says otherwise.
 
-        pktbench dissector legctrl > legctrl.lua
-        tshark -X lua_script:legctrl.lua -r capture.pcap -Y 'legctrl.state == 2'
-      """)
+          pktbench dissector legctrl > legctrl.lua
+          tshark -X lua_script:legctrl.lua -r capture.pcap -Y 'legctrl.state == 2'
+        """)
+  }
 
   @Argument(help: "The codec (see 'pktbench codecs').")
   var codec: String
@@ -35,9 +36,10 @@ struct DissectorCommand: ParsableCommand {
 
   @OptionGroup var spec: SpecOption
 
-  func run() throws {
-    guard let found = Codecs.named(codec) else {
-      throw CommandFailure("dissector: unknown codec '\(codec)'; known: \(Codecs.nameList)")
+  func run(_ context: CommandRun) throws {
+    let codecs = context.codecs
+    guard let found = codecs.named(codec) else {
+      throw CommandFailure("dissector: unknown codec '\(codec)'; known: \(codecs.nameList)")
     }
     let chosen = try protocolName(for: found.name)
     let lua: String

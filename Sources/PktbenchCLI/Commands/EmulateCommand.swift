@@ -1,28 +1,32 @@
 import ArgumentParser
-import CodecRegistry
 import PacketKit
 
 /// `pktbench emulate CODEC --listen udp:…|ws:…`: plays the codec's device on
 /// a real socket with the same model `analyze` predicts with, so an app can
 /// be tested without the hardware.
-struct EmulateCommand: ParsableCommand {
-  static let configuration = CommandConfiguration(
-    commandName: "emulate",
-    abstract: "Act as a protocol's device or server on a real socket, as its model says the real one does.",
-    discussion: """
-      The device's model takes every message that arrives, answers as the real \
-      device does (replies go to the peer that wrote last; a WebSocket device \
-      gets one model per connection), keeps its timers on the wall clock, and \
-      prints what it did: one event a line, or with --format ndjson the lines \
-      of 'analyze --timeline'. Ctrl-C, --count (received messages) or \
-      --duration stop it cleanly.
+struct EmulateCommand: CodecCommand {
+  static var configuration: CommandConfiguration {
+    CommandConfiguration(
+      commandName: "emulate",
+      abstract: "Act as a protocol's device or server on a real socket, as its model says the real one does.",
+      discussion: """
+        The device's one model takes every message that arrives, from every \
+        sender and connection, as the real device has one socket and one state \
+        (one watchdog for every sender; one state, its reports to the last \
+        writer; a server's state kept per device id across connections), \
+        answers as the real device does (to the connection that \
+        asked), keeps its timers on the wall clock, and prints what it did: one \
+        event a line, or with --format ndjson the lines of 'analyze --timeline'. \
+        --messages adds what it gets and what it sends. Ctrl-C, --count \
+        (received messages) or --duration stop it cleanly.
 
-      """ + settingsText + "\n\n" + HelpExamples.text("emulate"))
+        """ + settingsText + "\n\n" + HelpExamples.text("emulate"))
+  }
 
   /// Each modelled codec's settings, from its plugin.
   static var settingsText: String {
     var lines = ["Devices and their settings:"]
-    for codec in Codecs.all {
+    for codec in CommandContext.codecs.all {
       guard let behaviour = codec as? any DeviceBehaviour else { continue }
       let device = behaviour.device
       lines.append(
@@ -47,7 +51,7 @@ struct EmulateCommand: ParsableCommand {
     case text, ndjson
   }
 
-  @Argument(help: "The codec whose device to play (\(Codecs.nameList)).")
+  @Argument(help: "The codec whose device to play (\(CommandContext.codecs.nameList)).")
   var codec: String
 
   @Option(help: "Where to listen: udp:HOST:PORT or ws:HOST:PORT (also udp:PORT, ws:PORT).")
@@ -56,7 +60,7 @@ struct EmulateCommand: ParsableCommand {
   @Option(help: "Events as text, or ndjson (the lines of analyze --timeline).")
   var format: Format = .text
 
-  @Flag(help: "Also print each message received and sent, as listen prints them, between the events.")
+  @Flag(help: "Also print each message received and sent (the device's reports too), as listen prints them.")
   var messages = false
 
   @Option(name: .customLong("max-message"), help: "ws: largest message accepted, in bytes.")
@@ -77,13 +81,14 @@ struct EmulateCommand: ParsableCommand {
 
   @OptionGroup var spec: SpecOption
 
-  func run() throws {
-    let recordFilter = try RecordFilter.compile(displayFilter)
-    guard let codec = Codecs.named(codec) else {
-      throw CommandFailure("unknown codec '\(self.codec)'; the codecs are \(Codecs.nameList)")
+  func run(_ context: CommandRun) throws {
+    let codecs = context.codecs
+    let recordFilter = try RecordFilter.compile(displayFilter, codecs: codecs)
+    guard let codec = codecs.named(codec) else {
+      throw CommandFailure("unknown codec '\(self.codec)'; the codecs are \(codecs.nameList)")
     }
     guard let behaviour = codec as? any DeviceBehaviour else {
-      let modelled = Codecs.all.filter { $0 is any DeviceBehaviour }.map(\.info.name)
+      let modelled = codecs.all.filter { $0 is any DeviceBehaviour }.map(\.info.name)
       throw CommandFailure(
         "\(codec.info.name) has no device model to emulate; these do: \(modelled.joined(separator: ", "))")
     }
@@ -110,7 +115,8 @@ struct EmulateCommand: ParsableCommand {
     output.displayFilter = recordFilter
     output.format = format == .ndjson ? .ndjson : .text
     let configuration = ListenConfiguration(
-      address: address, codec: codec.info.name, rules: [], output: output, countLimit: limits.count,
+      codecs: codecs, address: address, codec: codec.info.name, rules: [], output: output,
+      countLimit: limits.count,
       emulation: EmulationSettings(codec: codec.info.name, settings: parsed, ndjson: format == .ndjson),
       server: try server.settings(for: address))
     try ListenRun(configuration: configuration, maxMessage: maxMessage, duration: limits.duration).run(

@@ -1,30 +1,31 @@
 import ArgumentParser
-import CodecRegistry
 import Foundation
 import PacketCapture
 import PacketFuzz
 import PacketKit
 
 /// `pktbench fuzz`: round-trip and mutation fuzzing of every codec.
-struct FuzzCommand: ParsableCommand {
-  static let configuration = CommandConfiguration(
-    commandName: "fuzz",
-    abstract: "Fuzz the codecs: round trips of generated messages, then mutated inputs.",
-    discussion: """
-      Invariants: decode returns or throws a typed error (never traps or hangs), \
-      whatever decodes re-encodes and decodes to the same message, and every \
-      field's byte range lies inside the input. A failure is shrunk, saved with \
-      its target and seed in the file name, and the command that reproduces it \
-      is printed; the exit status is 1.
+struct FuzzCommand: CodecCommand {
+  static var configuration: CommandConfiguration {
+    CommandConfiguration(
+      commandName: "fuzz",
+      abstract: "Fuzz the codecs: round trips of generated messages, then mutated inputs.",
+      discussion: """
+        Invariants: decode returns or throws a typed error (never traps or hangs), \
+        whatever decodes re-encodes and decodes to the same message, and every \
+        field's byte range lies inside the input. A failure is shrunk, saved with \
+        its target and seed in the file name, and the command that reproduces it \
+        is printed; the exit status is 1.
 
-      """
-        + HelpExamples.text(
-          "fuzz",
-          generic: [
-            "pktbench fuzz                           # all codecs, 30 s, random seed",
-            "pktbench fuzz --time 60s --jobs 2       # two workers, seeds S and S+1",
-            "pktbench fuzz --reproduce fuzz-crashes/crash-TARGET-seed42-7f3a.bin",
-          ]))
+        """
+          + HelpExamples.text(
+            "fuzz",
+            generic: [
+              "pktbench fuzz                           # all codecs, 30 s, random seed",
+              "pktbench fuzz --time 60s --jobs 2       # two workers, seeds S and S+1",
+              "pktbench fuzz --reproduce fuzz-crashes/crash-TARGET-seed42-7f3a.bin",
+            ]))
+  }
 
   @Option(name: [.customLong("codec"), .customLong("target")], help: "Fuzz only these (repeatable).")
   var targets: [String] = []
@@ -57,9 +58,10 @@ struct FuzzCommand: ParsableCommand {
   @OptionGroup var spec: SpecOption
 
   func validate() throws {
-    for name in targets where FuzzTargets(codecs: Codecs.set).named(name) == nil {
+    let known = FuzzTargets(codecs: CommandContext.codecs)
+    for name in targets where known.named(name) == nil {
       throw ValidationError(
-        "unknown fuzz target '\(name)'; known: \(FuzzTargets(codecs: Codecs.set).names.joined(separator: ", "))"
+        "unknown fuzz target '\(name)'; known: \(known.names.joined(separator: ", "))"
       )
     }
     if let iterations, iterations <= 0 { throw ValidationError("--iterations must be at least 1") }
@@ -68,13 +70,14 @@ struct FuzzCommand: ParsableCommand {
     }
   }
 
-  func run() throws {
+  func run(_ context: CommandRun) throws {
+    let codecs = context.codecs
     let out = OutputWriter()
     defer { out.flush() }
-    if let reproduce { return try replay(reproduce, out: out) }
+    if let reproduce { return try replay(reproduce, codecs: codecs, out: out) }
     let selectedNames =
       targets.isEmpty
-      ? FuzzTargets(codecs: Codecs.set).names : FuzzTargets(codecs: Codecs.set).named(targets).map(\.name)
+      ? FuzzTargets(codecs: codecs).names : FuzzTargets(codecs: codecs).named(targets).map(\.name)
     let seed = self.seed ?? UInt64.random(in: 0...UInt64(UInt32.max))
     let duration = time ?? (iterations == nil ? DurationArgument(seconds: 30) : nil)
     try FileManager.default.createDirectory(atPath: crashes, withIntermediateDirectories: true)
@@ -88,7 +91,7 @@ struct FuzzCommand: ParsableCommand {
 
     var configuration = FuzzRunner.Configuration(
       seed: seed, iterations: iterations, durationNanoseconds: duration?.nanoseconds)
-    configuration.corpus = try loadCorpus(selectedNames)
+    configuration.corpus = try loadCorpus(selectedNames, codecs: codecs)
     let stderrIsTerminal = isatty(2) == 1
     configuration.progress = { elapsed, stats in
       guard stderrIsTerminal else { return }
@@ -101,7 +104,7 @@ struct FuzzCommand: ParsableCommand {
           + "  failures \(failures)   ")
     }
     let report = FuzzWorkers.run(
-      jobs: jobs, makeTargets: { FuzzTargets(codecs: Codecs.set).named(selectedNames) },
+      jobs: jobs, makeTargets: { FuzzTargets(codecs: codecs).named(selectedNames) },
       configuration: configuration)
     if stderrIsTerminal { OutputWriter.standardError.line() }
     for line in FuzzSummary.lines(report) { out.line(line) }
@@ -114,7 +117,7 @@ struct FuzzCommand: ParsableCommand {
         out.line("  input (\(failure.input.count) bytes, shrunk): \(Hex.spaced(failure.input.prefix(64)))")
         out.line("  saved: \(path)")
         out.line(
-          "  reproduce: pktbench fuzz --reproduce \(path)\(SpecArguments.loaded.map { " --spec \($0)" }.joined())"
+          "  reproduce: pktbench fuzz --reproduce \(path)\(context.specFiles.map { " --spec \($0)" }.joined())"
         )
       }
       out.flush()
@@ -122,16 +125,16 @@ struct FuzzCommand: ParsableCommand {
     }
   }
 
-  private func replay(_ path: String, out: OutputWriter) throws {
+  private func replay(_ path: String, codecs: CodecSet, out: OutputWriter) throws {
     guard let data = FileManager.default.contents(atPath: path) else {
       throw CommandFailure("cannot read '\(path)'", status: ExitStatus.unreadable)
     }
     let file = URL(fileURLWithPath: path).lastPathComponent
     let fromName = file.split(separator: "-").dropFirst().first.map(String.init)
-    guard let name = targets.first ?? fromName, let target = FuzzTargets(codecs: Codecs.set).named(name)
+    guard let name = targets.first ?? fromName, let target = FuzzTargets(codecs: codecs).named(name)
     else {
       throw CommandFailure(
-        "cannot tell the target of '\(file)'; name it with --codec (\(FuzzTargets(codecs: Codecs.set).names.joined(separator: ", ")))"
+        "cannot tell the target of '\(file)'; name it with --codec (\(FuzzTargets(codecs: codecs).names.joined(separator: ", ")))"
       )
     }
     var stats = FuzzStats()
@@ -148,7 +151,7 @@ struct FuzzCommand: ParsableCommand {
     out.line("\(target.name): \(input.count) bytes \(outcome); every invariant holds")
   }
 
-  private func loadCorpus(_ names: [String]) throws -> [String: [[UInt8]]] {
+  private func loadCorpus(_ names: [String], codecs: CodecSet) throws -> [String: [[UInt8]]] {
     guard let corpus else { return [:] }
     var isDirectory: ObjCBool = false
     guard FileManager.default.fileExists(atPath: corpus, isDirectory: &isDirectory), isDirectory.boolValue
@@ -165,7 +168,9 @@ struct FuzzCommand: ParsableCommand {
       // with the payloads it decoded from it: mutations of real traffic.
       if let parser = CorpusCapture.parserTarget(bytes) {
         result[parser, default: []].append(bytes)
-        for (codec, payloads) in CorpusCapture.payloads(path) { result[codec, default: []] += payloads }
+        for (codec, payloads) in CorpusCapture.payloads(path, codecs: codecs) {
+          result[codec, default: []] += payloads
+        }
         continue
       }
       let file = URL(fileURLWithPath: relative).lastPathComponent.lowercased()
@@ -236,10 +241,10 @@ enum CorpusCapture {
     func finish(name: String, stats: CaptureStats) {}
   }
 
-  static func payloads(_ path: String) -> [String: [[UInt8]]] {
+  static func payloads(_ path: String, codecs: CodecSet) -> [String: [[UInt8]]] {
     let collector = Collector()
     let pipeline = CapturePipeline(
-      router: PayloadRouter(rules: [], forcedCodec: nil), rules: [], sink: collector)
+      router: PayloadRouter(rules: [], forcedCodec: nil, codecs: codecs), rules: [], sink: collector)
     guard let end = try? CaptureInput(path: path, filter: nil, unreadableStatus: 1).read(into: pipeline)
     else {
       return [:]

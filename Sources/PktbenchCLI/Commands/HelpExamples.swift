@@ -1,4 +1,3 @@
-import CodecRegistry
 import Foundation
 
 /// The examples in help texts: a command's own, then those its codecs'
@@ -11,7 +10,7 @@ enum HelpExamples {
   /// "Examples:" then one line each, indented as ArgumentParser shows them;
   /// a long one is continued with a backslash, as a shell takes it.
   static func text(_ command: String, generic: [String] = []) -> String {
-    let lines = generic + Codecs.examples(for: command).map { "pktbench " + $0 }
+    let lines = generic + CommandContext.codecs.examples(for: command).map { "pktbench " + $0 }
     return (["Examples:"] + lines.flatMap { wrapped("  " + $0, continuation: "      ") }).joined(
       separator: "\n")
   }
@@ -40,6 +39,6 @@ enum HelpExamples {
 
   /// A codec that lives on BLE, for `--ble-map` examples.
   static var bleCodec: String {
-    Codecs.all.first { !$0.info.gattCharacteristics.isEmpty }?.name ?? "CODEC"
+    CommandContext.codecs.all.first { !$0.info.gattCharacteristics.isEmpty }?.name ?? "CODEC"
   }
 }

@@ -1,11 +1,11 @@
-import CodecRegistry
 import PacketKit
 
 /// `analyze --model CODEC.SETTING=VALUE`: the same settings `emulate`
 /// takes as flags, checked against the codec's device description and by
 /// making a model with them, so a wrong one is one line before any work.
 enum ModelSettingArguments {
-  static func parse(_ arguments: [String]) throws(CommandFailure) -> [String: ModelSettings] {
+  static func parse(_ arguments: [String], codecs: CodecSet) throws(CommandFailure) -> [String: ModelSettings]
+  {
     var grouped: [String: [String]] = [:]
     for argument in arguments {
       let (target, value) =
@@ -13,10 +13,10 @@ enum ModelSettingArguments {
           (String(argument[..<$0]), String(argument[argument.index(after: $0)...]))
         }
         ?? (argument, nil)
-      guard let dot = target.firstIndex(of: "."), let codec = Codecs.named(String(target[..<dot])),
+      guard let dot = target.firstIndex(of: "."), let codec = codecs.named(String(target[..<dot])),
         codec is any DeviceBehaviour
       else {
-        let modelled = Codecs.all.filter { $0 is any DeviceBehaviour }.map(\.info.name)
+        let modelled = codecs.all.filter { $0 is any DeviceBehaviour }.map(\.info.name)
         throw CommandFailure(
           "--model '\(argument)': expected CODEC.SETTING=VALUE with CODEC one of \(modelled.joined(separator: ", "))"
         )
@@ -26,7 +26,7 @@ enum ModelSettingArguments {
     }
     var settings: [String: ModelSettings] = [:]
     for (name, tokens) in grouped {
-      guard let behaviour = Codecs.named(name) as? any DeviceBehaviour else { continue }
+      guard let behaviour = codecs.named(name) as? any DeviceBehaviour else { continue }
       let parsed = try EmulateCommand.parse(tokens, for: behaviour.device, codec: name)
       do {
         _ = try behaviour.makeModel(mode: .analysis, settings: parsed)

@@ -1,27 +1,36 @@
 import ArgumentParser
-import CodecRegistry
 import NIOCore
 import NIOPosix
 import PacketCapture
 
 /// `pktbench replay capture.pcap --to udp://HOST:PORT [--speed 2x] [--filter BPF]`.
-struct ReplayCommand: ParsableCommand {
-  static let configuration = CommandConfiguration(
-    commandName: "replay",
-    abstract: "Send the UDP payloads of a capture to a destination, with the capture's timing.",
-    discussion: """
-      Every UDP datagram of the capture (after --filter) is sent, payload only, \
-      to --to, at the capture's pace divided by --speed (2x is twice as fast; \
-      max sends back to back). Each one is printed as decode prints it, with its \
-      capture time and endpoints; at the end a report gives the count, duration, \
-      mean rate and the largest lateness.
+extension ReplaySockets.Mode: ExpressibleByArgument {}
 
-      """
-        + HelpExamples.text(
-          "replay",
-          generic: [
-            "pktbench replay field.pcapng --to udp://127.0.0.1:9000 --speed 10x --filter 'udp port 9000'"
-          ]))
+struct ReplayCommand: CodecCommand {
+  static var configuration: CommandConfiguration {
+    CommandConfiguration(
+      commandName: "replay",
+      abstract: "Send the UDP payloads of a capture to a destination, with the capture's timing.",
+      discussion: """
+        Every UDP datagram of the capture (after --filter) is sent, payload only, \
+        to --to, at the capture's pace divided by --speed (2x is twice as fast; \
+        max sends back to back). Each one is printed as decode prints it, with its \
+        capture time and endpoints; at the end a report gives the count, duration, \
+        mean rate and the largest lateness.
+
+        --source-ports keep sends each capture sender's datagrams from its own \
+        source port, map from a port of its own: a device that tells its peers \
+        apart (one that reports to the last writer) sees them as the \
+        capture does. By default (one) everything leaves from one socket.
+
+        """
+          + HelpExamples.text(
+            "replay",
+            generic: [
+              "pktbench replay field.pcapng --to udp://127.0.0.1:9000 --speed 10x --filter 'udp port 9000'",
+              "pktbench replay restart.pcap --to udp://127.0.0.1:29000 --filter 'udp dst port 29000' --source-ports map",
+            ]))
+  }
 
   @Argument(help: "Capture file (pcap, pcapng).")
   var input: String
@@ -35,10 +44,16 @@ struct ReplayCommand: ParsableCommand {
   @Option(help: "BPF filter, same syntax as tcpdump.")
   var filter: String?
 
+  @Option(
+    name: .customLong("source-ports"),
+    help: "Send from one socket (one), each sender from its capture source port (keep), or a port each (map)."
+  )
+  var sourcePorts: ReplaySockets.Mode = .one
+
   @Option(help: "Stop after this many datagrams.")
   var count: Int?
 
-  @Option(help: "Decode payloads with this codec (\(Codecs.nameList)).")
+  @Option(help: "Decode payloads with this codec (\(CommandContext.codecs.nameList)).")
   var codec: String?
 
   @Option(name: .customLong("decode-as"), help: "Route a port to a codec: udp:9000=CODEC (repeatable).")
@@ -50,18 +65,20 @@ struct ReplayCommand: ParsableCommand {
 
   func validate() throws {
     if let count, count < 1 { throw ValidationError("--count must be at least 1") }
-    if let codec, Codecs.named(codec) == nil {
-      throw ValidationError("unknown codec '\(codec)'; known: \(Codecs.names.joined(separator: ", "))")
+    if let codec, CommandContext.codecs.named(codec) == nil {
+      throw ValidationError(
+        "unknown codec '\(codec)'; known: \(CommandContext.codecs.names.joined(separator: ", "))")
     }
   }
 
-  func run() throws {
+  func run(_ context: CommandRun) throws {
+    let codecs = context.codecs
     let target = try TargetURL.parse(to)
     guard target.scheme == .udp else {
       throw CommandFailure("replay sends UDP payloads: --to must be udp://HOST:PORT, not \(target.display)")
     }
     let pace = try Self.parseSpeed(speed)
-    let rules = try decodeAs.map { try DecodeAsRule.parse($0) }
+    let rules = try decodeAs.map { try DecodeAsRule.parse($0, codecs: codecs) }
     let reader: PcapFileReader
     do {
       reader = try PcapFileReader(path: input)
@@ -84,17 +101,10 @@ struct ReplayCommand: ParsableCommand {
     let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
     defer { try? group.syncShutdownGracefully() }
     let errors = ReplayErrors()
-    let display = target.display
-    let channel: Channel
+    let sockets = ReplaySockets(
+      mode: sourcePorts, group: group, target: address, errors: errors, display: target.display)
     do {
-      channel = try DatagramBootstrap(group: group)
-        .channelInitializer { channel in
-          channel.eventLoop.makeCompletedFuture {
-            try channel.pipeline.syncOperations.addHandler(
-              ReplayErrorHandler(errors: errors, target: display))
-          }
-        }
-        .connect(to: address).wait()
+      try sockets.open()
     } catch {
       throw CommandFailure(SocketFailure.connect(error, what: target.display), status: 1)
     }
@@ -102,12 +112,12 @@ struct ReplayCommand: ParsableCommand {
     let signals = StopSignals { stop.stop($0) }
     let replayer = Replayer(
       configuration: .init(
-        path: input, target: target, speed: pace, countLimit: count, output: output.settings,
+        codecs: codecs, path: input, target: target, speed: pace, countLimit: count, output: output.settings,
         codec: codec, rules: rules),
-      channel: channel, errors: errors, stop: stop)
+      sockets: sockets, errors: errors, stop: stop)
     let status = replayer.run(reader: reader)
     // Let the last datagrams leave (and an ICMP refusal come back) before closing.
-    try? channel.close().wait()
+    sockets.closeAll()
     withExtendedLifetime(signals) {}
     if status != 0 { throw ExitCode(status) }
   }

@@ -1,10 +1,10 @@
 import ArgumentParser
-import CodecRegistry
+import PacketKit
 
 /// `--codec` and `--decode-as`: how payloads find their codec, the same for
 /// decode, analyze, capture and listen.
 struct RoutingOptions: ParsableArguments {
-  @Option(help: "Decode every payload with this codec (\(Codecs.nameList)).")
+  @Option(help: "Decode every payload with this codec (\(CommandContext.codecs.nameList)).")
   var codec: String?
 
   @Option(
@@ -13,21 +13,22 @@ struct RoutingOptions: ParsableArguments {
   var decodeAs: [String] = []
 
   func validate() throws {
-    if let codec, Codecs.named(codec) == nil {
-      throw ValidationError("unknown codec '\(codec)'; known: \(Codecs.names.joined(separator: ", "))")
+    let codecs = CommandContext.codecs
+    if let codec, codecs.named(codec) == nil {
+      throw ValidationError("unknown codec '\(codec)'; known: \(codecs.names.joined(separator: ", "))")
     }
     do {
-      _ = try rules()  // a bad --decode-as fails before any output
+      _ = try rules(codecs: codecs)  // a bad --decode-as fails before any output
     } catch let failure as CommandFailure {
       throw ValidationError(failure.message)
     }
   }
 
-  func rules() throws -> [DecodeAsRule] {
-    try decodeAs.map { try DecodeAsRule.parse($0) }
+  func rules(codecs: CodecSet) throws -> [DecodeAsRule] {
+    try decodeAs.map { try DecodeAsRule.parse($0, codecs: codecs) }
   }
 
-  func router() throws -> PayloadRouter {
-    PayloadRouter(rules: try rules(), forcedCodec: codec)
+  func router(codecs: CodecSet) throws -> PayloadRouter {
+    PayloadRouter(rules: try rules(codecs: codecs), forcedCodec: codec, codecs: codecs)
   }
 }

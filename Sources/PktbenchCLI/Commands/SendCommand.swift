@@ -4,34 +4,36 @@ import NIOPosix
 import NIOSSL
 
 /// `pktbench send URL MESSAGE [fields] [--rate R] [--count N] [--duration D] [then ...]`.
-struct SendCommand: ParsableCommand {
-  static let configuration = CommandConfiguration(
-    commandName: "send",
-    abstract: "Send crafted messages over UDP or WebSocket at a steady rate, step by step.",
-    discussion: """
-      The message after the URL is named and filled in as for 'craft' (see \
-      'pktbench codecs'). Each step paces itself: --rate 20hz (or 20/s, or a \
-      period: 50ms), --count N, --duration 5s; a step with neither --rate, \
-      --count nor --duration sends one message; --count or --duration without \
-      --rate sends at 1 Hz; --rate alone sends until Ctrl-C. 'then' starts the \
-      next step. Message k of a step leaves at start + k·period on the monotonic \
-      clock, so the rate does not drift. Each message sent (and each reply) is \
-      printed as decode prints it; at the end a report gives the count, \
-      duration, mean rate and the largest lateness.
-      Two more kinds of step script a conversation: 'wait 200ms' sends nothing \
-      for that long, and 'expect MESSAGE [--field value ...] [--within 2s]' \
-      waits for the peer to send that message with those field values (a \
-      reply that came before the step counts); one not met in time ends the \
-      run with one line and exit status 1, so a device can be checked from CI.
-      ws:// performs the HTTP upgrade, masks its frames, answers pings and \
-      closes with 1000; wss:// does the same over TLS, checking the server's \
-      certificate (--insecure skips the check, for a self-signed test \
-      server). udp:// counts each datagram the kernel took; ICMP port \
-      unreachable answers (nothing listening yet) are counted as refused, \
-      the report says how many, and sending goes on. On a path a codec names (see 'pktbench codecs'), a \
-      message field the path's last segment stands for is filled from it.
+struct SendCommand: CodecCommand {
+  static var configuration: CommandConfiguration {
+    CommandConfiguration(
+      commandName: "send",
+      abstract: "Send crafted messages over UDP or WebSocket at a steady rate, step by step.",
+      discussion: """
+        The message after the URL is named and filled in as for 'craft' (see \
+        'pktbench codecs'). Each step paces itself: --rate 20hz (or 20/s, or a \
+        period: 50ms), --count N, --duration 5s; a step with neither --rate, \
+        --count nor --duration sends one message; --count or --duration without \
+        --rate sends at 1 Hz; --rate alone sends until Ctrl-C. 'then' starts the \
+        next step. Message k of a step leaves at start + k·period on the monotonic \
+        clock, so the rate does not drift. Each message sent (and each reply) is \
+        printed as decode prints it; at the end a report gives the count, \
+        duration, mean rate and the largest lateness.
+        Two more kinds of step script a conversation: 'wait 200ms' sends nothing \
+        for that long, and 'expect MESSAGE [--field value ...] [--within 2s]' \
+        waits for the peer to send that message with those field values (a \
+        reply that came before the step counts); one not met in time ends the \
+        run with one line and exit status 1, so a device can be checked from CI.
+        ws:// performs the HTTP upgrade, masks its frames, answers pings and \
+        closes with 1000; wss:// does the same over TLS, checking the server's \
+        certificate (--insecure skips the check, for a self-signed test \
+        server). udp:// counts each datagram the kernel took; ICMP port \
+        unreachable answers (nothing listening yet) are counted as refused, \
+        the report says how many, and sending goes on. On a path a codec names (see 'pktbench codecs'), a \
+        message field the path's last segment stands for is filled from it.
 
-      """ + HelpExamples.text("send"))
+        """ + HelpExamples.text("send"))
+  }
 
   @Argument(help: "udp://HOST:PORT, ws://HOST:PORT/PATH or wss://HOST:PORT/PATH.")
   var target: String
@@ -75,18 +77,19 @@ struct SendCommand: ParsableCommand {
     }
   }
 
-  func run() throws {
+  func run(_ context: CommandRun) throws {
+    let codecs = context.codecs
     let target = try TargetURL.parse(self.target)
     if insecure, target.scheme != .wss {
       throw CommandFailure("--insecure applies to wss:// only (it skips the server's certificate check)")
     }
     let tls = try target.scheme == .wss ? Self.clientTLS(insecure: insecure) : nil
     let plan = try SendPlan.parse(
-      steps, force: force, badCheck: badCheck,
-      pathField: target.scheme.isWebSocket ? WebSocketPathField.of(target.path) : nil
+      steps, codecs: codecs, force: force, badCheck: badCheck,
+      pathField: target.scheme.isWebSocket ? WebSocketPathField(codecs).of(target.path) : nil
     )
     let configuration = SendConfiguration(
-      target: target, steps: plan, output: output.settings,
+      codecs: codecs, target: target, steps: plan, output: output.settings,
       lingerNanoseconds: target.scheme == .udp ? linger.nanoseconds : 0)
 
     let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)

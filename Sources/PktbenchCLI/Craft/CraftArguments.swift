@@ -1,4 +1,3 @@
-import CodecRegistry
 import Foundation
 import PacketKit
 
@@ -12,13 +11,16 @@ struct CraftArguments {
 
   let schema: MessageSchema
   let codecName: String
+  /// The run's codecs, to say which have check bytes.
+  let codecs: CodecSet
 
   /// The codec and message kind a craft name stands for, or one line
   /// listing the known ones (`craft` and every `send` step).
-  static func resolve(_ name: String) throws(CommandFailure) -> (codec: any FrameCodec, schema: MessageSchema)
-  {
-    guard let found = Codecs.message(forCraftName: name) else {
-      let known = Codecs.craftNames.joined(separator: ", ")
+  static func resolve(_ name: String, codecs: CodecSet) throws(CommandFailure) -> (
+    codec: any FrameCodec, schema: MessageSchema
+  ) {
+    guard let found = codecs.message(forCraftName: name) else {
+      let known = codecs.craftNames.joined(separator: ", ")
       throw CommandFailure(
         name.hasPrefix("-")
           ? "expected a message name before '\(name)'; known: \(known)"
@@ -29,9 +31,9 @@ struct CraftArguments {
 
   /// `parse`, with a failure as the command's one line.
   func values(_ tokens: [String], force: Bool, badCheck: Bool) throws(CommandFailure) -> CraftValues {
-    if badCheck, let codec = Codecs.named(codecName), !codec.info.hasCheckByte {
+    if badCheck, let codec = codecs.named(codecName), !codec.info.hasCheckByte {
       // Ignored, it would craft a good frame where a bad one was asked for.
-      let having = Codecs.all.filter(\.info.hasCheckByte).map(\.info.name)
+      let having = codecs.all.filter(\.info.hasCheckByte).map(\.info.name)
       throw CommandFailure(
         "--bad-check: \(codecName) frames have no check byte to spoil"
           + (having.isEmpty ? "" : " (\(having.joined(separator: ", ")) frames have one)"))

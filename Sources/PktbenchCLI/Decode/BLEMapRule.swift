@@ -1,4 +1,4 @@
-import CodecRegistry
+import PacketKit
 
 /// `--ble-map 0x0012=CODEC` (any connection) or `--ble-map 0x0040:0x0012=CODEC`
 /// (one connection): the values of that ATT handle go to that codec, for
@@ -8,16 +8,16 @@ struct BLEMapRule: Equatable {
   var handle: UInt16
   var codec: String
 
-  static func parse(_ text: String) throws -> BLEMapRule {
+  static func parse(_ text: String, codecs: CodecSet) throws -> BLEMapRule {
     let usage =
       "expected [CONNECTION:]HANDLE=CODEC, e.g. 0x0012=\(HelpExamples.bleCodec) or 0x0040:0x0012=\(HelpExamples.bleCodec)"
     guard let equals = text.firstIndex(of: "=") else {
       throw CommandFailure("--ble-map '\(text)': \(usage)")
     }
     let codec = text[text.index(after: equals)...].lowercased()
-    guard Codecs.named(codec) != nil else {
+    guard codecs.named(codec) != nil else {
       throw CommandFailure(
-        "--ble-map '\(text)': unknown codec '\(codec)'; known: \(Codecs.names.joined(separator: ", "))")
+        "--ble-map '\(text)': unknown codec '\(codec)'; known: \(codecs.names.joined(separator: ", "))")
     }
     let handles = text[..<equals].split(separator: ":", omittingEmptySubsequences: false)
     guard (1...2).contains(handles.count), let handle = number(handles[handles.count - 1]) else {

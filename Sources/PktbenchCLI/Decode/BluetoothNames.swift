@@ -1,4 +1,3 @@
-import CodecRegistry
 import PacketCapture
 import PacketKit
 

@@ -1,5 +1,4 @@
 import ArgumentParser
-import CodecRegistry
 import Foundation
 import PacketCapture
 import PacketKit
@@ -8,17 +7,17 @@ extension DecodeCommand {
   /// Decodes capture files, streaming each; with `--jobs N` several files
   /// are decoded at once, their output still written whole and in order.
   /// `standardInput`: stdin, when the caller has looked at it already.
-  func decodeCaptures(out: OutputWriter, standardInput: StandardInput? = nil) throws {
+  func decodeCaptures(codecs: CodecSet, out: OutputWriter, standardInput: StandardInput? = nil) throws {
     // Parse the routing flags once, up front, so a bad flag fails before any output.
-    _ = try bleMap.map { try BLEMapRule.parse($0) }
+    _ = try bleMap.map { try BLEMapRule.parse($0, codecs: codecs) }
     let color = Style.forOutput(out).enabled
     let interruption = ReadInterruption.shared
     interruption.install()
     var failures: [CommandFailure] = []
-    let run = try DecodeRun(command: self)
+    let run = try DecodeRun(command: self, codecs: codecs)
     var parallel: ParallelDecode?
     if jobs > 1 && inputs.count > 1 && !run.isShared {
-      parallel = ParallelDecode(command: self, jobs: jobs, color: color)
+      parallel = ParallelDecode(command: self, codecs: codecs, jobs: jobs, color: color)
       if parallel == nil {
         OutputWriter.standardError.line(
           "pktbench: --jobs: cannot make temporary files in \(NSTemporaryDirectory()) (set TMPDIR); "
@@ -31,7 +30,7 @@ extension DecodeCommand {
       for input in inputs where !interruption.isSet && run.messagesLeft != 0 {
         do {
           if let failure = try decodeOne(
-            input, out: out, color: color, standardInput: standardInput, run: run)
+            input, codecs: codecs, out: out, color: color, standardInput: standardInput, run: run)
           {
             failures.append(CommandFailure(failure, status: ExitStatus.failed))
           }
@@ -57,11 +56,11 @@ extension DecodeCommand {
 
   /// Decodes one file into `out`; returns where a damaged file stopped.
   func decodeOne(
-    _ input: String, out: OutputWriter, color: Bool, standardInput: StandardInput? = nil,
+    _ input: String, codecs: CodecSet, out: OutputWriter, color: Bool, standardInput: StandardInput? = nil,
     run: DecodeRun? = nil
   ) throws -> String? {
-    let rules = try routing.rules()
-    let router = try routing.router()
+    let rules = try routing.rules(codecs: codecs)
+    let router = try routing.router(codecs: codecs)
     var sink: MessageSink
     // Several files: each says which it is (a header line, a `file` key or column).
     let named = inputs.count > 1 ? input : nil
@@ -78,7 +77,7 @@ extension DecodeCommand {
         }
         sink = TextSink(
           out: out, style: Style(enabled: color), verbose: verbose, hexDump: hexDump,
-          clock: timeFormat.map(TimeColumn.init), framing: SummaryFraming(Codecs.set))
+          clock: timeFormat.map(TimeColumn.init), framing: SummaryFraming(codecs))
       case .json: sink = JSONSink(out: out, asArray: true, payloadHex: payloadHex, file: named)
       case .ndjson: sink = JSONSink(out: out, asArray: false, payloadHex: payloadHex, file: named)
       case .csv, .tsv:
@@ -87,7 +86,7 @@ extension DecodeCommand {
           ?? ColumnSink.defaultFields
         if named != nil, !names.contains("file") { names.insert("file", at: 0) }
         sink = ColumnSink(
-          out: out, columns: try ColumnSink.columns(names), names: names,
+          out: out, columns: try ColumnSink.columns(names, codecs: codecs), names: names,
           separator: format == .csv ? .comma : .tab, clock: timeFormat.map(TimeColumn.init), file: input,
           header: input == inputs.first)
       }
@@ -99,9 +98,10 @@ extension DecodeCommand {
       sink = wrapped
     }
     let pipeline = CapturePipeline(
-      router: router, rules: rules, sink: sink, displayFilter: try RecordFilter.compile(displayFilter),
+      router: router, rules: rules, sink: sink,
+      displayFilter: try RecordFilter.compile(displayFilter, codecs: codecs),
       recordsNeeded: run?.needsRecords ?? false, tracksFrames: run?.export != nil)
-    pipeline.bleMap = try bleMap.map { try BLEMapRule.parse($0) }
+    pipeline.bleMap = try bleMap.map { try BLEMapRule.parse($0, codecs: codecs) }
     pipeline.timeWindow = try timeWindow.window()
     run?.prepare(pipeline)
     // Messages written to the terminal as they come would scroll the line away.
@@ -129,13 +129,13 @@ final class DecodeRun {
   /// `-c`: messages still to show in all the files; nil for no limit.
   private(set) var messagesLeft: Int?
 
-  init(command: DecodeCommand) throws(CommandFailure) {
+  init(command: DecodeCommand, codecs: CodecSet) throws(CommandFailure) {
     export = try command.write.map { path throws(CommandFailure) in
       try PcapngExport(path: path, inputs: command.inputs)
     }
     objects = try command.exportJPEG.map { directory throws(CommandFailure) in
       try ObjectExport(
-        directory: directory, mediaType: "image/jpeg", overwrite: command.overwrite,
+        directory: directory, mediaType: "image/jpeg", codecs: codecs, overwrite: command.overwrite,
         maxFiles: command.maxFiles)
     }
     messagesLeft = command.count

@@ -50,7 +50,11 @@ struct CaptureInput {
       throw CommandFailure(text, status: unreadableStatus)
     }
     let end = try readPcap(reader, into: pipeline)
-    pipeline.stats.recordedEnd = PcapngEndTime.read(path: path)
+    let times = PcapngRecordedTimes.read(
+      path: path, first: pipeline.stats.firstTime, last: pipeline.stats.lastTime)
+    pipeline.stats.recordedStart = times?.start
+    pipeline.stats.recordedEnd = times?.end
+    pipeline.stats.recordedTimeNotes = times?.notes ?? []
     return end
   }
 

@@ -1,4 +1,3 @@
-import CodecRegistry
 import PacketCapture
 import PacketKit
 
@@ -22,7 +21,9 @@ final class CapturePipeline {
   ) {
     records = PayloadRecords(
       router: router, sink: sink, displayFilter: displayFilter, recordsNeeded: recordsNeeded)
-    let webSocketPorts = rules.filter { $0.transport == .tcp && Self.speaksWebSocket($0.codec) }.map(\.port)
+    let webSocketPorts = rules.filter {
+      $0.transport == .tcp && Self.speaksWebSocket($0.codec, codecs: router.codecs)
+    }.map(\.port)
     stage = PayloadStage(
       options: .init(webSocketPorts: Set(webSocketPorts), tracksCarrierFrames: tracksFrames),
       consumer: records)
@@ -81,7 +82,7 @@ final class CapturePipeline {
   }
 
   /// Whether the codec named travels in WebSocket messages (it names a WebSocket path).
-  static func speaksWebSocket(_ codec: String) -> Bool {
-    Codecs.named(codec)?.info.wellKnown.contains { if case .webSocket = $0 { true } else { false } } ?? false
+  static func speaksWebSocket(_ codec: String, codecs: CodecSet) -> Bool {
+    codecs.named(codec)?.info.wellKnown.contains { if case .webSocket = $0 { true } else { false } } ?? false
   }
 }

@@ -1,9 +1,11 @@
-import CodecRegistry
+import PacketCapture
 import PacketKit
 
 /// What `--stats` reports: counts per codec and message, errors and
 /// warnings by code, bytes and the time span, and what was not decoded.
 struct CaptureStats {
+  /// The codecs whose messages are counted (their names, for reports).
+  let codecs: CodecSet
   var records = 0
   var firstTime: Double?
   var lastTime: Double?
@@ -24,24 +26,20 @@ struct CaptureStats {
   var stoppedEarly: String?
   /// The signal that stopped the reading (SIGINT, SIGTERM), if one did.
   var interrupted: String?
-  /// When the capture ended, as the file recorded it (a pcapng Interface
-  /// Statistics Block's `isb_endtime`); nil when the file does not say.
+  /// When the capture started and ended, as the file recorded them (a
+  /// pcapng Interface Statistics Block's `isb_starttime`, `isb_endtime`,
+  /// checked against the records); nil when the file does not say.
+  var recordedStart: Double?
   var recordedEnd: Double?
+  /// A recorded time read in another unit, or ignored, in words.
+  var recordedTimeNotes: [PcapngRecordedTimes.Note] = []
   /// Messages counted by `countClean`: per codec and message index (see
-  /// `Codecs.messageNames`), count and bytes; folded into `perCodec` for reports.
+  /// `CodecSet.messageNames`), count and bytes; folded into `perCodec` for reports.
   /// One flat array (a nested one is two uniqueness checks per count):
   /// codec `c`'s kinds start at `cleanStart[c]`.
-  private var cleanCounts: [MessageTally] = Array(
-    repeating: MessageTally(), count: Codecs.messageNames.reduce(0) { $0 + $1.count })
-  /// Held by each value, not a static: a static's lazy initialisation
-  /// check (swift_once) ran on every count.
-  private let cleanStart: [Int] = {
-    var start = 0
-    return Codecs.messageNames.map { names in
-      defer { start += names.count }
-      return start
-    }
-  }()
+  private var cleanCounts: [MessageTally]
+  /// Where each codec's kinds start in `cleanCounts`.
+  private let cleanStart: [Int]
   /// Per `CleanTransport`, records counted by `countClean`.
   private var cleanTransportCounts = Array(repeating: 0, count: CleanTransport.allCases.count)
 
@@ -56,6 +54,16 @@ struct CaptureStats {
       case .bleATT: "ble-att"
       }
     }
+  }
+
+  init(codecs: CodecSet) {
+    self.codecs = codecs
+    var start = 0
+    cleanStart = codecs.messageNames.map { names in
+      defer { start += names.count }
+      return start
+    }
+    cleanCounts = Array(repeating: MessageTally(), count: start)
   }
 
   /// Why reading stopped before the input's end, as the reports say it:
@@ -88,17 +96,17 @@ struct CaptureStats {
   private var merged: CaptureStats {
     var merged = self
     for (kind, tally) in flows.cleanCounts {
-      merged.perCodec[Codecs.names[kind.codec], default: [:]][
-        Codecs.messageNames[kind.codec][kind.kind], default: MessageTally()
+      merged.perCodec[codecs.names[kind.codec], default: [:]][
+        codecs.messageNames[kind.codec][kind.kind], default: MessageTally()
       ].merge(tally)
       merged.transports[kind.transport.name, default: 0] += tally.count
     }
-    for codec in Codecs.messageNames.indices {
-      for kind in Codecs.messageNames[codec].indices {
+    for codec in codecs.messageNames.indices {
+      for kind in codecs.messageNames[codec].indices {
         let entry = cleanCounts[cleanStart[codec] + kind]
         guard entry.count > 0 else { continue }
-        let codecName = Codecs.names[codec]
-        let message = Codecs.messageNames[codec][kind]
+        let codecName = codecs.names[codec]
+        let message = codecs.messageNames[codec][kind]
         merged.perCodec[codecName, default: [:]][message, default: MessageTally()].merge(entry)
       }
     }

@@ -1,4 +1,3 @@
-import CodecRegistry
 import PacketKit
 
 /// `--decode-as udp:9000=CODEC`: payloads on that transport and port go
@@ -12,9 +11,9 @@ struct DecodeAsRule: Equatable {
   var port: UInt16
   var codec: String
 
-  static func parse(_ text: String) throws -> DecodeAsRule {
+  static func parse(_ text: String, codecs: CodecSet) throws -> DecodeAsRule {
     let usage =
-      "expected TRANSPORT:PORT=CODEC with TRANSPORT udp or tcp, e.g. udp:9000=\(Codecs.names.first ?? "CODEC")"
+      "expected TRANSPORT:PORT=CODEC with TRANSPORT udp or tcp, e.g. udp:9000=\(codecs.names.first ?? "CODEC")"
     guard let equals = text.firstIndex(of: "="), let colon = text.firstIndex(of: ":"), colon < equals
     else {
       throw CommandFailure("--decode-as '\(text)': \(usage)")
@@ -27,9 +26,9 @@ struct DecodeAsRule: Equatable {
       throw CommandFailure("--decode-as '\(text)': the port must be 1…65535")
     }
     let codec = text[text.index(after: equals)...].lowercased()
-    guard Codecs.named(codec) != nil else {
+    guard codecs.named(codec) != nil else {
       throw CommandFailure(
-        "--decode-as '\(text)': unknown codec '\(codec)'; known: \(Codecs.names.joined(separator: ", "))")
+        "--decode-as '\(text)': unknown codec '\(codec)'; known: \(codecs.names.joined(separator: ", "))")
     }
     return DecodeAsRule(transport: transport, port: port, codec: codec)
   }

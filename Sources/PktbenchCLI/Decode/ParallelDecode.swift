@@ -1,4 +1,5 @@
 import Foundation
+import PacketKit
 
 #if canImport(Glibc)
   import Glibc
@@ -13,6 +14,7 @@ import Foundation
 /// once, and it is the same as without --jobs.
 struct ParallelDecode {
   let command: DecodeCommand
+  let codecs: CodecSet
   let jobs: Int
   let color: Bool
   /// The output's descriptor, written by the spool whose turn it is.
@@ -25,8 +27,9 @@ struct ParallelDecode {
 
   /// Nil when no temporary file can be made (the caller decodes one file
   /// at a time instead).
-  init?(command: DecodeCommand, jobs: Int, color: Bool, descriptor: Int32 = 1) {
+  init?(command: DecodeCommand, codecs: CodecSet, jobs: Int, color: Bool, descriptor: Int32 = 1) {
     self.command = command
+    self.codecs = codecs
     self.jobs = jobs
     self.color = color
     self.descriptor = descriptor
@@ -79,6 +82,7 @@ struct ParallelDecode {
   /// The command is an immutable value; each worker builds its own pipeline.
   struct Shared: @unchecked Sendable {
     let command: DecodeCommand
+    let codecs: CodecSet
     let color: Bool
     let lineBuffered: Bool
   }
@@ -87,7 +91,7 @@ struct ParallelDecode {
     let inputs = command.inputs
     let slots = self.slots
     let queue = Queue(count: inputs.count, limit: window)
-    let shared = Shared(command: command, color: color, lineBuffered: out.isLineBuffered)
+    let shared = Shared(command: command, codecs: codecs, color: color, lineBuffered: out.isLineBuffered)
     // Whatever was written before goes out before the first file's output.
     out.flush()
     for _ in 0..<min(jobs, inputs.count) {
@@ -100,7 +104,8 @@ struct ParallelDecode {
             let writer = OutputWriter(
               spool: spool, isTerminal: false, flushThreshold: shared.lineBuffered ? 0 : 1 << 16)
             do {
-              slot.failure = try shared.command.decodeOne(inputs[index], out: writer, color: shared.color)
+              slot.failure = try shared.command.decodeOne(
+                inputs[index], codecs: shared.codecs, out: writer, color: shared.color)
             } catch let failure as CommandFailure {
               slot.error = failure
             } catch {

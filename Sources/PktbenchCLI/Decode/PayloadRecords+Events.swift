@@ -1,4 +1,3 @@
-import CodecRegistry
 import PacketCapture
 import PacketKit
 
@@ -11,7 +10,7 @@ extension PayloadRecords {
     case .webSocketHandshake(let connection, let handshake, let frame, let time):
       var record = endpoints(connection, .clientToServer, frame: frame, time: time, transport: "websocket")
       var fields: [FieldValue.Member] = [.init("path", .string(handshake.path))]
-      if let named = WebSocketPathField.of(handshake.path) {
+      if let named = pathField.of(handshake.path) {
         fields.append(.init(named.field, .string(named.value)))
       }
       if let extensions = handshake.requestedExtensions {

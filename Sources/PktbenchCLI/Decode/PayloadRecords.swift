@@ -1,4 +1,3 @@
-import CodecRegistry
 import PacketCapture
 import PacketKit
 
@@ -9,6 +8,8 @@ import PacketKit
 final class PayloadRecords: PayloadConsumer {
   /// The codecs, called directly per payload.
   let codecs: CodecSet
+  /// What a WebSocket handshake's path names.
+  let pathField: WebSocketPathField
   let router: PayloadRouter
   let sink: MessageSink
   var bleMap: [BLEMapRule] = []
@@ -16,7 +17,7 @@ final class PayloadRecords: PayloadConsumer {
   /// The addresses of the last IP-level notice, and their text.
   private var noticeAddresses:
     (source: IPAddress, destination: IPAddress, sourceText: String, destinationText: String)?
-  @exclusivity(unchecked) var stats = CaptureStats()
+  @exclusivity(unchecked) var stats: CaptureStats
   /// What the sink reads, asked once rather than per message.
   let wantsRecords: Bool
   let wantsCounts: Bool
@@ -44,6 +45,8 @@ final class PayloadRecords: PayloadConsumer {
 
   init(router: PayloadRouter, sink: MessageSink, displayFilter: RecordFilter?, recordsNeeded: Bool) {
     codecs = router.codecs
+    pathField = WebSocketPathField(router.codecs)
+    stats = CaptureStats(codecs: router.codecs)
     self.router = router
     self.sink = sink
     self.displayFilter = displayFilter
@@ -110,7 +113,7 @@ final class PayloadRecords: PayloadConsumer {
       let error = DecodeError(code: "incomplete", offset: bytes.count) { .init(cut.text + "; not decoded") }
       if let choice {
         record.routing = router.reason(choice)
-        record.result = .failed(codec: choice.codec.name, error: error)
+        record.result = .failed(codec: codecs.names[choice.index], error: error)
       }
       deliver(record, context: context)
       return
@@ -180,7 +183,7 @@ final class PayloadRecords: PayloadConsumer {
         ?? streamCodecs.choice(for: connection)
       {
         record.routing = router.reason(choice)
-        record.result = .failed(codec: choice.codec.name, error: error)
+        record.result = .failed(codec: codecs.names[choice.index], error: error)
       } else {
         record.layerError = error
       }

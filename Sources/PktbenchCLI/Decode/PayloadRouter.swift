@@ -1,4 +1,3 @@
-import CodecRegistry
 import PacketKit
 
 /// Chooses the codec for an application payload: `--decode-as` rules
@@ -24,9 +23,6 @@ final class PayloadRouter {
     /// Chosen by a probe (not by a port, path, characteristic or rule).
     var byProbe = false
 
-    var codec: any FrameCodec { Codecs.all[index] }
-
-    func decodeFrame(_ payload: UnsafeRawBufferPointer) -> FrameDecode { Codecs.decodeFrame(index, payload) }
   }
 
   /// Why a codec was chosen. Indices are into the router's own lists.
@@ -65,7 +61,7 @@ final class PayloadRouter {
   private let probeReasons: [String] = (0...100).map { "probe \($0)" }
 
   init(
-    rules: [DecodeAsRule], forcedCodec: String?, minimumProbeScore: Int = 40, codecs: CodecSet = Codecs.set
+    rules: [DecodeAsRule], forcedCodec: String?, minimumProbeScore: Int = 40, codecs: CodecSet
   ) {
     self.codecs = codecs
     let resolved = rules.compactMap { rule in codecs.index(named: rule.codec).map { (rule, $0) } }

@@ -1,4 +1,3 @@
-import CodecRegistry
 import PacketKit
 
 /// Picks a codec for a payload nobody named: every codec's probe scores
@@ -7,8 +6,8 @@ struct ProbeChoice {
   var codec: (any FrameCodec)?
   var scores: [(name: String, score: Int)]
 
-  init(_ bytes: UnsafeRawBufferPointer, minimumScore: Int = 1) {
-    let ranked = Codecs.probe(bytes)
+  init(_ bytes: UnsafeRawBufferPointer, codecs: CodecSet, minimumScore: Int = 1) {
+    let ranked = codecs.probe(bytes)
     scores = ranked.map { ($0.codec.info.name, $0.score) }
     codec = ranked.first.flatMap { $0.score >= minimumScore ? $0.codec : nil }
   }

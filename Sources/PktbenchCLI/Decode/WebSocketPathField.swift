@@ -1,16 +1,22 @@
-import CodecRegistry
 import PacketCapture
+import PacketKit
 
 /// The field a WebSocket request path names, for the codec whose path it is
 /// (such as `/ws/connect/<deviceId>`): shown in `ws.handshake`, filled
 /// in by `send`, required by `listen ws`.
-enum WebSocketPathField {
+struct WebSocketPathField: Sendable {
+  private let paths: [(prefix: String, index: Int, lastSegmentField: String?)]
+
+  init(_ codecs: CodecSet) {
+    paths = codecs.wellKnownWebSocketPaths
+  }
+
   /// The path prefixes `listen ws` upgrades: every codec's that names one.
-  static var prefixes: [String] { Codecs.wellKnownWebSocketPaths.map(\.prefix) }
+  var prefixes: [String] { paths.map(\.prefix) }
 
   /// The codec's field and its value when `target` is on a known path.
-  static func of(_ target: String) -> (field: String, value: String)? {
-    for known in Codecs.wellKnownWebSocketPaths {
+  func of(_ target: String) -> (field: String, value: String)? {
+    for known in paths {
       guard let field = known.lastSegmentField,
         let value = WebSocketTarget.segment(after: known.prefix, in: target)
       else { continue }
@@ -21,9 +27,9 @@ enum WebSocketPathField {
 
   /// Whether `target`'s path starts with a prefix a codec names, with a
   /// non-empty segment after it when the codec names a field for it.
-  static func isKnown(_ target: String) -> Bool {
+  func isKnown(_ target: String) -> Bool {
     let path = WebSocketTarget.path(of: target)
-    return Codecs.wellKnownWebSocketPaths.contains { known in
+    return paths.contains { known in
       guard path.hasPrefix(known.prefix) else { return false }
       let rest = path.dropFirst(known.prefix.count)
       return known.lastSegmentField == nil || (!rest.isEmpty && !rest.contains("/"))
@@ -31,8 +37,7 @@ enum WebSocketPathField {
   }
 
   /// "/ws/connect/<deviceId>" for messages.
-  static var usage: String {
-    Codecs.wellKnownWebSocketPaths.map { $0.prefix + ($0.lastSegmentField.map { "<\($0)>" } ?? "…") }
-      .joined(separator: " or ")
+  var usage: String {
+    paths.map { $0.prefix + ($0.lastSegmentField.map { "<\($0)>" } ?? "…") }.joined(separator: " or ")
   }
 }

@@ -1,4 +1,3 @@
-import CodecRegistry
 import PacketKit
 
 /// A record's fields as the display filter reads them: the same names and
@@ -7,7 +6,7 @@ import PacketKit
 extension DecodedRecord: FilterRecord {
   func visitValues(of field: FilterField, _ visit: (FilterValue) -> Bool) {
     guard field.root < RecordFields.codecBase else {
-      codecFields(Codecs.names[field.root - RecordFields.codecBase], field.path, visit)
+      codecFields(field.path, visit)
       return
     }
     switch RecordFields.Root(rawValue: field.root) {
@@ -43,20 +42,22 @@ extension DecodedRecord: FilterRecord {
     _ = FilterValue.withText(text) { visit(.text($0)) }
   }
 
-  /// `rider`, `legctrl.header.msg_type`: the codec's message's fields.
-  private func codecFields(_ codec: String, _ path: FilterPath, _ visit: (FilterValue) -> Bool) {
+  /// `rider`, `legctrl.header.msg_type`: the codec's message's fields (the
+  /// path's first part is the codec's name, the rest the field's).
+  private func codecFields(_ path: FilterPath, _ visit: (FilterValue) -> Bool) {
+    guard let codec = path.parts.first?.text else { return }
     if let flat {
       guard flat.codec == codec else { return }
-      path.visit(flat: FlatFields.fields(at: flat.fields), visit)
+      path.visit(flat: FlatFields.fields(at: flat.fields), from: 1, visit)
       return
     }
     switch result {
     case .decoded(let frame)?:
       guard frame.codec == codec else { return }
-      path.visit(frame.fields, visit)
+      path.visit(frame.fields, from: 1, visit)
     case .failed(let failed, _)?:
       // A message its codec could not decode is still that codec's; it has no fields.
-      if failed == codec, path.count == 0 { _ = visit(.present) }
+      if failed == codec, path.count == 1 { _ = visit(.present) }
     case nil:
       break
     }

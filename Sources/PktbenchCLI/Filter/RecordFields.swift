@@ -1,4 +1,3 @@
-import CodecRegistry
 import PacketKit
 
 /// The names a display filter can use on a `DecodedRecord`: the keys of a
@@ -8,7 +7,11 @@ import PacketKit
 /// (`ws.close.code`, `tcp.gap`), and transport details (`ws.compressed`,
 /// `handle`).
 struct RecordFields: FilterVocabulary {
-  /// Roots below `codecBase`; codec k is `codecBase + k`.
+  /// The codecs whose names start fields.
+  let codecs: CodecSet
+
+  /// Roots below `codecBase`; a codec's fields are `codecBase`, with the
+  /// codec's name as the path's first part.
   enum Root: Int {
     case frame, time, source, destination, transport, codec, message, length, routing
     case error, diagnostics
@@ -43,7 +46,7 @@ struct RecordFields: FilterVocabulary {
       else { return nil }
       return (first == "error" ? Root.error.rawValue : Root.diagnostics.rawValue, 1)
     }
-    if let codec = Codecs.index(named: first) { return (Self.codecBase + codec, 1) }
+    if codecs.index(named: first) != nil { return (Self.codecBase, 0) }
     if Self.eventFamilies.contains(first) || Self.details.contains(first) { return (Root.named.rawValue, 0) }
     return nil
   }
@@ -53,6 +56,6 @@ struct RecordFields: FilterVocabulary {
     if Self.scalars[first] != nil { return "\(first) has no parts" }
     if first == "error" || first == "diagnostics" { return "\(first) has code, text, severity and offset" }
     return "fields start with frame, time, src, dst, transport, codec, message, length, routing, "
-      + "error, diagnostics, a codec (\(Codecs.nameList)), an event (ws, tcp, att, ble) or a transport detail"
+      + "error, diagnostics, a codec (\(codecs.nameList)), an event (ws, tcp, att, ble) or a transport detail"
   }
 }

@@ -23,10 +23,10 @@ struct RecordFilter: Sendable {
 
   /// The filter `text` asks for (nil: none). A malformed one is a usage
   /// error before any input is read: one line pointing at the column, exit 64.
-  static func compile(_ text: String?) throws(CommandFailure) -> RecordFilter? {
+  static func compile(_ text: String?, codecs: CodecSet) throws(CommandFailure) -> RecordFilter? {
     guard let text else { return nil }
     do {
-      return RecordFilter(filter: try DisplayFilter(text, vocabulary: RecordFields()))
+      return RecordFilter(filter: try DisplayFilter(text, vocabulary: RecordFields(codecs: codecs)))
     } catch {
       throw CommandFailure("-Y: \(error.description)", status: 64)
     }
@@ -40,12 +40,12 @@ struct RecordFilter: Sendable {
 extension RecordFilter {
   /// Compiles `text` to report a malformed filter before anything is read;
   /// one payload (`decode --hex`) is not filtered, so `-Y` is refused there.
-  static func check(_ text: String?, onePayload: Bool) throws(CommandFailure) {
+  static func check(_ text: String?, onePayload: Bool, codecs: CodecSet) throws(CommandFailure) {
     guard text != nil else { return }
     if onePayload {
       throw CommandFailure(
         "-Y filters the messages of captures; --hex and stdin with --codec are one payload", status: 64)
     }
-    _ = try compile(text)
+    _ = try compile(text, codecs: codecs)
   }
 }

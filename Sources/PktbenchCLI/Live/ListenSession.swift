@@ -1,10 +1,11 @@
-import CodecRegistry
 import Foundation
 import NIOCore
 import PacketKit
 
 /// What `listen` was asked to do, as a plain value for the event loop.
 struct ListenConfiguration: Sendable {
+  /// The run's codecs.
+  var codecs: CodecSet
   var address: ListenAddress
   var codec: String?
   var rules: [DecodeAsRule]
@@ -42,12 +43,13 @@ final class ListenSession {
   private(set) var stopReason: String?
   private let startedNanoseconds = monotonicNanoseconds()
   /// `emulate`: where the device's events are printed, and the one device
-  /// behind a UDP socket (a WebSocket connection has its own).
+  /// behind the socket (every sender's and every connection's).
   let timeline: EmulatorTimeline?
-  private var udpDevice: DeviceEmulator?
-  private var flows = 0
+  private var emulated: DeviceEmulator?
   /// ws: the bytes all connections hold, and the connections cut.
   let budget: ConnectionBudget
+  /// ws: the paths the codecs name, and the fields they fill.
+  let pathField: WebSocketPathField
   /// ws: the lines clients past --max-connections make.
   let refusals = RefusalLog()
   /// The exit status `stop` was given: 130 for a signal.
@@ -62,12 +64,14 @@ final class ListenSession {
     budget = ConnectionBudget(settings: configuration.server)
     let out = OutputWriter()
     self.out = out
-    let sink = configuration.output.makeSink(out: out)
+    let sink = configuration.output.makeSink(out: out, codecs: configuration.codecs)
     recorder = LiveRecorder(
-      inner: sink, out: out, countLimit: configuration.countLimit,
+      inner: sink, out: out, codecs: configuration.codecs, countLimit: configuration.countLimit,
       displayFilter: configuration.output.displayFilter)
+    pathField = WebSocketPathField(configuration.codecs)
     decoding = LiveDecoding(
-      router: PayloadRouter(rules: configuration.rules, forcedCodec: configuration.codec),
+      router: PayloadRouter(
+        rules: configuration.rules, forcedCodec: configuration.codec, codecs: configuration.codecs),
       keepPayload: (sink?.wantsPayload ?? false) || configuration.emulation != nil)
     timeline = configuration.emulation.map {
       EmulatorTimeline(
@@ -114,28 +118,14 @@ final class ListenSession {
       decoding.decode(payload, carrier: .udp, into: &record)
     }
     recorder.emit(record, counts: true)
-    guard let device = udpDevice ?? makeDevice(), let message = FlowMessage(record) else { return }
-    udpDevice = device
-    // A UDP device answers the peer that wrote last (LegCtrl notifies the
-    // last writer).
-    let peer = envelope.remoteAddress
-    device.peer = DeviceEmulator.Peer(
-      send: { bytes in
-        channel.writeAndFlush(
-          AddressedEnvelope(remoteAddress: peer, data: channel.allocator.buffer(bytes: bytes)), promise: nil)
-      },
-      close: { _, _ in })
-    device.take(message, heading: .toDevice)
+    emulate(record, from: envelope.remoteAddress, on: channel)
   }
 
-  /// A new emulated device (a flow's), or nil when not emulating.
-  func makeDevice() -> DeviceEmulator? {
-    guard let emulation = configuration.emulation, let timeline,
-      let behaviour = Codecs.named(emulation.codec) as? any DeviceBehaviour,
-      let model = try? behaviour.makeModel(mode: .emulation, settings: emulation.settings)
-    else { return nil }
-    flows += 1
-    return DeviceEmulator(codec: emulation.codec, model: model, flow: flows, loop: loop, timeline: timeline)
+  /// The emulated device, made on first use; nil when not emulating.
+  func device() -> DeviceEmulator? {
+    if let emulated { return emulated }
+    emulated = makeDevice()
+    return emulated
   }
 
   /// A problem that is not a message (a socket error): one line on stderr.
@@ -150,7 +140,7 @@ final class ListenSession {
     guard stopReason == nil else { return }
     stopReason = reason
     self.status = status
-    udpDevice?.stop()
+    emulated?.stop()
     if configuration.address.kind == .udp {
       kernelDrops = UDPKernelDrops.count(ports: Set(channels.compactMap { $0.localAddress?.port }))
     }

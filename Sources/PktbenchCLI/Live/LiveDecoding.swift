@@ -17,7 +17,7 @@ struct LiveDecoding {
         carrier, sourcePort: record.sourcePort, destinationPort: record.destinationPort, payload: payload)
     else { return }
     record.routing = router.reason(choice)
-    record.result = choice.decodeFrame(payload)
+    record.result = router.codecs.decodeFrame(choice.index, payload)
   }
 
   func decode(_ payload: [UInt8], carrier: PayloadRouter.Carrier, into record: inout DecodedRecord) {

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import PacketKit
 
 /// The output flags every live command shares with `decode`.
 struct LiveOutputOptions: ParsableArguments {
@@ -40,12 +41,13 @@ struct LiveOutputSettings: Sendable {
   var displayFilter: RecordFilter?
 
   /// The sink for per-message output; nil with --quiet.
-  func makeSink(out: OutputWriter) -> MessageSink? {
+  func makeSink(out: OutputWriter, codecs: CodecSet) -> MessageSink? {
     guard !quiet else { return nil }
     switch format {
     case .text:
       let style = Style.forOutput(out)
-      return LiveTextSink.make(out: out, style: style, verbose: verbose, hexDump: hexDump)
+      return LiveTextSink.make(
+        out: out, style: style, verbose: verbose, hexDump: hexDump, framing: SummaryFraming(codecs))
     case .json: return JSONSink(out: out, asArray: true, payloadHex: payloadHex)
     case .ndjson: return JSONSink(out: out, asArray: false, payloadHex: payloadHex)
     }

@@ -12,7 +12,7 @@ final class LiveRecorder: MessageSink {
   /// `-Y`: a record it drops is not written, counted, timed or stamped.
   private let displayFilter: RecordFilter?
   let countLimit: Int?
-  private(set) var stats = CaptureStats()
+  private(set) var stats: CaptureStats
   private(set) var timings: [String: SourceTiming] = [:]
   /// Sources in the order they were first seen.
   private(set) var sourceOrder: [String] = []
@@ -23,7 +23,11 @@ final class LiveRecorder: MessageSink {
   /// Called once, when the `--count`th message has been written.
   var onLimitReached: (() -> Void)?
 
-  init(inner: MessageSink?, out: OutputWriter, countLimit: Int?, displayFilter: RecordFilter? = nil) {
+  init(
+    inner: MessageSink?, out: OutputWriter, codecs: CodecSet, countLimit: Int?,
+    displayFilter: RecordFilter? = nil
+  ) {
+    stats = CaptureStats(codecs: codecs)
     self.inner = inner
     self.out = out
     self.countLimit = countLimit

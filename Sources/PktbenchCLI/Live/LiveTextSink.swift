@@ -1,4 +1,3 @@
-import CodecRegistry
 import PacketKit
 
 /// The text view of live traffic: `decode`'s summary line, led by the
@@ -7,7 +6,7 @@ import PacketKit
 enum LiveTextSink {
   static func make(
     out: OutputWriter, style: Style, verbose: Bool, hexDump: Bool,
-    framing: SummaryFraming = SummaryFraming(Codecs.set)
+    framing: SummaryFraming
   ) -> TextSink {
     TextSink(out: out, style: style, verbose: verbose, hexDump: hexDump) { record, _, style in
       line(record, style: style, framing: framing)

@@ -17,6 +17,7 @@ import PacketKit
 /// calling thread; the socket's event loop only reports errors.
 final class Replayer {
   struct Configuration {
+    var codecs: CodecSet
     var path: String
     var target: TargetURL
     /// nil: as fast as possible.
@@ -28,7 +29,7 @@ final class Replayer {
   }
 
   private let configuration: Configuration
-  private let channel: Channel
+  private let sockets: ReplaySockets
   private let errors: ReplayErrors
   private let stop: StopFlag
   private let out = OutputWriter()
@@ -41,15 +42,16 @@ final class Replayer {
   private var sent = 0
   private(set) var skippedStreams = 0
 
-  init(configuration: Configuration, channel: Channel, errors: ReplayErrors, stop: StopFlag) {
+  init(configuration: Configuration, sockets: ReplaySockets, errors: ReplayErrors, stop: StopFlag) {
     self.configuration = configuration
-    self.channel = channel
+    self.sockets = sockets
     self.errors = errors
     self.stop = stop
-    let sink = configuration.output.makeSink(out: out)
-    recorder = LiveRecorder(inner: sink, out: out, countLimit: nil)
+    let sink = configuration.output.makeSink(out: out, codecs: configuration.codecs)
+    recorder = LiveRecorder(inner: sink, out: out, codecs: configuration.codecs, countLimit: nil)
     decoding = LiveDecoding(
-      router: PayloadRouter(rules: configuration.rules, forcedCodec: configuration.codec),
+      router: PayloadRouter(
+        rules: configuration.rules, forcedCodec: configuration.codec, codecs: configuration.codecs),
       keepPayload: sink?.wantsPayload ?? false)
     let pace = configuration.speed.map { "at \(JSONWriter.formatNumber($0))x" } ?? "as fast as possible"
     report = SendReport(target: configuration.target.display, steps: ["\(configuration.path) \(pace)"])
@@ -70,6 +72,7 @@ final class Replayer {
       report.notes.append("skipped \(skippedStreams) TCP segments with data (replay sends UDP payloads only)")
     }
     if let refused = errors.summary { report.notes.append(refused) }
+    report.notes += sockets.notes
     report.write(options: configuration.output, out: out)
     out.flush()
     if case .damaged(let afterFrame, _, let reason) = end {
@@ -107,7 +110,8 @@ final class Replayer {
       due = clockStart
     }
     lastDue = due
-    guard sleep(until: due) else { return }
+    // A new sender's socket is made before the wait, not after it.
+    guard let channel = sockets.channel(for: source), sleep(until: due) else { return }
     let now = monotonicNanoseconds()
     channel.writeAndFlush(channel.allocator.buffer(bytes: payload), promise: nil)
     sent += 1

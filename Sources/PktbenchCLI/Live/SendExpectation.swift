@@ -52,11 +52,11 @@ struct SendExpectation: Sendable {
   }
 
   /// Parses `expect MESSAGE [--field value …] [--within 2s]`.
-  static func parse(_ arguments: [String]) throws(CommandFailure) -> SendExpectation {
+  static func parse(_ arguments: [String], codecs: CodecSet) throws(CommandFailure) -> SendExpectation {
     guard let name = arguments.first, !name.hasPrefix("-") else {
       throw CommandFailure("expect needs a message name, e.g. expect MESSAGE --field value --within 2s")
     }
-    let (codec, schema) = try CraftArguments.resolve(name)
+    let (codec, schema) = try CraftArguments.resolve(name, codecs: codecs)
     var fields: [(name: String, value: String)] = []
     var within = defaultWithinNanoseconds
     var index = 1

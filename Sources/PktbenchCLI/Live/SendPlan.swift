@@ -1,4 +1,3 @@
-import CodecRegistry
 import PacketKit
 
 /// What `send` sends: steps separated by `then`, each a message named as
@@ -72,7 +71,8 @@ enum SendPlan {
   /// field the user left out from the URL's path, where a codec names one
   /// (`WebSocketPathField`).
   static func parse(
-    _ tokens: [String], force: Bool, badCheck: Bool, pathField: (field: String, value: String)?
+    _ tokens: [String], codecs: CodecSet, force: Bool, badCheck: Bool,
+    pathField: (field: String, value: String)?
   )
     throws(CommandFailure) -> [SendAction]
   {
@@ -87,7 +87,7 @@ enum SendPlan {
     guard groups.contains(where: { !$0.isEmpty }) else {
       throw CommandFailure(
         "nothing to send: name a message after the destination, e.g. "
-          + (Codecs.examples(for: "send").first?.split(separator: " ").dropFirst(2).joined(separator: " ")
+          + (codecs.examples(for: "send").first?.split(separator: " ").dropFirst(2).joined(separator: " ")
             ?? "MESSAGE --rate 20hz"))
     }
     var steps: [SendAction] = []
@@ -104,11 +104,13 @@ enum SendPlan {
         }
         steps.append(.wait(nanoseconds: duration.nanoseconds))
       case "expect":
-        steps.append(.expect(try SendExpectation.parse(Array(group.dropFirst()))))
+        steps.append(.expect(try SendExpectation.parse(Array(group.dropFirst()), codecs: codecs)))
       default:
         steps.append(
           .send(
-            try step(name, Array(group.dropFirst()), force: force, badCheck: badCheck, pathField: pathField)))
+            try step(
+              name, Array(group.dropFirst()), codecs: codecs, force: force, badCheck: badCheck,
+              pathField: pathField)))
       }
     }
     guard steps.contains(where: { if case .send = $0 { true } else { false } }) else {
@@ -118,10 +120,10 @@ enum SendPlan {
   }
 
   static func step(
-    _ name: String, _ arguments: [String], force: Bool, badCheck: Bool,
+    _ name: String, _ arguments: [String], codecs: CodecSet, force: Bool, badCheck: Bool,
     pathField: (field: String, value: String)? = nil
   ) throws(CommandFailure) -> SendStep {
-    let (codec, schema) = try CraftArguments.resolve(name)
+    let (codec, schema) = try CraftArguments.resolve(name, codecs: codecs)
     var fieldArguments: [String] = []
     var rate: String?
     var count: Int?
@@ -162,7 +164,7 @@ enum SendPlan {
     {
       fieldArguments += ["--\(field.flag)", pathField.value]
     }
-    let values = try CraftArguments(schema: schema, codecName: codec.info.name)
+    let values = try CraftArguments(schema: schema, codecName: codec.info.name, codecs: codecs)
       .values(fieldArguments, force: force, badCheck: badCheck)
     var period: UInt64?
     if let rate { period = try periodNanoseconds(rate) }

@@ -16,6 +16,7 @@ protocol SendTransport: AnyObject {
 
 /// What `send` was asked to do, as a plain value for the event loop.
 struct SendConfiguration: Sendable {
+  var codecs: CodecSet
   var target: TargetURL
   var steps: [SendAction]
   var output: LiveOutputSettings
@@ -57,10 +58,11 @@ final class SendSession {
     self.loop = loop
     self.done = done
     out = OutputWriter()
-    let sink = configuration.output.makeSink(out: out)
-    recorder = LiveRecorder(inner: sink, out: out, countLimit: nil)
+    let sink = configuration.output.makeSink(out: out, codecs: configuration.codecs)
+    recorder = LiveRecorder(inner: sink, out: out, codecs: configuration.codecs, countLimit: nil)
     decoding = LiveDecoding(
-      router: PayloadRouter(rules: [], forcedCodec: nil), keepPayload: sink?.wantsPayload ?? false)
+      router: PayloadRouter(rules: [], forcedCodec: nil, codecs: configuration.codecs),
+      keepPayload: sink?.wantsPayload ?? false)
     var index = 0
     reportIndex = configuration.steps.map { action in
       guard case .send = action else { return nil }

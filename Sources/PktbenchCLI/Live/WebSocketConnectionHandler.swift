@@ -6,8 +6,8 @@ import PacketKit
 
 /// One upgraded WebSocket connection of `listen ws`: logs every message and
 /// control frame as `decode` shows them, answers pings, echoes the client's
-/// close, and under `emulate` gives the connection its own device model,
-/// which answers and closes as the real server would.
+/// close, and under `emulate` gives the connection to the server's one
+/// device model, which answers and closes as the real server would.
 final class WebSocketConnectionHandler: ChannelInboundHandler {
   typealias InboundIn = WebSocketFrame
   typealias OutboundOut = WebSocketFrame
@@ -22,7 +22,7 @@ final class WebSocketConnectionHandler: ChannelInboundHandler {
   private let server: String?
   private let clientPort: UInt16
   private let serverPort: UInt16
-  /// `emulate`: this connection's server session.
+  /// `emulate`: the server, every connection's.
   private let device: DeviceEmulator?
   private var closeSent = false
   private var closeReceived = false
@@ -40,7 +40,7 @@ final class WebSocketConnectionHandler: ChannelInboundHandler {
     server = EndpointText.of(channel.localAddress)
     clientPort = UInt16(clamping: channel.remoteAddress?.port ?? 0)
     serverPort = UInt16(clamping: channel.localAddress?.port ?? 0)
-    device = session.makeDevice()
+    device = session.device()
   }
 
   func handlerAdded(context: ChannelHandlerContext) {
@@ -56,19 +56,21 @@ final class WebSocketConnectionHandler: ChannelInboundHandler {
             + "response), so messages travel uncompressed"))
     }
     let accept = logEvent("ws.accept", fields, fromClient: false, diagnostics: diagnostics)
-    if let device {
-      device.peer = DeviceEmulator.Peer(
-        send: { [weak self] bytes in self?.send(bytes) },
-        close: { [weak self] code, reason in
-          self?.close(code: WebSocketErrorCode(codeNumber: Int(code)), reason: reason)
-        })
+    if let device, let client {
+      device.attach(
+        client,
+        DeviceEmulator.Peer(
+          send: { [weak self] bytes in self?.send(bytes) },
+          close: { [weak self] code, reason in
+            self?.close(code: WebSocketErrorCode(codeNumber: Int(code)), reason: reason)
+          }), path: path)
       // The 101 starts the server's session.
       if let message = FlowMessage(accept) { device.take(message, heading: .fromDevice) }
     }
   }
 
   func channelInactive(context: ChannelHandlerContext) {
-    device?.stop()
+    if let client { device?.detach(client) }
     session.closed(self)
     context.fireChannelInactive()
   }

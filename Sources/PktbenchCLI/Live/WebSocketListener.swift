@@ -82,14 +82,14 @@ extension ListenSession {
       source: EndpointText.of(channel.remoteAddress), destination: EndpointText.of(channel.localAddress),
       payloadLength: 0)
     var fields: [FieldValue.Member] = [.init("path", .string(path))]
-    if let named = WebSocketPathField.of(path) { fields.append(.init(named.field, .string(named.value))) }
-    let known = WebSocketPathField.isKnown(path)
+    if let named = pathField.of(path) { fields.append(.init(named.field, .string(named.value))) }
+    let known = pathField.isKnown(path)
     let extensions = head.headers["Sec-WebSocket-Extensions"].joined(separator: ", ")
     if !extensions.isEmpty { fields.append(.init("extensions", .string(extensions))) }
     record.event = ("ws.handshake", fields)
     if !known {
       record.layerDiagnostics = [
-        .warning("ws-unknown-path", "pktbench upgrades only \(WebSocketPathField.usage); refused")
+        .warning("ws-unknown-path", "pktbench upgrades only \(pathField.usage); refused")
       ]
     }
     recorder.emit(record, counts: false)
@@ -119,12 +119,12 @@ final class HTTPRefusalHandler: ChannelInboundHandler, RemovableChannelHandler {
     case .body: break
     case .end:
       let path = head?.uri ?? "?"
-      let onEndpoint = WebSocketPathField.isKnown(path)
+      let onEndpoint = session.pathField.isKnown(path)
       let status: HTTPResponseStatus = onEndpoint ? .upgradeRequired : .notFound
       let text =
         onEndpoint
         ? "pktbench: \(path) is a WebSocket endpoint; connect with a WebSocket client\n"
-        : "pktbench: no such endpoint; the WebSocket endpoints are \(WebSocketPathField.usage)\n"
+        : "pktbench: no such endpoint; the WebSocket endpoints are \(session.pathField.usage)\n"
       var headers = HTTPHeaders()
       headers.add(name: "Content-Type", value: "text/plain; charset=utf-8")
       headers.add(name: "Content-Length", value: String(text.utf8.count))

@@ -57,8 +57,8 @@ final class ColumnSink: MessageSink {
 
   /// The columns `names` asks for (`file` among them when several files
   /// are decoded); an unknown name is one line saying which, exit 64.
-  static func columns(_ names: [String]) throws(CommandFailure) -> [Column] {
-    let vocabulary = RecordFields()
+  static func columns(_ names: [String], codecs: CodecSet) throws(CommandFailure) -> [Column] {
+    let vocabulary = RecordFields(codecs: codecs)
     var columns: [Column] = []
     for name in names {
       if name == "file" {

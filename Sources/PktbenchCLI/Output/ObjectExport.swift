@@ -1,4 +1,3 @@
-import CodecRegistry
 import Foundation
 import PacketKit
 
@@ -29,10 +28,14 @@ final class ObjectExport {
   private var nextSuffix: [String: Int] = [:]
   /// Per "codec message": the fields holding such content (most have none).
   private var fieldsByMessage: [String: [FieldSchema]] = [:]
+  /// The codecs whose schemas say which fields hold files.
+  private let codecs: CodecSet
 
-  init(directory: String, mediaType: String, overwrite: Bool = false, maxFiles: Int = defaultMaxFiles)
-    throws(CommandFailure)
-  {
+  init(
+    directory: String, mediaType: String, codecs: CodecSet, overwrite: Bool = false,
+    maxFiles: Int = defaultMaxFiles
+  ) throws(CommandFailure) {
+    self.codecs = codecs
     self.directory = directory
     self.mediaType = mediaType
     self.overwrite = overwrite
@@ -54,7 +57,7 @@ final class ObjectExport {
     if let known = fieldsByMessage[key] {
       fields = known
     } else {
-      let schema = Codecs.named(frame.codec)?.info.messages.first { $0.name == frame.message }
+      let schema = codecs.named(frame.codec)?.info.messages.first { $0.name == frame.message }
       fields = schema?.fields.filter { $0.content?.mediaType == mediaType } ?? []
       fieldsByMessage[key] = fields
     }

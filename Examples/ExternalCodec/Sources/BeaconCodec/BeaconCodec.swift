@@ -31,7 +31,8 @@ public struct BeaconCodec: FrameCodec {
     case BeaconSchema.ackMagic: return try decodeAck(bytes)
     default:
       throw DecodeError(
-        code: "bad-magic", offset: 0, text: "first byte is \(hex(bytes[0])); expected B1 (reading) or B2 (ack)",
+        code: "bad-magic", offset: 0,
+        text: "first byte is \(hex(bytes[0])); expected B1 (reading) or B2 (ack)",
         expected: "B1 or B2", found: hex(bytes[0]))
     }
   }
@@ -56,21 +57,28 @@ public struct BeaconCodec: FrameCodec {
       (BeaconSchema.temperature, Double(temperature) / 10, 3..<5),
       (BeaconSchema.battery, Double(battery), 5..<7),
     ] where !(schema.range ?? -Double.infinity...Double.infinity).contains(value) {
-      diagnostics.append(.warning("out-of-range", "\(schema.name) \(value) is outside its range", range: range))
+      diagnostics.append(
+        .warning("out-of-range", "\(schema.name) \(value) is outside its range", range: range))
     }
     let statusCase = BeaconSchema.status.enumCase(raw: Int64(status))
-    if statusCase == nil { diagnostics.append(.warning("unknown-enum", "status \(status) is unknown", range: 7..<8)) }
-    if reserved != 0 { diagnostics.append(.warning("reserved-nonzero", "reserved is \(reserved)", range: 8..<9)) }
+    if statusCase == nil {
+      diagnostics.append(.warning("unknown-enum", "status \(status) is unknown", range: 7..<8))
+    }
+    if reserved != 0 {
+      diagnostics.append(.warning("reserved-nonzero", "reserved is \(reserved)", range: 8..<9))
+    }
     let fields = [
       DissectionNode("seq", .unsigned(UInt64(sequence)), range: 1..<2),
       DissectionNode("moisture", .unsigned(UInt64(moisture)), unit: "%", range: 2..<3),
       DissectionNode("temperature", .number(Double(temperature) / 10), unit: "°C", range: 3..<5),
       DissectionNode("battery_mv", .unsigned(UInt64(battery)), unit: "mV", range: 5..<7),
       DissectionNode(
-        "status", .enumeration(name: statusCase?.name ?? "unknown(\(status))", raw: Int64(status)), range: 7..<8),
+        "status", .enumeration(name: statusCase?.name ?? "unknown(\(status))", raw: Int64(status)),
+        range: 7..<8),
       DissectionNode("check", .unsigned(UInt64(bytes[9])), range: 9..<10),
     ]
-    return Decoded(message: .reading(reading), messageName: "reading", fields: fields, diagnostics: diagnostics)
+    return Decoded(
+      message: .reading(reading), messageName: "reading", fields: fields, diagnostics: diagnostics)
   }
 
   private func decodeAck(_ bytes: ByteView) throws(DecodeError) -> Decoded<Message> {
@@ -99,7 +107,8 @@ public struct BeaconCodec: FrameCodec {
     guard bytes[last] == expected else {
       throw DecodeError(
         code: "bad-check", offset: last,
-        text: "check byte at offset \(last) is \(hex(bytes[last])); the XOR of the bytes before it is \(hex(expected))",
+        text:
+          "check byte at offset \(last) is \(hex(bytes[last])); the XOR of the bytes before it is \(hex(expected))",
         expected: hex(expected), found: hex(bytes[last]))
     }
   }
@@ -113,7 +122,8 @@ public struct BeaconCodec: FrameCodec {
       let temperature = UInt16(bitPattern: reading.temperatureTenths)
       frame = [
         BeaconSchema.readingMagic, reading.sequence, reading.moisture, UInt8(temperature & 0xFF),
-        UInt8(temperature >> 8), UInt8(reading.batteryMillivolts & 0xFF), UInt8(reading.batteryMillivolts >> 8),
+        UInt8(temperature >> 8), UInt8(reading.batteryMillivolts & 0xFF),
+        UInt8(reading.batteryMillivolts >> 8),
         reading.status, 0,
       ]
     case .ack(let sequence):
@@ -132,13 +142,16 @@ public struct BeaconCodec: FrameCodec {
   public func message(_ kind: String, from values: CraftValues) throws(EncodeError) -> Message {
     switch kind {
     case "reading":
-      for schema in [BeaconSchema.moisture, BeaconSchema.temperature, BeaconSchema.battery] where !values.force {
+      for schema in [BeaconSchema.moisture, BeaconSchema.temperature, BeaconSchema.battery]
+      where !values.force {
         try schema.validate(.number(try values.number(schema.name)))
       }
       let temperature = (try values.number("temperature") * 10).rounded()
       guard let moisture = UInt8(exactly: try values.integer("moisture")),
-        let tenths = Int16(exactly: temperature), let battery = UInt16(exactly: try values.integer("battery_mv")),
-        let sequence = UInt8(exactly: try values.integer("seq")), let status = UInt8(exactly: try values.integer("status"))
+        let tenths = Int16(exactly: temperature),
+        let battery = UInt16(exactly: try values.integer("battery_mv")),
+        let sequence = UInt8(exactly: try values.integer("seq")),
+        let status = UInt8(exactly: try values.integer("status"))
       else {
         throw EncodeError(code: "out-of-range", text: "a reading's fields must fit their bytes on the wire")
       }
@@ -160,8 +173,9 @@ public struct BeaconCodec: FrameCodec {
 
   public func probe(_ bytes: ByteView) -> Int {
     let length = bytes.count
-    guard length == 10 && bytes[0] == BeaconSchema.readingMagic
-      || length == 3 && bytes[0] == BeaconSchema.ackMagic
+    guard
+      length == 10 && bytes[0] == BeaconSchema.readingMagic
+        || length == 3 && bytes[0] == BeaconSchema.ackMagic
     else { return 0 }
     return bytes[length - 1] == BeaconSchema.check(bytes.bytes.prefix(length - 1)) ? 90 : 20
   }

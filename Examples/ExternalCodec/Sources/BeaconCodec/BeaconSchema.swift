@@ -7,7 +7,8 @@ enum BeaconSchema {
   static let readingMagic: UInt8 = 0xB1
   static let ackMagic: UInt8 = 0xB2
 
-  static let sequence = FieldSchema("seq", kind: .integer, range: 0...255, default: .integer(0), help: "sequence number")
+  static let sequence = FieldSchema(
+    "seq", kind: .integer, range: 0...255, default: .integer(0), help: "sequence number")
   static let moisture = FieldSchema(
     "moisture", kind: .integer, unit: "%", range: 0...100, help: "volumetric soil moisture in percent")
   static let temperature = FieldSchema(
@@ -26,7 +27,9 @@ enum BeaconSchema {
       MessageSchema(
         "reading", summary: "a sensor reading, broadcast every 10 s", direction: .deviceToApp,
         fields: [sequence, moisture, temperature, battery, status]),
-      MessageSchema("ack", summary: "the gateway's acknowledgement of a reading", direction: .appToDevice, fields: [sequence]),
+      MessageSchema(
+        "ack", summary: "the gateway's acknowledgement of a reading", direction: .appToDevice,
+        fields: [sequence]),
     ],
     hasCheckByte: true, wellKnown: [.udp(7070)],
     examples: [

@@ -1,6 +1,7 @@
 import BeaconCodec
-import CodecRegistry
+import BuiltinCodecs
+import PacketKit
 import PktbenchCLI
 
 // Every pktbench command, with the built-in codecs and Beacon.
-Pktbench.main(codecs: Codecs.builtins + [.bound(BeaconCodec())])
+Pktbench.main(codecs: CodecSet(BuiltinCodecs.calls + [.bound(BeaconCodec())]))

@@ -6,14 +6,14 @@ import PacketKit
 /// (the server answers within milliseconds); a reply only a raced message
 /// can explain shows it was handled; a 1008 at the auth timer shows the
 /// raced authRequest was dropped.
-extension AerieServerModel {
+extension AerieSocket {
   // MARK: Replies
 
   mutating func reply(_ message: FlowMessage) -> [DeviceEvent] {
     var events: [DeviceEvent] = []
     guard let kind = AerieReply(message) else { return events }
     handlerSeenReady = true
-    if kind == .accepted, let id = message.string("sessionId") { sessionId = id }
+    let replySessionId = kind == .accepted ? message.string("sessionId") : nil
     var found = answered(by: kind, afterLimit: false)
     // A reply only a message sent after the too-large one explains: the
     // server did not close for it.
@@ -32,9 +32,11 @@ extension AerieServerModel {
       // Replies of one kind come in order: older ones of the kind never came.
       ledger.removeAll { !$0.isRacing && $0.reply == kind && $0.time < entry.time }
     }
-    if kind == .accepted, session != .closed {
-      session = .authenticated
-      if expiryDeadline == nil, !sessionExpired { expiryDeadline = entry.time + settings.sessionTTL }
+    if kind == .accepted {
+      // The server handled it: the device's session (reused or new), and
+      // its entry authenticated if it still has one.
+      if !device.known { device.entry = key }
+      device.authenticate(sessionId: replySessionId, at: entry.time, ttl: settings.sessionTTL)
     }
     // A notAuthenticated report for a frame sent well after the raced
     // authRequest: that authRequest was never handled.
@@ -79,8 +81,14 @@ extension AerieServerModel {
       authHinge == nil && !ledger.contains(where: \.isRacing) && session != .unknown
       && closedBy?.certain != false
     guard settled else {
-      if kind == .accepted, session == .unknown { session = .authenticated }
-      if kind == .notAuthenticated, session == .unknown { session = .unauthenticated }
+      if session == .unknown, kind == .accepted || kind == .notAuthenticated {
+        // A socket seen mid-session: the server's answer tells how it stands.
+        device.known = true
+        device.entry = device.entry ?? key
+        device.authenticated = kind == .accepted
+        if kind == .accepted, let id = message.string("sessionId") { device.sessionId = id }
+        if kind == .accepted { device.hasSession = true }
+      }
       return []
     }
     let why: String
@@ -110,13 +118,23 @@ extension AerieServerModel {
       if raced.id == authHinge {
         authHinge = nil
         if raced.reply == .accepted, session != .closed {
-          session = .authenticated
-          if expiryDeadline == nil { expiryDeadline = raced.time + settings.sessionTTL }
+          let id = AerieReply(reply) == .accepted ? reply.string("sessionId") : nil
+          device.authenticate(sessionId: id ?? device.sessionId, at: raced.time, ttl: settings.sessionTTL)
         }
         // Its camera frames were accepted, not reported.
         ledger.removeAll { $0.hinge == raced.id }
       }
-      guard raced.fate == .racing(predictedDropped: true) else { continue }
+      guard raced.fate == .racing(predictedDropped: true) else {
+        // Predicted handled, and it was: the guess stands.
+        events.append(
+          DeviceEvent(
+            time: reply.time, frame: raced.frame, name: "confirmed", state: state,
+            text: "the server's reply at frame \(frameText(reply)) shows \(raced.named) was handled",
+            peer: key,
+            settles: SettledGuess(
+              frame: raced.frame, time: raced.time, name: handlingName(raced), outcome: .confirmed)))
+        continue
+      }
       let answer =
         raced.id == entry.id
         ? "the server's reply at frame \(frameText(reply)) (\(AerieReply(reply)?.words ?? "a reply")) answers it"
@@ -125,7 +143,8 @@ extension AerieServerModel {
         DeviceEvent(
           time: reply.time, frame: raced.frame, name: handlingName(raced), state: state,
           text: "\(raced.named)\(raced.id == entry.id ? since : "") was handled after all: \(answer); the "
-            + "text handler was registered sooner than the model said"))
+            + "text handler was registered sooner than the model said", peer: key,
+          settles: SettledGuess(frame: raced.frame, time: raced.time, name: "dropped", outcome: .refuted)))
     }
     if let index = ledger.firstIndex(where: { $0.id == entry.id }) { ledger.remove(at: index) }
     return events
@@ -153,8 +172,11 @@ extension AerieServerModel {
       if raced.id == authHinge {
         authHinge = nil
         if raced.fate == .racing(predictedDropped: false), session == .authenticated {
-          session = .unauthenticated
-          expiryDeadline = nil
+          // The session it was said to make was never made.
+          device.authenticated = false
+          device.hasSession = false
+          device.sessionId = nil
+          device.expiryDeadline = nil
         }
         // Its camera frames are reported for sure now.
         for index in ledger.indices where ledger[index].hinge == raced.id { ledger[index].hinge = nil }
@@ -166,7 +188,11 @@ extension AerieServerModel {
       events.append(
         DeviceEvent(
           time: evidence.time, frame: raced.frame, name: "drop_confirmed", state: state,
-          text: "\(raced.named)\(since) was dropped by the auth race: \(reason)"))
+          text: "\(raced.named)\(since) was dropped by the auth race: \(reason)", peer: key,
+          settles: SettledGuess(
+            frame: raced.frame, time: raced.time,
+            name: raced.fate == .racing(predictedDropped: true) ? "dropped" : handlingName(raced),
+            outcome: raced.fate == .racing(predictedDropped: true) ? .confirmed : .refuted)))
     }
     return events
   }
@@ -178,17 +204,26 @@ extension AerieServerModel {
     var events: [DeviceEvent] = []
     if let limit = limitClose, closedBy?.who == "server", closedBy?.certain == false {
       if code == 1009 {
-        closedBy = ("server", true)
+        closeConfirmed()
         ledger.removeAll(where: \.afterLimit)
-        return []
+        return [
+          event(
+            message, "confirmed",
+            text:
+              "the server closed with 1009 at frame \(frameText(message)), as predicted: its frame limit is "
+              + "Vapor's default \(Format.bytes(Self.vaporFrameLimit))",
+            settles: SettledGuess(
+              frame: limit.frame, time: limitTime ?? message.time, name: "closed_1009", outcome: .confirmed))
+        ]
       }
       events += limitWasRaised(limit, evidence: message)
     }
     if session == .closed {
       guard closedBy?.who == "server", timerClosed else { return events }
       if code == 1008 {
-        closedBy = ("server", true)
-        return events + timerConfirmedDrop(message)
+        let guess = closedBy?.certain == false
+        closeConfirmed()
+        return events + timerConfirmedDrop(message) + timerConfirmed(message, guess: guess)
       }
       guard closedBy?.certain == true else { return events }
       return events + [
@@ -202,7 +237,7 @@ extension AerieServerModel {
     if code == 1008, let deadline = authDeadline, message.time >= deadline - Self.timerTolerance {
       events += authTimer(at: message.time, frame: message.frame, afterEnd: false)
       if timerClosed {
-        closedBy = ("server", true)
+        closeConfirmed()
         return events + timerConfirmedDrop(message)
       }
       if let hinge = authHinge, let auth = ledger.first(where: { $0.id == hinge }) {
@@ -251,6 +286,17 @@ extension AerieServerModel {
       at: message)
   }
 
+  /// The server's 1008 settles the auth timer's close the model guessed.
+  private func timerConfirmed(_ message: FlowMessage, guess: Bool) -> [DeviceEvent] {
+    guard guess, let time = timerTime else { return [] }
+    return [
+      event(
+        message, "confirmed",
+        text: "the server closed with 1008 at frame \(frameText(message)), as its auth timer does",
+        settles: SettledGuess(frame: nil, time: time, name: "closed_1008", outcome: .confirmed))
+    ]
+  }
+
   /// The server kept the socket open after a message over Vapor's limit.
   private mutating func limitWasRaised(
     _ limit: (frame: Int?, size: Int, before: Session), evidence: FlowMessage
@@ -258,14 +304,16 @@ extension AerieServerModel {
     limitClose = nil
     limitRaised = true
     closedBy = nil
-    session = limit.before
+    isClosed = false
     for index in ledger.indices { ledger[index].afterLimit = false }
     return [
       event(
         evidence, "large_message_accepted",
         text: "the server kept the socket open after the \(Format.bytes(limit.size)) message at frame "
           + "\(limit.frame.map(String.init) ?? "?"): its frame limit is above Vapor's default "
-          + "\(Format.bytes(Self.vaporFrameLimit))")
+          + "\(Format.bytes(Self.vaporFrameLimit)) (frame \(frameText(evidence)) shows it)",
+        settles: SettledGuess(
+          frame: limit.frame, time: limitTime ?? evidence.time, name: "closed_1009", outcome: .refuted))
     ]
   }
 
