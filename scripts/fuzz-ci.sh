@@ -14,8 +14,8 @@ echo "fuzz-ci: pktbench fuzz, seed $seed, ${runner_seconds}s, $jobs jobs"
 .build/debug/pktbench fuzz --time "${runner_seconds}s" --seed "$seed" --jobs "$jobs" --crashes fuzz-crashes/runner
 # The spec codecs against the built-ins they describe: every input to both,
 # each compare target for the runner's time (the two share the run).
-echo "fuzz-ci: Specs/legctrl.yaml and Specs/rallie.yaml against the built-ins, seed $seed, $((2 * runner_seconds))s"
-.build/debug/pktbench fuzz --spec Specs/legctrl.yaml --spec Specs/rallie.yaml \
+echo "fuzz-ci: Specs/legctrl.ksy and Specs/rallie.ksy against the built-ins, seed $seed, $((2 * runner_seconds))s"
+.build/debug/pktbench fuzz --spec Specs/legctrl.ksy --spec Specs/rallie.ksy \
   --codec compare-legctrl --codec compare-rallie --time "$((2 * runner_seconds))s" --seed "$seed" --jobs "$jobs" \
   --crashes fuzz-crashes/spec
 for codec in rider legctrl rallie falconeye pcap websocket hci pklg filter; do
