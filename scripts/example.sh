@@ -3,15 +3,17 @@
 # its tests pass, and the pktbench it builds decodes its capture with the
 # codec it adds (six readings, five acks, one reading spoiled in transit).
 #
-# It builds in the repository's own scratch path: the packages it shares
-# with pktbench (NIO, swift-crypto, BoringSSL...) are built there already by
-# the test command, and building them a second time was most of CI's time.
+# It builds in the repository's own scratch path with the same settings:
+# the packages it shares with pktbench (NIO, swift-crypto, BoringSSL...)
+# are built there already by the test command, and building them a second
+# time was most of CI's time.
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
+source "$root/scripts/build-settings.sh"
 cd "$root/Examples/ExternalCodec"
-swift build --scratch-path "$root/.build" --product pktbench-beacon
-swift test --scratch-path "$root/.build"
-ndjson="$("$root/.build/debug/pktbench-beacon" decode Captures/beacon.pcap --format ndjson)"
+swift build "${build_settings[@]}" --scratch-path "$root/.build" --product pktbench-beacon
+swift test "${build_settings[@]}" --scratch-path "$root/.build"
+ndjson="$("$root/.build/release/pktbench-beacon" decode Captures/beacon.pcap --format ndjson)"
 count() { grep -c "$1" <<<"$ndjson" || true; }
 readings="$(count '"message":"reading"')"
 acks="$(count '"message":"ack"')"

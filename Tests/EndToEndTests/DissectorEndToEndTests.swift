@@ -19,7 +19,8 @@ import Testing
       ["rallie", "Tests/Fixtures/analyze/rallie-faults.pcap"],
       ["rallie", "Tests/Fixtures/analyze/rallie-app.pcap"],
     ]
-    + ["deadman", "edge", "i2c", "keepalive", "reconnect"].map {
+    // The firmware's own recordings, when they sit beside the repository.
+    + (DeviceTruth.isPresent ? ["deadman", "edge", "i2c", "keepalive", "reconnect"] : []).map {
       // No well-known port: tshark finds them by the heuristic, pktbench is told.
       ["legctrl", "../shared/device-truth/legctrl/\($0).pcap", "--decode-as", "udp:29000=legctrl"]
     }

@@ -23,7 +23,8 @@ import Testing
       ["Tests/Fixtures/analyze/legctrl-faults.pcap"], ["Tests/Fixtures/analyze/rallie-faults.pcap"],
       ["Tests/Fixtures/analyze/rallie-app.pcap"],
     ]
-    + ["deadman", "edge", "i2c", "keepalive", "reconnect"].map {
+    // The firmware's own recordings, when they sit beside the repository.
+    + (DeviceTruth.isPresent ? ["deadman", "edge", "i2c", "keepalive", "reconnect"] : []).map {
       ["../shared/device-truth/legctrl/\($0).pcap", "--decode-as", "udp:29000=legctrl"]
     }
 
