@@ -61,18 +61,16 @@ extension SpecSupport {
   /// The value at a dotted path of the dissection (`header.version`,
   /// `items.[1].x`), groups and arrays as their folded values.
   static func value(_ nodes: [DissectionNode], _ path: String) -> FieldValue? {
-    var current = nodes
-    var found: DissectionNode?
-    for part in path.split(separator: ".") {
-      guard let node = current.first(where: { $0.name == part }) else { return nil }
-      found = node
-      current = node.children
-    }
-    return found?.foldedValue
+    node(nodes, path)?.foldedValue
   }
 
   /// Where the node at a dotted path lies.
   static func range(_ nodes: [DissectionNode], _ path: String) -> Range<Int>? {
+    node(nodes, path)?.range
+  }
+
+  /// The node at a dotted path.
+  static func node(_ nodes: [DissectionNode], _ path: String) -> DissectionNode? {
     var current = nodes
     var found: DissectionNode?
     for part in path.split(separator: ".") {
@@ -80,6 +78,6 @@ extension SpecSupport {
       found = node
       current = node.children
     }
-    return found?.range
+    return found
   }
 }

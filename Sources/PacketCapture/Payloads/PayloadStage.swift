@@ -44,8 +44,10 @@ public final class PayloadStage {
   /// record's process, the other records that carried it.
   @exclusivity(unchecked) var context = CarrierContext()
   /// The latest record's frame and time, for what ends with the capture.
-  var lastFrame = 0
-  var lastTime = 0.0
+  /// Unchecked as the tables above: written per record, and a build with
+  /// testing enabled would check each write at run time.
+  @exclusivity(unchecked) var lastFrame = 0
+  @exclusivity(unchecked) var lastTime = 0.0
 
   public init(options: Options = Options(), consumer: any PayloadConsumer) {
     self.options = options

@@ -12,8 +12,10 @@ final class PayloadRecords: PayloadConsumer {
   let pathField: WebSocketPathField
   let router: PayloadRouter
   let sink: MessageSink
-  var bleMap: [BLEMapRule] = []
-  var bleRoles: [UInt16: BluetoothRole] = [:]
+  // Set before the first record and read for every BLE value: unchecked,
+  // or a build with testing enabled checks each read at run time.
+  @exclusivity(unchecked) var bleMap: [BLEMapRule] = []
+  @exclusivity(unchecked) var bleRoles: [UInt16: BluetoothRole] = [:]
   /// The addresses of the last IP-level notice, and their text.
   private var noticeAddresses:
     (source: IPAddress, destination: IPAddress, sourceText: String, destinationText: String)?
