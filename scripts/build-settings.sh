@@ -1,6 +1,7 @@
-# The one build every script shares (sourced): release, with testing
-# enabled so `swift test` runs on the same objects. Built once, it serves
-# the test suite, the example, the speed guard, fuzzing and the user's
-# pktbench; -enable-testing keeps internal symbols visible to the tests and
-# changes nothing else a run does.
+# The build CI's scripts share (sourced): release, with testing enabled so
+# `swift test` runs on the same objects. Built once, it serves the test
+# suite, the example, the speed guard and fuzzing. The speed guard counts
+# the same instructions a record in it as in a plain release build (the
+# hot per-record properties are unchecked for that); scripts/pktbench.sh
+# builds plain release for use.
 build_settings=(-c release -Xswiftc -enable-testing)
