@@ -71,11 +71,16 @@ let package = Package(
     .target(
       name: "PacketFuzz", dependencies: ["PacketKit", "PacketCapture"]),
 
+    // Captures to decoded records and their output: the capture pipeline,
+    // routing to codecs, the display filter, the output formats, `-w`.
+    // The per-record path stays inside this module.
+    .target(name: "PacketDecode", dependencies: ["PacketKit", "PacketCapture", "CPcap"]),
+
     // The commands, as a library so tests can call them.
     .target(
       name: "PktbenchCLI",
       dependencies: [
-        "PacketKit", "PacketCapture", "PacketFuzz", "SpecCodecs",
+        "PacketKit", "PacketCapture", "PacketDecode", "PacketFuzz", "SpecCodecs",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
         // Live sockets: `listen`, `send`, `replay` (UDP, WebSocket server and client).
         .product(name: "NIOCore", package: "swift-nio"),
@@ -94,7 +99,7 @@ let package = Package(
     .testTarget(name: "PacketCaptureTests", dependencies: ["PacketCapture", "PacketKit"]),
     .testTarget(
       name: "PktbenchCLITests",
-      dependencies: ["PktbenchCLI", "BuiltinCodecs", "PacketKit", "PacketCapture"]
+      dependencies: ["PktbenchCLI", "PacketDecode", "BuiltinCodecs", "PacketKit", "PacketCapture"]
     ),
     .testTarget(
       name: "PacketFuzzTests", dependencies: ["PacketFuzz", "BuiltinCodecs", "PacketKit", "LegCtrlCodec", "RallieCodec"],

@@ -1,3 +1,4 @@
+import PacketDecode
 import PacketKit
 import SpecCodecs
 

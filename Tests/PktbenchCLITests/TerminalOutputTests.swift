@@ -1,4 +1,5 @@
 import ArgumentParser
+import PacketDecode
 import PacketKit
 import Testing
 

@@ -1,3 +1,4 @@
+import PacketDecode
 import Testing
 
 @testable import PktbenchCLI

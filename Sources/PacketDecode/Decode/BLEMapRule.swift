@@ -3,14 +3,14 @@ import PacketKit
 /// `--ble-map 0x0012=CODEC` (any connection) or `--ble-map 0x0040:0x0012=CODEC`
 /// (one connection): the values of that ATT handle go to that codec, for
 /// captures that do not hold the GATT discovery.
-struct BLEMapRule: Equatable {
-  var connection: UInt16?
-  var handle: UInt16
-  var codec: String
+package struct BLEMapRule: Equatable {
+  package var connection: UInt16?
+  package var handle: UInt16
+  package var codec: String
 
-  static func parse(_ text: String, codecs: CodecSet) throws -> BLEMapRule {
-    let usage =
-      "expected [CONNECTION:]HANDLE=CODEC, e.g. 0x0012=\(HelpExamples.bleCodec) or 0x0040:0x0012=\(HelpExamples.bleCodec)"
+  package static func parse(_ text: String, codecs: CodecSet) throws -> BLEMapRule {
+    let example = exampleCodec(in: codecs)
+    let usage = "expected [CONNECTION:]HANDLE=CODEC, e.g. 0x0012=\(example) or 0x0040:0x0012=\(example)"
     guard let equals = text.firstIndex(of: "=") else {
       throw CommandFailure("--ble-map '\(text)': \(usage)")
     }
@@ -29,6 +29,11 @@ struct BLEMapRule: Equatable {
       connection = parsed
     }
     return BLEMapRule(connection: connection, handle: handle, codec: codec)
+  }
+
+  /// A codec that lives on BLE, for `--ble-map` examples.
+  package static func exampleCodec(in codecs: CodecSet) -> String {
+    codecs.all.first { !$0.info.gattCharacteristics.isEmpty }?.name ?? "CODEC"
   }
 
   private static func number(_ text: Substring) -> UInt16? {

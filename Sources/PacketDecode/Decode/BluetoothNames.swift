@@ -7,7 +7,7 @@ import PacketKit
 /// capture uses few of each, and making them per ATT value cost more than
 /// decoding the value; each table is bounded (cleared when full), so
 /// memory stays flat whatever the capture.
-struct BluetoothNames {
+package struct BluetoothNames {
   private var endpointNames = Kept<UInt32, (String, String)>(recent: 4)
   private var carriers = Kept<CarrierKey, Carrier>(recent: 8)
   private var lastUUID: String?
@@ -21,16 +21,16 @@ struct BluetoothNames {
   }
 
   /// How an ATT value travelled, as a record shows it.
-  struct Carrier {
+  package struct Carrier {
     /// For the summary line: `[0x0012 …789abd write-command]`.
-    var note: String
+    package var note: String
     /// att_operation, handle, uuid (when known) and direction. One array
     /// for every value on the characteristic, not one per record.
-    var extra: [FieldValue.Member]
+    package var extra: [FieldValue.Member]
   }
 
   /// src and dst: `0x0040 central` / `0x0040 peripheral`.
-  mutating func endpoints(_ connection: UInt16, _ direction: BluetoothDirection) -> (String, String) {
+  package mutating func endpoints(_ connection: UInt16, _ direction: BluetoothDirection) -> (String, String) {
     endpointNames.value(for: UInt32(connection) << 8 | UInt32(Self.code(direction))) {
       let name = "0x" + Self.hex16(connection)
       return switch direction {
@@ -45,7 +45,7 @@ struct BluetoothNames {
 
   /// `[0x0012 …789abd write-command]`: the handle, the characteristic (short
   /// form when it has one) and the ATT operation; and the extra members.
-  mutating func carrier(_ value: ATTValue) -> Carrier {
+  package mutating func carrier(_ value: ATTValue) -> Carrier {
     let key = CarrierKey(
       handle: value.attributeHandle, uuid: value.characteristicUUID, operation: value.operation,
       direction: value.direction)
@@ -96,7 +96,7 @@ struct BluetoothNames {
 
   /// The codec whose GATT characteristic `uuid` is; the last answer is
   /// kept, since values keep coming on the same characteristic.
-  mutating func gattChoice(_ uuid: String, router: PayloadRouter) -> PayloadRouter.Choice? {
+  package mutating func gattChoice(_ uuid: String, router: PayloadRouter) -> PayloadRouter.Choice? {
     if let lastUUID, lastUUID == uuid { return lastChoice }
     let choice = router.gattChoice(uuid.lowercased())
     lastUUID = uuid

@@ -9,18 +9,29 @@ import PacketKit
 ///
 /// Reading stops early, after a whole record, when SIGINT or SIGTERM
 /// arrives (`ReadInterruption`); `pipeline.stats.interrupted` then says so.
-struct CaptureInput {
-  var path: String
-  var filter: String?
+package struct CaptureInput {
+  package var path: String
+  package var filter: String?
   /// Exit status when the input cannot be read.
-  var unreadableStatus: Int32 = ExitStatus.unreadable
+  package var unreadableStatus: Int32 = ExitStatus.unreadable
   /// Standard input already looked at (`decode --codec X -` looks first,
   /// to tell a capture from a payload); nil: looked at here.
-  var standardInput: StandardInput?
+  package var standardInput: StandardInput?
   /// The line on stderr that shows how far reading has got, when there is one.
-  var progress: ProgressLine?
+  package var progress: ProgressLine?
 
-  func read(into pipeline: CapturePipeline) throws -> ReadEnd {
+  package init(
+    path: String, filter: String? = nil, unreadableStatus: Int32 = ExitStatus.unreadable,
+    standardInput: StandardInput? = nil, progress: ProgressLine? = nil
+  ) {
+    self.path = path
+    self.filter = filter
+    self.unreadableStatus = unreadableStatus
+    self.standardInput = standardInput
+    self.progress = progress
+  }
+
+  package func read(into pipeline: CapturePipeline) throws -> ReadEnd {
     defer { progress?.finish() }
     if path == "-" { return try readStandardInput(into: pipeline) }
     if Self.isBtsnoop(path: path) {
@@ -180,14 +191,14 @@ struct CaptureInput {
   }
 
   /// Apple PacketLogger has no magic number: its first record header tells it.
-  static func isPacketLogger(path: String) -> Bool {
+  package static func isPacketLogger(path: String) -> Bool {
     guard let handle = FileHandle(forReadingAtPath: path) else { return false }
     defer { try? handle.close() }
     let head = (try? handle.read(upToCount: PacketLoggerFile.detectionLength)) ?? Data()
     return PacketLoggerFile.byteOrder(ofFirstBytes: head) != nil
   }
 
-  static func isBtsnoop(path: String) -> Bool {
+  package static func isBtsnoop(path: String) -> Bool {
     guard let handle = FileHandle(forReadingAtPath: path) else { return false }
     defer { try? handle.close() }
     let magic = (try? handle.read(upToCount: 8)) ?? Data()

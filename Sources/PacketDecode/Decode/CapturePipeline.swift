@@ -5,17 +5,17 @@ import PacketKit
 /// WebSocket, Bluetooth: `PacketCapture`'s work) into `PayloadRecords`
 /// (routing, codecs, `-Y`, `-c`, `-w`, counters, the sink). Owns both:
 /// the stage delivers to the records, which know nothing of the stage.
-final class CapturePipeline {
-  let records: PayloadRecords
-  let stage: PayloadStage
+package final class CapturePipeline {
+  package let records: PayloadRecords
+  package let stage: PayloadStage
   /// `--start`/`--stop`: records outside these Unix times are not read,
   /// as editcap -A/-B leaves them out.
-  @exclusivity(unchecked) var timeWindow: TimeWindow?
+  @exclusivity(unchecked) package var timeWindow: TimeWindow?
 
   /// `recordsNeeded`: every message as a record even when the sink only
   /// counts (`-w` marks their records, `-c` counts them). `tracksFrames`:
   /// the records behind each message are noted (`-w`).
-  init(
+  package init(
     router: PayloadRouter, rules: [DecodeAsRule], sink: MessageSink, displayFilter: RecordFilter? = nil,
     recordsNeeded: Bool = false, tracksFrames: Bool = false
   ) {
@@ -30,29 +30,29 @@ final class CapturePipeline {
     if tracksFrames { records.selection = FrameSelection() }
   }
 
-  var stats: CaptureStats {
+  package var stats: CaptureStats {
     get { records.stats }
     set { records.stats = newValue }
   }
-  var sink: MessageSink { records.sink }
-  var bleMap: [BLEMapRule] {
+  package var sink: MessageSink { records.sink }
+  package var bleMap: [BLEMapRule] {
     get { records.bleMap }
     set { records.bleMap = newValue }
   }
-  var selection: FrameSelection? { records.selection }
-  var messagesLeft: Int? {
+  package var selection: FrameSelection? { records.selection }
+  package var messagesLeft: Int? {
     get { records.messagesLeft }
     set { records.messagesLeft = newValue }
   }
   /// Whether `-c` has been reached: reading can stop.
-  var isFull: Bool { records.messagesLeft == 0 }
+  package var isFull: Bool { records.messagesLeft == 0 }
 
-  func process(_ record: CaptureRecord) {
+  package func process(_ record: CaptureRecord) {
     guard accepts(frame: record.frame, time: record.time) else { return }
     stage.process(record)
   }
 
-  func processBluetooth(
+  package func processBluetooth(
     _ linkType: BluetoothLinkType, frame: Int, time: Double, flags: UInt32, data: UnsafeRawBufferPointer
   ) {
     guard accepts(frame: frame, time: time) else { return }
@@ -69,11 +69,11 @@ final class CapturePipeline {
   }
 
   /// A notice of the capture reader about the file.
-  func captureNotice(_ notice: CaptureNotice) {
+  package func captureNotice(_ notice: CaptureNotice) {
     stage.notice(notice)
   }
 
-  func finish(readEnd: ReadEnd) {
+  package func finish(readEnd: ReadEnd) {
     stage.finish()
     if case .damaged(let afterFrame, let byteOffset, let reason) = readEnd {
       let at = byteOffset.map { " at byte offset \($0)" } ?? ""
@@ -82,7 +82,7 @@ final class CapturePipeline {
   }
 
   /// Whether the codec named travels in WebSocket messages (it names a WebSocket path).
-  static func speaksWebSocket(_ codec: String, codecs: CodecSet) -> Bool {
+  package static func speaksWebSocket(_ codec: String, codecs: CodecSet) -> Bool {
     codecs.named(codec)?.info.wellKnown.contains { if case .webSocket = $0 { true } else { false } } ?? false
   }
 }

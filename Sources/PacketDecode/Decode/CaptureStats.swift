@@ -3,36 +3,36 @@ import PacketKit
 
 /// What `--stats` reports: counts per codec and message, errors and
 /// warnings by code, bytes and the time span, and what was not decoded.
-struct CaptureStats {
+package struct CaptureStats {
   /// The codecs whose messages are counted (their names, for reports).
-  let codecs: CodecSet
-  var records = 0
-  var firstTime: Double?
-  var lastTime: Double?
+  package let codecs: CodecSet
+  package var records = 0
+  package var firstTime: Double?
+  package var lastTime: Double?
   /// Per codec, per message: count and bytes. Nested, so that counting
   /// does not build a "codec message" string for every packet.
-  var perCodec: [String: [String: MessageTally]] = [:]
-  var errors: [String: Int] = [:]
-  var warnings: [String: Int] = [:]
-  var transports: [String: Int] = [:]
-  var undecoded: [String: Int] = [:]
-  var damaged: [String: Int] = [:]
-  var unclaimedPayloads = 0
-  var unclaimedBytes = 0
-  var events: [String: Int] = [:]
+  package var perCodec: [String: [String: MessageTally]] = [:]
+  package var errors: [String: Int] = [:]
+  package var warnings: [String: Int] = [:]
+  package var transports: [String: Int] = [:]
+  package var undecoded: [String: Int] = [:]
+  package var damaged: [String: Int] = [:]
+  package var unclaimedPayloads = 0
+  package var unclaimedBytes = 0
+  package var events: [String: Int] = [:]
   /// Per flow and kind of message: counts and rates over the flow's own span.
-  var flows = FlowRates()
+  package var flows = FlowRates()
   /// Where a damaged file stopped the reading.
-  var stoppedEarly: String?
+  package var stoppedEarly: String?
   /// The signal that stopped the reading (SIGINT, SIGTERM), if one did.
-  var interrupted: String?
+  package var interrupted: String?
   /// When the capture started and ended, as the file recorded them (a
   /// pcapng Interface Statistics Block's `isb_starttime`, `isb_endtime`,
   /// checked against the records); nil when the file does not say.
-  var recordedStart: Double?
-  var recordedEnd: Double?
+  package var recordedStart: Double?
+  package var recordedEnd: Double?
   /// A recorded time read in another unit, or ignored, in words.
-  var recordedTimeNotes: [PcapngRecordedTimes.Note] = []
+  package var recordedTimeNotes: [PcapngRecordedTimes.Note] = []
   /// Messages counted by `countClean`: per codec and message index (see
   /// `CodecSet.messageNames`), count and bytes; folded into `perCodec` for reports.
   /// One flat array (a nested one is two uniqueness checks per count):
@@ -44,11 +44,11 @@ struct CaptureStats {
   private var cleanTransportCounts = Array(repeating: 0, count: CleanTransport.allCases.count)
 
   /// The transports `countClean` counts without hashing their names.
-  enum CleanTransport: Int, CaseIterable {
+  package enum CleanTransport: Int, CaseIterable {
     case udp, bleATT
 
     /// The name `transports` counts it under (a record's `transport`).
-    var name: String {
+    package var name: String {
       switch self {
       case .udp: "udp"
       case .bleATT: "ble-att"
@@ -56,7 +56,7 @@ struct CaptureStats {
     }
   }
 
-  init(codecs: CodecSet) {
+  package init(codecs: CodecSet) {
     self.codecs = codecs
     var start = 0
     cleanStart = codecs.messageNames.map { names in
@@ -68,11 +68,11 @@ struct CaptureStats {
 
   /// Why reading stopped before the input's end, as the reports say it:
   /// damage, or a signal (the counts are then those of what was read).
-  var stopNote: String? {
+  package var stopNote: String? {
     stoppedEarly ?? interrupted.map { "interrupted by \($0) after \(records) records" }
   }
 
-  mutating func record(frame: Int, time: Double) {
+  package mutating func record(frame: Int, time: Double) {
     records += 1
     if firstTime == nil { firstTime = time }
     lastTime = time
@@ -80,7 +80,8 @@ struct CaptureStats {
 
   /// A message its codec's `cleanKind` classified: no diagnostics, so only
   /// its kind and size count.
-  mutating func countClean(codec: Int, kind: Int, bytes: Int, time: Double, transport: CleanTransport) {
+  package mutating func countClean(codec: Int, kind: Int, bytes: Int, time: Double, transport: CleanTransport)
+  {
     cleanCounts[cleanStart[codec] + kind].add(bytes: bytes, time: time)
     cleanTransportCounts[transport.rawValue] += 1
   }
@@ -88,7 +89,7 @@ struct CaptureStats {
   /// A clean message of a flow whose slot `flows.cleanSlot` gave: its one
   /// tally is the flow's, folded into the per-message counts for reports.
   @inline(__always)
-  mutating func countClean(slot: Int, bytes: Int, time: Double) {
+  package mutating func countClean(slot: Int, bytes: Int, time: Double) {
     flows.addClean(slot: slot, bytes: bytes, time: time)
   }
 
@@ -118,7 +119,7 @@ struct CaptureStats {
     return merged
   }
 
-  mutating func add(_ record: DecodedRecord) {
+  package mutating func add(_ record: DecodedRecord) {
     transports[record.transport, default: 0] += 1
     if let error = record.layerError {
       damaged[error.code, default: 0] += 1
@@ -173,7 +174,7 @@ struct CaptureStats {
     return out
   }
 
-  func lines(name: String) -> [String] {
+  package func lines(name: String) -> [String] {
     merged.reportLines(name: name)
   }
 
@@ -219,7 +220,7 @@ struct CaptureStats {
   }
 
   /// The same, as one JSON object, for `--stats --format json`.
-  func json(name: String) -> [UInt8] {
+  package func json(name: String) -> [UInt8] {
     merged.reportJSON(name: name)
   }
 

@@ -2,16 +2,16 @@ import PacketKit
 
 /// `--decode-as udp:9000=CODEC`: payloads on that transport and port go
 /// to that codec, whatever the probes say (tshark's `-d`).
-struct DecodeAsRule: Equatable {
-  enum Transport: String {
+package struct DecodeAsRule: Equatable {
+  package enum Transport: String {
     case udp, tcp
   }
 
-  var transport: Transport
-  var port: UInt16
-  var codec: String
+  package var transport: Transport
+  package var port: UInt16
+  package var codec: String
 
-  static func parse(_ text: String, codecs: CodecSet) throws -> DecodeAsRule {
+  package static func parse(_ text: String, codecs: CodecSet) throws -> DecodeAsRule {
     let usage =
       "expected TRANSPORT:PORT=CODEC with TRANSPORT udp or tcp, e.g. udp:9000=\(codecs.names.first ?? "CODEC")"
     guard let equals = text.firstIndex(of: "="), let colon = text.firstIndex(of: ":"), colon < equals

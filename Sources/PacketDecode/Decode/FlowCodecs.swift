@@ -5,19 +5,19 @@ import PacketCapture
 /// claims (a damaged frame is the one a field engineer looks for) goes to
 /// the same codec and is shown as its error at its offset, not as bytes
 /// nobody claimed. Routed flows (ports, paths, --decode-as) need no memory.
-struct FlowCodecs<Key: Hashable> {
+package struct FlowCodecs<Key: Hashable> {
   /// Flows remembered at most; a scan of more starts the memory afresh.
-  static var limit: Int { 4096 }
+  package static var limit: Int { 4096 }
   private var known: [Key: Int] = [:]
 
-  func choice(for key: Key) -> PayloadRouter.Choice? {
+  package func choice(for key: Key) -> PayloadRouter.Choice? {
     known[key].map { PayloadRouter.Choice(index: $0, why: .flow) }
   }
 
   /// Remembers a probe's choice once a payload of the flow decoded with it.
   /// `key` is made only then: most payloads were routed by port or path.
   @inline(__always)
-  mutating func learn(_ key: @autoclosure () -> Key, _ choice: PayloadRouter.Choice?, decoded: Bool) {
+  package mutating func learn(_ key: @autoclosure () -> Key, _ choice: PayloadRouter.Choice?, decoded: Bool) {
     guard decoded, let choice, choice.byProbe else { return }
     remember(key(), choice.index)
   }
@@ -30,24 +30,24 @@ struct FlowCodecs<Key: Hashable> {
 }
 
 /// A UDP flow, the same in both directions.
-struct UDPFlowKey: Hashable {
-  var low: Endpoint
-  var high: Endpoint
+package struct UDPFlowKey: Hashable {
+  package var low: Endpoint
+  package var high: Endpoint
 
-  init(_ a: Endpoint, _ b: Endpoint) {
+  package init(_ a: Endpoint, _ b: Endpoint) {
     (low, high) = a < b ? (a, b) : (b, a)
   }
 }
 
 /// An ATT attribute on one BLE connection.
-struct BLEHandleKey: Hashable {
-  var connection: UInt16
-  var handle: UInt16
+package struct BLEHandleKey: Hashable {
+  package var connection: UInt16
+  package var handle: UInt16
 }
 
 extension DecodedRecord {
   /// Whether the codec decoded the payload (as a tree or as flat fields).
-  var decodedByCodec: Bool {
+  package var decodedByCodec: Bool {
     if flat != nil { return true }
     if case .decoded = result { return true }
     return false

@@ -5,12 +5,12 @@ import PacketKit
 /// span a 20 Hz stream that ran half the capture read 9.5/s; over a kind's
 /// span in all flows, a heartbeat and its reply 0.3 ms apart read 3,000/s.
 /// One message has no rate.
-struct FlowRates {
-  struct Key: Hashable {
-    var source: String
-    var destination: String
-    var codec: String
-    var message: String
+package struct FlowRates {
+  package struct Key: Hashable {
+    package var source: String
+    package var destination: String
+    package var codec: String
+    package var message: String
   }
 
   /// Where each key's tally is in `tallies`.
@@ -25,24 +25,25 @@ struct FlowRates {
   private var clean: [MessageTally] = []
   private var cleanKinds: [CleanKind?] = []
 
-  struct CleanKind {
-    var codec: Int
-    var kind: Int
-    var transport: CaptureStats.CleanTransport
+  package struct CleanKind {
+    package var codec: Int
+    package var kind: Int
+    package var transport: CaptureStats.CleanTransport
   }
 
   /// How many flows there are.
-  var count: Int { keys.count }
+  package var count: Int { keys.count }
   /// Messages of flows past `limit` (a scan across ports): counted, not tallied.
-  private(set) var overflow = 0
-  static let limit = 10_000
+  package private(set) var overflow = 0
+  package static let limit = 10_000
   /// Flows listed in the text report; JSON lists them all.
-  static let shown = 20
+  package static let shown = 20
 
   /// Counts a message of this flow and kind; returns its tally's slot
   /// (for `add(slot:time:)`), nil past `limit` flows.
   @discardableResult
-  mutating func add(source: String, destination: String, codec: String, message: String, time: Double) -> Int?
+  package mutating func add(source: String, destination: String, codec: String, message: String, time: Double)
+    -> Int?
   {
     guard let slot = slot(source, destination, codec, message) else {
       overflow += 1
@@ -70,7 +71,7 @@ struct FlowRates {
 
   /// The slot for clean messages of this flow and kind (`CodecSet` indices
   /// for the kind); nil past `limit`, and then they are counted elsewhere.
-  mutating func cleanSlot(
+  package mutating func cleanSlot(
     source: String, destination: String, codec: String, message: String, kind: CleanKind
   ) -> Int? {
     guard let slot = slot(source, destination, codec, message) else { return nil }
@@ -80,12 +81,12 @@ struct FlowRates {
 
   /// Counts a clean message of the flow and kind whose slot `cleanSlot` gave.
   @inline(__always)
-  mutating func addClean(slot: Int, bytes: Int, time: Double) {
+  package mutating func addClean(slot: Int, bytes: Int, time: Double) {
     clean[slot].add(bytes: bytes, time: time)
   }
 
   /// The clean messages counted per slot, with what they are.
-  var cleanCounts: some Sequence<(kind: CleanKind, tally: MessageTally)> {
+  package var cleanCounts: some Sequence<(kind: CleanKind, tally: MessageTally)> {
     zip(cleanKinds, clean).lazy.compactMap { kind, tally in
       kind.flatMap { tally.count > 0 ? (kind: $0, tally: tally) : nil }
     }
@@ -105,7 +106,7 @@ struct FlowRates {
     }
   }
 
-  func lines() -> [String] {
+  package func lines() -> [String] {
     guard !keys.isEmpty else { return [] }
     var out = ["  flows (count, rate over the flow's own span):"]
     let rows = sorted.prefix(Self.shown).map { entry -> (String, String) in
@@ -123,7 +124,7 @@ struct FlowRates {
     return out
   }
 
-  func json() -> FieldValue {
+  package func json() -> FieldValue {
     .array(
       sorted.map { entry in
         let tally = entry.value

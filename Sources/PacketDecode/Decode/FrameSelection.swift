@@ -1,12 +1,12 @@
 /// The record numbers (1-based, as tshark's `frame.number`) that carried
 /// the messages shown, for `decode -w`: one bit per record read, so two
 /// million records cost 250 KB, whatever was kept.
-struct FrameSelection {
+package struct FrameSelection {
   private var words: [UInt64] = []
   /// How many distinct records are marked.
-  private(set) var count = 0
+  package private(set) var count = 0
 
-  mutating func insert(_ frame: Int) {
+  package mutating func insert(_ frame: Int) {
     guard frame > 0 else { return }
     let word = frame >> 6
     if word >= words.count { words.append(contentsOf: repeatElement(0, count: word + 1 - words.count)) }
@@ -17,14 +17,14 @@ struct FrameSelection {
     }
   }
 
-  func contains(_ frame: Int) -> Bool {
+  package func contains(_ frame: Int) -> Bool {
     let word = frame >> 6
     guard frame > 0, word < words.count else { return false }
     return words[word] & (UInt64(1) << UInt64(frame & 63)) != 0
   }
 
   /// The highest record marked, so that a second reading can stop there.
-  var last: Int? {
+  package var last: Int? {
     guard let index = words.lastIndex(where: { $0 != 0 }) else { return nil }
     return index << 6 + (63 - words[index].leadingZeroBitCount)
   }

@@ -1,7 +1,7 @@
 import PacketKit
 
 /// Where decoded records go: one of the output formats, or the counters.
-protocol MessageSink: AnyObject {
+package protocol MessageSink: AnyObject {
   func emit(_ record: DecodedRecord)
   /// The reading ended; `stoppedEarly` says where when the file was damaged.
   func finish(name: String, stats: CaptureStats)
@@ -29,16 +29,16 @@ protocol MessageSink: AnyObject {
 }
 
 extension MessageSink {
-  var wantsRecords: Bool { true }
-  var wantsCounts: Bool { false }
-  var acceptsFlatRecords: Bool { false }
-  func streamClosed(client: String, server: String, frame: Int, time: Double, reason: String) {}
-  func skipped(_ record: DecodedRecord) {}
-  func firstRecord(time: Double) {}
+  package var wantsRecords: Bool { true }
+  package var wantsCounts: Bool { false }
+  package var acceptsFlatRecords: Bool { false }
+  package func streamClosed(client: String, server: String, frame: Int, time: Double, reason: String) {}
+  package func skipped(_ record: DecodedRecord) {}
+  package func firstRecord(time: Double) {}
 }
 
 /// Summary lines, `-V` trees, `-x` hex dumps.
-final class TextSink: MessageSink {
+package final class TextSink: MessageSink {
   private let out: OutputWriter
   private let style: Style
   private let verbose: Bool
@@ -52,7 +52,7 @@ final class TextSink: MessageSink {
   /// The fields summary lines leave out, per codec.
   private let framing: SummaryFraming
 
-  init(
+  package init(
     out: OutputWriter, style: Style, verbose: Bool, hexDump: Bool,
     summaryLine: ((DecodedRecord, _ firstTime: Double?, Style) -> String)? = nil, clock: TimeColumn? = nil,
     framing: SummaryFraming = .none
@@ -67,11 +67,11 @@ final class TextSink: MessageSink {
   }
 
   /// -x marks every payload; -V shows the bytes no codec claimed.
-  var wantsPayload: Bool { hexDump || verbose }
+  package var wantsPayload: Bool { hexDump || verbose }
   /// Summary lines need no tree.
-  var acceptsFlatRecords: Bool { !verbose && !hexDump && summaryLine == nil }
+  package var acceptsFlatRecords: Bool { !verbose && !hexDump && summaryLine == nil }
 
-  func emit(_ record: DecodedRecord) {
+  package func emit(_ record: DecodedRecord) {
     if firstTime == nil { firstTime = record.time }
     if verbose {
       for line in TreeRenderer.lines(record, style: style) { out.line(line) }
@@ -97,20 +97,20 @@ final class TextSink: MessageSink {
     if verbose || hexDump { out.line() }
   }
 
-  func finish(name: String, stats: CaptureStats) {}
+  package func finish(name: String, stats: CaptureStats) {}
 
-  func skipped(_ record: DecodedRecord) {
+  package func skipped(_ record: DecodedRecord) {
     if firstTime == nil { firstTime = record.time }
   }
 
-  func firstRecord(time: Double) {
+  package func firstRecord(time: Double) {
     if firstTime == nil { firstTime = time }
     if clock?.base == nil { clock?.base = time }
   }
 }
 
 /// `--format ndjson`: one object per line; `--format json`: one array.
-final class JSONSink: MessageSink {
+package final class JSONSink: MessageSink {
   private let out: OutputWriter
   private let asArray: Bool
   private let payloadHex: Bool
@@ -121,18 +121,18 @@ final class JSONSink: MessageSink {
   @exclusivity(unchecked) private var flows = FlowTexts()
   @exclusivity(unchecked) private var templates = FlatJSONTemplate()
 
-  init(out: OutputWriter, asArray: Bool, payloadHex: Bool = false, file: String? = nil) {
+  package init(out: OutputWriter, asArray: Bool, payloadHex: Bool = false, file: String? = nil) {
     self.out = out
     self.asArray = asArray
     self.payloadHex = payloadHex
     fileKey = file.map { Array("\"file\":\(JSONWriter.quoted($0)),".utf8) }
   }
 
-  var wantsPayload: Bool { payloadHex }
+  package var wantsPayload: Bool { payloadHex }
   /// ndjson has no `dissection`, so it needs no tree.
-  var acceptsFlatRecords: Bool { !asArray && !payloadHex }
+  package var acceptsFlatRecords: Bool { !asArray && !payloadHex }
 
-  func emit(_ record: DecodedRecord) {
+  package func emit(_ record: DecodedRecord) {
     if asArray { out.write(count == 0 ? "[\n" : ",\n") }
     if payloadHex, let payload = record.payload {
       var record = record
@@ -171,28 +171,28 @@ final class JSONSink: MessageSink {
     }
   }
 
-  func finish(name: String, stats: CaptureStats) {
+  package func finish(name: String, stats: CaptureStats) {
     if asArray { out.line(count == 0 ? "[]" : "\n]") }
   }
 }
 
 /// `--stats`: counts only.
-final class StatsSink: MessageSink {
+package final class StatsSink: MessageSink {
   private let out: OutputWriter
   private let json: Bool
 
-  init(out: OutputWriter, json: Bool) {
+  package init(out: OutputWriter, json: Bool) {
     self.out = out
     self.json = json
   }
 
-  var wantsPayload: Bool { false }
-  var wantsRecords: Bool { false }
-  var wantsCounts: Bool { true }
+  package var wantsPayload: Bool { false }
+  package var wantsRecords: Bool { false }
+  package var wantsCounts: Bool { true }
 
-  func emit(_ record: DecodedRecord) {}
+  package func emit(_ record: DecodedRecord) {}
 
-  func finish(name: String, stats: CaptureStats) {
+  package func finish(name: String, stats: CaptureStats) {
     if json {
       out.bytes(stats.json(name: name))
       out.line()
@@ -204,9 +204,10 @@ final class StatsSink: MessageSink {
 
 /// `decode -w` without `-P`: the messages go to the file, not to stdout,
 /// as with tshark -w.
-final class SilentSink: MessageSink {
-  var wantsPayload: Bool { false }
-  var acceptsFlatRecords: Bool { true }
-  func emit(_ record: DecodedRecord) {}
-  func finish(name: String, stats: CaptureStats) {}
+package final class SilentSink: MessageSink {
+  package init() {}
+  package var wantsPayload: Bool { false }
+  package var acceptsFlatRecords: Bool { true }
+  package func emit(_ record: DecodedRecord) {}
+  package func finish(name: String, stats: CaptureStats) {}
 }

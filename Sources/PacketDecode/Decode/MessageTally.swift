@@ -3,14 +3,14 @@ import PacketKit
 /// One kind of message (of a flow, or in all) in `--stats`: how many, how
 /// many bytes, and when the first and last came, for a rate over its own
 /// active span.
-struct MessageTally {
-  var count = 0
-  var bytes = 0
-  var first = Double.infinity
-  var last = -Double.infinity
+package struct MessageTally {
+  package var count = 0
+  package var bytes = 0
+  package var first = Double.infinity
+  package var last = -Double.infinity
 
   @inline(__always)
-  mutating func add(bytes: Int, time: Double?) {
+  package mutating func add(bytes: Int, time: Double?) {
     count += 1
     self.bytes += bytes
     if let time {
@@ -19,7 +19,7 @@ struct MessageTally {
     }
   }
 
-  mutating func merge(_ other: MessageTally) {
+  package mutating func merge(_ other: MessageTally) {
     count += other.count
     bytes += other.bytes
     first = min(first, other.first)
@@ -28,7 +28,7 @@ struct MessageTally {
 
   /// Intervals a second between the first and the last (a 20 Hz stream
   /// reads 20/s); nil with fewer than two messages or no time between them.
-  var rate: Double? {
+  package var rate: Double? {
     guard count >= 2, last > first else { return nil }
     return Double(count - 1) / (last - first)
   }

@@ -5,7 +5,7 @@ import PacketKit
 /// discovery, then `--ble-map`, then probes; the rest of Bluetooth as
 /// records of events.
 extension PayloadRecords {
-  func attValue(_ value: ATTValue, bytes: UnsafeRawBufferPointer, context: CarrierContext) {
+  package func attValue(_ value: ATTValue, bytes: UnsafeRawBufferPointer, context: CarrierContext) {
     let key = BLEHandleKey(connection: value.connectionHandle, handle: value.attributeHandle)
     let choice = bleCodec(value, bytes) ?? bleCodecs.choice(for: key)
     if !wantsRecords, let choice, let kind = codecs.cleanKind(choice.index, bytes) {
@@ -39,7 +39,7 @@ extension PayloadRecords {
     deliver(record, context: context)
   }
 
-  func attOperation(_ operation: ATTOperation, context: CarrierContext) {
+  package func attOperation(_ operation: ATTOperation, context: CarrierContext) {
     var record = bleRecord(
       operation.connectionHandle, operation.direction, frame: operation.frame, time: operation.time)
     record.event = (
@@ -51,7 +51,7 @@ extension PayloadRecords {
     deliver(record, context: context)
   }
 
-  func bluetoothConnection(_ change: BluetoothConnectionEvent, context: CarrierContext) {
+  package func bluetoothConnection(_ change: BluetoothConnectionEvent, context: CarrierContext) {
     // Named from the capturing host's side, so the event joins its connection's flow.
     var role = bleRoles[change.connectionHandle] ?? .unknown
     if case .opened(let localRole, _, _) = change.change { role = localRole }
@@ -72,7 +72,7 @@ extension PayloadRecords {
 
   /// The capturing host's own words (PacketLogger notes, syslog lines):
   /// shown where they fell among the packets, belonging to no connection.
-  func bluetoothLog(_ entry: BluetoothLogEntry, context: CarrierContext) {
+  package func bluetoothLog(_ entry: BluetoothLogEntry, context: CarrierContext) {
     var record = DecodedRecord(
       frame: entry.frame, time: entry.time, transport: "packetlogger", payloadLength: 0)
     var fields: [FieldValue.Member] = [.init("message", .string(entry.message))]
@@ -114,7 +114,7 @@ extension PayloadRecords {
   }
 
   /// "Read By Type Request" → "att.read-by-type-request".
-  static func eventName(_ operation: String) -> String {
+  package static func eventName(_ operation: String) -> String {
     "att." + String(operation.lowercased().map { $0 == " " ? "-" : $0 })
   }
 }

@@ -5,7 +5,7 @@ import PacketKit
 /// `tcp.gap`, what the capture layer dropped, Bluetooth connections and ATT
 /// operations, damage.
 extension PayloadRecords {
-  func event(_ event: CarrierEvent, _ context: CarrierContext) {
+  package func event(_ event: CarrierEvent, _ context: CarrierContext) {
     switch event {
     case .webSocketHandshake(let connection, let handshake, let frame, let time):
       var record = endpoints(connection, .clientToServer, frame: frame, time: time, transport: "websocket")
@@ -130,7 +130,7 @@ extension PayloadRecords {
   }
 
   /// The transport a notice's record is shown under.
-  static func transport(of notice: CaptureNotice) -> String {
+  package static func transport(of notice: CaptureNotice) -> String {
     switch notice.ends {
     case .tcp: "tcp"
     case .ip(let source, _): source.isV6 ? "ipv6" : "ipv4"

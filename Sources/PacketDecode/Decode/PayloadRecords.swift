@@ -5,45 +5,45 @@ import PacketKit
 /// the router chooses, each event as a record of its own; then `-Y`, `-c`,
 /// `-w`'s selection and the counters, and the sink. Nothing here knows what
 /// any protocol's frame is.
-final class PayloadRecords: PayloadConsumer {
+package final class PayloadRecords: PayloadConsumer {
   /// The codecs, called directly per payload.
-  let codecs: CodecSet
+  package let codecs: CodecSet
   /// What a WebSocket handshake's path names.
-  let pathField: WebSocketPathField
-  let router: PayloadRouter
-  let sink: MessageSink
-  var bleMap: [BLEMapRule] = []
-  var bleRoles: [UInt16: BluetoothRole] = [:]
+  package let pathField: WebSocketPathField
+  package let router: PayloadRouter
+  package let sink: MessageSink
+  package var bleMap: [BLEMapRule] = []
+  package var bleRoles: [UInt16: BluetoothRole] = [:]
   /// The addresses of the last IP-level notice, and their text.
   private var noticeAddresses:
     (source: IPAddress, destination: IPAddress, sourceText: String, destinationText: String)?
-  @exclusivity(unchecked) var stats: CaptureStats
+  @exclusivity(unchecked) package var stats: CaptureStats
   /// What the sink reads, asked once rather than per message.
-  let wantsRecords: Bool
-  let wantsCounts: Bool
-  let wantsPayload: Bool
+  package let wantsRecords: Bool
+  package let wantsCounts: Bool
+  package let wantsPayload: Bool
   /// Clean messages go to the sink as flat fields, without a tree.
   private let flatRecords: Bool
   /// `-Y`: only the records it keeps reach the sink and the counters.
   private let displayFilter: RecordFilter?
   private let flatMessage = FlatMessage()
-  @exclusivity(unchecked) var endpointNames = EndpointNames()
-  @exclusivity(unchecked) var bleNames = BluetoothNames()
+  @exclusivity(unchecked) package var endpointNames = EndpointNames()
+  @exclusivity(unchecked) package var bleNames = BluetoothNames()
   private var processNames = ProcessNames()
   /// The codecs probes found on flows, for their later payloads.
   @exclusivity(unchecked) private var udpCodecs = FlowCodecs<UDPFlowKey>()
   @exclusivity(unchecked) private var streamCodecs = FlowCodecs<TCPConnectionID>()
-  @exclusivity(unchecked) var bleCodecs = FlowCodecs<BLEHandleKey>()
+  @exclusivity(unchecked) package var bleCodecs = FlowCodecs<BLEHandleKey>()
   /// `--stats`: the flows clean messages were last counted for.
   @exclusivity(unchecked) private var recentUDPFlows = RecentFlowSlots<DirectedFlow>()
-  @exclusivity(unchecked) var recentBLEFlows = RecentFlowSlots<BLEFlow>()
+  @exclusivity(unchecked) package var recentBLEFlows = RecentFlowSlots<BLEFlow>()
   /// `decode -w`: the records behind every message shown; nil unless asked.
-  @exclusivity(unchecked) var selection: FrameSelection?
+  @exclusivity(unchecked) package var selection: FrameSelection?
   /// `-c N`: messages still to show; nil for no limit. At 0 nothing more
   /// is delivered and the reader is told to stop.
-  @exclusivity(unchecked) var messagesLeft: Int?
+  @exclusivity(unchecked) package var messagesLeft: Int?
 
-  init(router: PayloadRouter, sink: MessageSink, displayFilter: RecordFilter?, recordsNeeded: Bool) {
+  package init(router: PayloadRouter, sink: MessageSink, displayFilter: RecordFilter?, recordsNeeded: Bool) {
     codecs = router.codecs
     pathField = WebSocketPathField(router.codecs)
     stats = CaptureStats(codecs: router.codecs)
@@ -62,7 +62,7 @@ final class PayloadRecords: PayloadConsumer {
 
   // MARK: Payloads
 
-  func datagram(
+  package func datagram(
     frame: Int, time: Double, source: Endpoint, destination: Endpoint, bytes payload: UnsafeRawBufferPointer
   ) {
     var choice = router.choose(
@@ -94,7 +94,7 @@ final class PayloadRecords: PayloadConsumer {
   }
 
   /// A datagram with diagnostics from the layers below, or from a PKTAP record.
-  func datagram(
+  package func datagram(
     frame: Int, time: Double, source: Endpoint, destination: Endpoint, bytes: UnsafeRawBufferPointer,
     diagnostics: [Diagnostic], context: CarrierContext
   ) {
@@ -123,7 +123,7 @@ final class PayloadRecords: PayloadConsumer {
     deliver(record, context: context)
   }
 
-  func streamData(
+  package func streamData(
     _ connection: TCPConnectionID, _ direction: StreamDirection, frame: Int, time: Double,
     bytes: UnsafeRawBufferPointer, context: CarrierContext
   ) {
@@ -135,7 +135,7 @@ final class PayloadRecords: PayloadConsumer {
     deliver(record, context: context)
   }
 
-  func webSocketMessage(
+  package func webSocketMessage(
     _ message: WebSocketMessage, _ connection: TCPConnectionID, _ direction: StreamDirection, path: String?,
     context: CarrierContext
   ) {
@@ -205,7 +205,7 @@ final class PayloadRecords: PayloadConsumer {
   }
 
   /// The payload through the codec the router chose (none: kept as unclaimed bytes).
-  func decode(
+  package func decode(
     _ payload: UnsafeRawBufferPointer, choice: PayloadRouter.Choice?, into record: inout DecodedRecord
   ) {
     if wantsPayload { record.payload = [UInt8](payload) }
@@ -222,7 +222,7 @@ final class PayloadRecords: PayloadConsumer {
 
   /// A record to the sink, with the process a PKTAP record named and the
   /// records that carried it (`-w`).
-  func deliver(_ record: DecodedRecord, context: CarrierContext?) {
+  package func deliver(_ record: DecodedRecord, context: CarrierContext?) {
     if let process = context?.process {
       var carried = record
       processNames.attach(process, to: &carried)
@@ -249,14 +249,16 @@ final class PayloadRecords: PayloadConsumer {
 
   /// An IP notice's addresses as text: a flood comes from few addresses,
   /// so the last pair's text is kept.
-  func noticeNames(_ source: IPAddress, _ destination: IPAddress) -> (source: String, destination: String) {
+  package func noticeNames(_ source: IPAddress, _ destination: IPAddress) -> (
+    source: String, destination: String
+  ) {
     if noticeAddresses?.source != source || noticeAddresses?.destination != destination {
       noticeAddresses = (source, destination, source.description, destination.description)
     }
     return (noticeAddresses?.sourceText ?? "", noticeAddresses?.destinationText ?? "")
   }
 
-  func endpoints(
+  package func endpoints(
     _ connection: TCPConnectionID, _ direction: StreamDirection, frame: Int, time: Double,
     transport: String
   ) -> DecodedRecord {

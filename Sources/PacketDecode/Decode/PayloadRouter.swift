@@ -7,26 +7,26 @@ import PacketKit
 /// A class, and its choices plain values: a struct of arrays called through
 /// a pipeline's stored property was retained field by field per payload,
 /// and a choice holding a String was copied with a retain and a release.
-final class PayloadRouter {
-  enum Carrier {
+package final class PayloadRouter {
+  package enum Carrier {
     case udp
     case tcp
     case websocket(path: String?)
   }
 
-  struct Choice {
+  package struct Choice {
     /// The codec's index in `codecs.all`.
-    var index: Int
+    package var index: Int
     /// Why it was chosen; its words are the router's (`reason(_:)`), read
     /// only when a record shows them.
-    var why: Reason
+    package var why: Reason
     /// Chosen by a probe (not by a port, path, characteristic or rule).
-    var byProbe = false
+    package var byProbe = false
 
   }
 
   /// Why a codec was chosen. Indices are into the router's own lists.
-  enum Reason: Equatable {
+  package enum Reason: Equatable {
     case forced
     case decodeAs(rule: Int)
     case udpPort(UInt16)
@@ -38,12 +38,12 @@ final class PayloadRouter {
   }
 
   /// The codecs it chooses among.
-  let codecs: CodecSet
+  package let codecs: CodecSet
   /// `--decode-as` rules with their codec resolved once, not per payload.
   private let ruleChoices: [(rule: DecodeAsRule, choice: Choice)]
   /// `--codec`'s index in `codecs.all`.
-  let forcedIndex: Int?
-  var forcedCodec: (any FrameCodec)? { forcedIndex.map { codecs.all[$0] } }
+  package let forcedIndex: Int?
+  package var forcedCodec: (any FrameCodec)? { forcedIndex.map { codecs.all[$0] } }
   /// Probes must be at least this sure to claim a payload nobody routed.
   private let minimumProbeScore: Int
   /// The UDP ports the codecs name and the choice each stands for: a few,
@@ -60,7 +60,7 @@ final class PayloadRouter {
   /// "probe 0" … "probe 100", made once rather than per packet.
   private let probeReasons: [String] = (0...100).map { "probe \($0)" }
 
-  init(
+  package init(
     rules: [DecodeAsRule], forcedCodec: String?, minimumProbeScore: Int = 40, codecs: CodecSet
   ) {
     self.codecs = codecs
@@ -83,7 +83,7 @@ final class PayloadRouter {
     gattReasons = characteristics.map { "gatt \($0.key.prefix(8))…" }
   }
 
-  func choose(
+  package func choose(
     _ carrier: Carrier, sourcePort: UInt16, destinationPort: UInt16, payload: UnsafeRawBufferPointer
   ) -> Choice? {
     if let forcedIndex { return Choice(index: forcedIndex, why: .forced) }
@@ -120,13 +120,13 @@ final class PayloadRouter {
   }
 
   /// The codec whose characteristic this is (a lower-case 128-bit UUID).
-  func gattChoice(_ uuid: String) -> Choice? {
+  package func gattChoice(_ uuid: String) -> Choice? {
     gattUUIDs.firstIndex(of: uuid).map { gattChoices[$0] }
   }
 
   /// The codec whose probe is surest of a payload nothing else routed, when
   /// it is sure enough.
-  func probe(_ payload: UnsafeRawBufferPointer) -> Choice? {
+  package func probe(_ payload: UnsafeRawBufferPointer) -> Choice? {
     let best = codecs.bestProbe(payload)
     guard best.score >= minimumProbeScore else { return nil }
     return Choice(index: best.index, why: .probe(best.score), byProbe: true)
@@ -134,7 +134,7 @@ final class PayloadRouter {
 
   /// Why `choice` was chosen, in words: "udp port 5005", "probe 95",
   /// "gatt 12345678…", "--decode-as udp:9000". Kept texts, not made per record.
-  func reason(_ choice: Choice) -> String {
+  package func reason(_ choice: Choice) -> String {
     switch choice.why {
     case .forced: "--codec"
     case .decodeAs(let number):

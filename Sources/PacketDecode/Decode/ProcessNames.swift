@@ -7,12 +7,12 @@ import PacketKit
 /// `effective: {"name", "pid"}` inside it when the process worked for
 /// another; and `[HawkSight 412]` on the summary line. The last process's
 /// texts are kept: packets come in runs from one app.
-struct ProcessNames {
+package struct ProcessNames {
   private var last: PKTAP.Process?
   private var member: FieldValue.Member?
   private var note = ""
 
-  mutating func attach(_ process: PKTAP.Process, to record: inout DecodedRecord) {
+  package mutating func attach(_ process: PKTAP.Process, to record: inout DecodedRecord) {
     if last != process {
       last = process
       var fields: [FieldValue.Member] = [

@@ -11,7 +11,7 @@ import PacketKit
 /// pipe or a CI log, nor when the messages themselves scroll on the same
 /// terminal. The clock is read every 256 records, the line redrawn at
 /// most four times a second.
-final class ProgressLine {
+package final class ProgressLine {
   private let total: Int?
   private let started = monotonicNanoseconds()
   private let delay: UInt64
@@ -23,7 +23,7 @@ final class ProgressLine {
   /// A progress line for reading `path` ("-": stdin, size unknown), or nil
   /// when there must be none: `--no-progress`, stderr not a terminal, or
   /// stdout a terminal the messages are written to.
-  static func make(path: String, disabled: Bool, messagesToTerminal: Bool) -> ProgressLine? {
+  package static func make(path: String, disabled: Bool, messagesToTerminal: Bool) -> ProgressLine? {
     guard !disabled, isatty(2) == 1, !messagesToTerminal else { return nil }
     var total: Int?
     if path != "-", let size = try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int {
@@ -32,7 +32,7 @@ final class ProgressLine {
     return ProgressLine(total: total)
   }
 
-  init(total: Int?) {
+  package init(total: Int?) {
     self.total = total
     // For tests: how long before the line shows (2 s unless set).
     let seconds = ProcessInfo.processInfo.environment["PKTBENCH_PROGRESS_DELAY"].flatMap(Double.init) ?? 2
@@ -41,7 +41,7 @@ final class ProgressLine {
 
   /// One record read, `length` bytes of it (with its header, roughly).
   @inline(__always)
-  func record(length: Int) {
+  package func record(length: Int) {
     records += 1
     bytes += length
     if records & 255 == 1 { tick() }
@@ -69,7 +69,7 @@ final class ProgressLine {
   }
 
   /// Clears the line, if it was shown.
-  func finish() {
+  package func finish() {
     if shown { write("\r\u{1B}[K") }
     shown = false
   }
@@ -78,7 +78,7 @@ final class ProgressLine {
     text.withCString { _ = Glibc.write(2, $0, strlen($0)) }
   }
 
-  static func grouped(_ value: Int) -> String {
+  package static func grouped(_ value: Int) -> String {
     let digits = Array(String(value))
     var out = ""
     for (index, digit) in digits.enumerated() {
@@ -88,12 +88,12 @@ final class ProgressLine {
     return out
   }
 
-  static func megabytes(_ bytes: Int) -> String {
+  package static func megabytes(_ bytes: Int) -> String {
     "\(SummaryRenderer.fixed(Double(bytes) / 1e6, digits: 1)) MB"
   }
 
   /// `M:SS`, or `H:MM:SS` from an hour.
-  static func clock(_ seconds: Double) -> String {
+  package static func clock(_ seconds: Double) -> String {
     let whole = Int(min(seconds, 359_999).rounded(.up))
     func two(_ value: Int) -> String { value < 10 ? "0\(value)" : "\(value)" }
     if whole >= 3600 { return "\(whole / 3600):\(two(whole / 60 % 60)):\(two(whole % 60))" }

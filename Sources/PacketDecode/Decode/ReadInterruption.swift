@@ -15,19 +15,19 @@ import Synchronization
 /// only stores the signal, and without SA_RESTART it also interrupts a
 /// read from an idle pipe (`tcpdump -w - | pktbench decode -`), which
 /// would otherwise wait for the next packet before seeing the stop.
-final class ReadInterruption: Sendable {
-  static let shared = ReadInterruption()
+package final class ReadInterruption: Sendable {
+  package static let shared = ReadInterruption()
 
   private let received = Atomic<Int32>(0)
 
   /// The signal that asked to stop, or 0. A relaxed load: the readers ask
   /// once per record.
   @inline(__always)
-  var signal: Int32 { received.load(ordering: .relaxed) }
+  package var signal: Int32 { received.load(ordering: .relaxed) }
 
-  var isSet: Bool { signal != 0 }
+  package var isSet: Bool { signal != 0 }
 
-  var signalName: String {
+  package var signalName: String {
     switch signal {
     case SIGINT: "SIGINT"
     case SIGTERM: "SIGTERM"
@@ -39,7 +39,7 @@ final class ReadInterruption: Sendable {
   /// the process mid-record, is what is replaced). A signal the parent
   /// set to be ignored stays ignored (`nohup`, `cmd &` in sh); one it left
   /// blocked is unblocked, or Ctrl-C would do nothing at all.
-  func install() {
+  package func install() {
     _ = Self.shared  // made before a signal can ask for it
     for number in [SIGINT, SIGTERM] {
       var current = sigaction()
@@ -72,11 +72,11 @@ final class ReadInterruption: Sendable {
   }
 
   /// For tests: as if `number` had been received.
-  func simulate(_ number: Int32) {
+  package func simulate(_ number: Int32) {
     received.store(number, ordering: .relaxed)
   }
 
-  func reset() {
+  package func reset() {
     received.store(0, ordering: .relaxed)
   }
 }

@@ -5,15 +5,15 @@ import PacketCapture
 /// direction, with the codec and kind) and their tallies' slots in
 /// `FlowRates`, compared before any endpoint name is made or hashed: a
 /// capture's messages come from a handful of flows at a time.
-struct RecentFlowSlots<Key: Equatable> {
+package struct RecentFlowSlots<Key: Equatable> {
   private var entries: [(key: Key, codec: Int, kind: Int, slot: Int)] = []
   private var next = 0
   /// The entry found last, kept apart: a flow's messages mostly come in runs.
   private var last: (key: Key, codec: Int, kind: Int, slot: Int)?
-  static var capacity: Int { 8 }
+  package static var capacity: Int { 8 }
 
   @inline(__always)
-  mutating func slot(_ key: Key, codec: Int, kind: Int) -> Int? {
+  package mutating func slot(_ key: Key, codec: Int, kind: Int) -> Int? {
     if let last, last.kind == kind, last.codec == codec, last.key == key { return last.slot }
     return search(key, codec: codec, kind: kind)
   }
@@ -26,7 +26,7 @@ struct RecentFlowSlots<Key: Equatable> {
     return nil
   }
 
-  mutating func remember(_ key: Key, codec: Int, kind: Int, slot: Int) {
+  package mutating func remember(_ key: Key, codec: Int, kind: Int, slot: Int) {
     if entries.count < Self.capacity {
       entries.append((key, codec, kind, slot))
     } else {
@@ -37,19 +37,19 @@ struct RecentFlowSlots<Key: Equatable> {
 }
 
 /// A directed pair of endpoints (`UDPFlowKey` is either way round).
-struct DirectedFlow: Equatable {
-  var source: Endpoint
-  var destination: Endpoint
+package struct DirectedFlow: Equatable {
+  package var source: Endpoint
+  package var destination: Endpoint
 
   /// Ports first: they differ most often and compare in one instruction.
-  static func == (a: DirectedFlow, b: DirectedFlow) -> Bool {
+  package static func == (a: DirectedFlow, b: DirectedFlow) -> Bool {
     a.source.port == b.source.port && a.destination.port == b.destination.port
       && a.source.address == b.source.address && a.destination.address == b.destination.address
   }
 }
 
 /// A BLE connection and the direction its values went.
-struct BLEFlow: Equatable {
-  var connection: UInt16
-  var direction: BluetoothDirection
+package struct BLEFlow: Equatable {
+  package var connection: UInt16
+  package var direction: BluetoothDirection
 }

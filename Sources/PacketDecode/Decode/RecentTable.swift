@@ -3,27 +3,27 @@
 /// the capture holds, and a handful of entries is searched faster than a
 /// key is hashed. Endpoint and BLE names, key fields per layout, ndjson
 /// shapes and the texts of `RecentTable+Text` are kept in one.
-struct RecentTable<Key, Value> {
+package struct RecentTable<Key, Value> {
   /// At most this many entries; 0 keeps nothing.
-  let capacity: Int
+  package let capacity: Int
   private var keys: [Key] = []
   private var values: [Value] = []
   private var next = 0
 
-  init(capacity: Int) {
+  package init(capacity: Int) {
     self.capacity = capacity
   }
 
   /// The value of the first key `matches` accepts: a caller can compare
   /// keys with what it holds, without building a key to look up.
-  func value(where matches: (Key) -> Bool) -> Value? {
+  package func value(where matches: (Key) -> Bool) -> Value? {
     for index in keys.indices where matches(keys[index]) { return values[index] }
     return nil
   }
 
   /// Adds `value` for a key `value(for:)` did not find, replacing the
   /// oldest entry when the table is full.
-  mutating func insert(_ value: Value, for key: Key) {
+  package mutating func insert(_ value: Value, for key: Key) {
     guard capacity > 0 else { return }
     if keys.count < capacity {
       keys.append(key)
@@ -37,7 +37,7 @@ struct RecentTable<Key, Value> {
 }
 
 extension RecentTable where Key: Equatable {
-  func value(for key: Key) -> Value? {
+  package func value(for key: Key) -> Value? {
     value { $0 == key }
   }
 }

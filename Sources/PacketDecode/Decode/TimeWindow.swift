@@ -6,12 +6,17 @@ import Foundation
 
 /// `--start`/`--stop`: the records read are those from `start` (inclusive)
 /// to before `stop`, as editcap's -A and -B keep them.
-struct TimeWindow: Equatable {
-  var start: Double?
-  var stop: Double?
+package struct TimeWindow: Equatable {
+  package var start: Double?
+  package var stop: Double?
+
+  package init(start: Double? = nil, stop: Double? = nil) {
+    self.start = start
+    self.stop = stop
+  }
 
   @inline(__always)
-  func contains(_ time: Double) -> Bool {
+  package func contains(_ time: Double) -> Bool {
     if let start, time < start { return false }
     if let stop, time >= stop { return false }
     return true
@@ -21,7 +26,7 @@ struct TimeWindow: Equatable {
   /// (`1795315972.33`), or an ISO 8601 date and time
   /// (`2026-11-22 02:52:52[.330]`, a `T` allowed between), in UTC unless
   /// it ends in `Z` or an offset (`+02:00`, `-0500`). Nil when it is neither.
-  static func parseTime(_ text: String) -> Double? {
+  package static func parseTime(_ text: String) -> Double? {
     let text = text.trimmingCharacters(in: .whitespaces)
     if let seconds = Double(text), text.first?.isNumber == true || text.first == "." {
       return seconds.isFinite ? seconds : nil
@@ -86,6 +91,6 @@ struct TimeWindow: Equatable {
   }
 
   /// What `--start` and `--stop` take, for their help and errors.
-  static let syntax =
+  package static let syntax =
     "Unix seconds (1795315972.5) or 'YYYY-MM-DD HH:MM:SS[.frac]' (T allowed), UTC unless it ends in Z or +HH:MM"
 }

@@ -4,18 +4,18 @@ import PacketKit
 /// The field a WebSocket request path names, for the codec whose path it is
 /// (such as `/ws/connect/<deviceId>`): shown in `ws.handshake`, filled
 /// in by `send`, required by `listen ws`.
-struct WebSocketPathField: Sendable {
+package struct WebSocketPathField: Sendable {
   private let paths: [(prefix: String, index: Int, lastSegmentField: String?)]
 
-  init(_ codecs: CodecSet) {
+  package init(_ codecs: CodecSet) {
     paths = codecs.wellKnownWebSocketPaths
   }
 
   /// The path prefixes `listen ws` upgrades: every codec's that names one.
-  var prefixes: [String] { paths.map(\.prefix) }
+  package var prefixes: [String] { paths.map(\.prefix) }
 
   /// The codec's field and its value when `target` is on a known path.
-  func of(_ target: String) -> (field: String, value: String)? {
+  package func of(_ target: String) -> (field: String, value: String)? {
     for known in paths {
       guard let field = known.lastSegmentField,
         let value = WebSocketTarget.segment(after: known.prefix, in: target)
@@ -27,7 +27,7 @@ struct WebSocketPathField: Sendable {
 
   /// Whether `target`'s path starts with a prefix a codec names, with a
   /// non-empty segment after it when the codec names a field for it.
-  func isKnown(_ target: String) -> Bool {
+  package func isKnown(_ target: String) -> Bool {
     let path = WebSocketTarget.path(of: target)
     return paths.contains { known in
       guard path.hasPrefix(known.prefix) else { return false }
@@ -37,7 +37,7 @@ struct WebSocketPathField: Sendable {
   }
 
   /// "/ws/connect/<deviceId>" for messages.
-  var usage: String {
+  package var usage: String {
     paths.map { $0.prefix + ($0.lastSegmentField.map { "<\($0)>" } ?? "…") }.joined(separator: " or ")
   }
 }

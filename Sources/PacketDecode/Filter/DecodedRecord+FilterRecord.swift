@@ -4,7 +4,7 @@ import PacketKit
 /// values `--format ndjson` writes, read in place from the flat fields or
 /// the dissection tree, without building a string.
 extension DecodedRecord: FilterRecord {
-  func visitValues(of field: FilterField, _ visit: (FilterValue) -> Bool) {
+  package func visitValues(of field: FilterField, _ visit: (FilterValue) -> Bool) {
     guard field.root < RecordFields.codecBase else {
       codecFields(field.path, visit)
       return
@@ -114,7 +114,7 @@ extension DecodedRecord: FilterRecord {
   /// How many of `path`'s parts the event's name takes, when the path
   /// names this event (`ws.close`, `ws.close.code`) or a family it belongs
   /// to (`ws`, `att`); nil otherwise. Compared in place, part by part.
-  static func eventParts(_ name: String, _ path: FilterPath) -> Int? {
+  package static func eventParts(_ name: String, _ path: FilterPath) -> Int? {
     FilterValue.withText(name) { name -> Int? in
       var start = 0
       var part = 0

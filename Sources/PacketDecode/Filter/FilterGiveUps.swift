@@ -5,14 +5,14 @@ import PacketKit
 /// pattern that backtracks without bound, such as `(a+)+$`): each counts as
 /// not matching, and the first few are named on stderr, so that a filter
 /// that silently drops records is not taken for one that found nothing.
-final class FilterGiveUps: @unchecked Sendable {
+package final class FilterGiveUps: @unchecked Sendable {
   /// Records named one by one; after them, one line says more followed.
-  static let named = 5
+  package static let named = 5
 
   private let lock = NSLock()
   private var count = 0
 
-  func say(_ frame: Int?) {
+  package func say(_ frame: Int?) {
     lock.lock()
     count += 1
     let number = count

@@ -6,13 +6,13 @@ import PacketKit
 /// ndjson's nested `fields`), transport events under their names
 /// (`ws.close.code`, `tcp.gap`), and transport details (`ws.compressed`,
 /// `handle`).
-struct RecordFields: FilterVocabulary {
+package struct RecordFields: FilterVocabulary {
   /// The codecs whose names start fields.
-  let codecs: CodecSet
+  package let codecs: CodecSet
 
   /// Roots below `codecBase`; a codec's fields are `codecBase`, with the
   /// codec's name as the path's first part.
-  enum Root: Int {
+  package enum Root: Int {
     case frame, time, source, destination, transport, codec, message, length, routing
     case error, diagnostics
     /// An event's name (`ws.close`) then its fields, else a transport
@@ -20,24 +20,24 @@ struct RecordFields: FilterVocabulary {
     case named
   }
 
-  static let codecBase = 100
+  package static let codecBase = 100
 
-  static let scalars: [String: Root] = [
+  package static let scalars: [String: Root] = [
     "frame": .frame, "time": .time, "src": .source, "dst": .destination, "transport": .transport,
     "codec": .codec, "message": .message, "length": .length, "routing": .routing,
   ]
 
   /// The first part of every event name the pipeline and the live commands make.
-  static let eventFamilies: Set<String> = ["ws", "tcp", "att", "ble"]
+  package static let eventFamilies: Set<String> = ["ws", "tcp", "att", "ble"]
 
   /// Keys the pipeline and the live commands add to a record (`extra`)
   /// before it is filtered (a live record's `arrival` and `gap_ms` come after).
-  static let details: Set<String> = [
+  package static let details: Set<String> = [
     "ws", "att_operation", "handle", "uuid", "direction", "lateness_ms",
     "capture_time", "capture_src", "capture_dst",
   ]
 
-  func resolve(_ parts: [Substring]) -> (root: Int, parts: Int)? {
+  package func resolve(_ parts: [Substring]) -> (root: Int, parts: Int)? {
     let first = String(parts[0])
     if let root = Self.scalars[first] { return parts.count == 1 ? (root.rawValue, 1) : nil }
     if first == "error" || first == "diagnostics" {
@@ -51,7 +51,7 @@ struct RecordFields: FilterVocabulary {
     return nil
   }
 
-  func unknown(_ name: String) -> String {
+  package func unknown(_ name: String) -> String {
     let first = name.split(separator: ".").first.map(String.init) ?? name
     if Self.scalars[first] != nil { return "\(first) has no parts" }
     if first == "error" || first == "diagnostics" { return "\(first) has code, text, severity and offset" }

@@ -8,12 +8,12 @@ import PacketKit
 /// the same paths; a value is written as ndjson writes it (numbers in the
 /// same shortest form, enumerations by name, bytes as hex), a field's
 /// several occurrences joined by commas, as tshark -T fields does.
-final class ColumnSink: MessageSink {
-  enum Separator {
+package final class ColumnSink: MessageSink {
+  package enum Separator {
     case comma, tab
   }
 
-  enum Column {
+  package enum Column {
     case field(FilterField)
     /// `time` as `-t` asks (ndjson's Unix seconds when `-t` is not given).
     case time
@@ -29,11 +29,11 @@ final class ColumnSink: MessageSink {
   @exclusivity(unchecked) private var cell = JSONWriter(capacity: 256)
 
   /// The default columns: where a message came from and what it is.
-  static let defaultFields = [
+  package static let defaultFields = [
     "frame", "time", "src", "dst", "transport", "codec", "message", "length", "error.code",
   ]
 
-  init(
+  package init(
     out: OutputWriter, columns: [Column], names: [String], separator: Separator, clock: TimeColumn?,
     file: String, header: Bool
   ) {
@@ -57,7 +57,7 @@ final class ColumnSink: MessageSink {
 
   /// The columns `names` asks for (`file` among them when several files
   /// are decoded); an unknown name is one line saying which, exit 64.
-  static func columns(_ names: [String], codecs: CodecSet) throws(CommandFailure) -> [Column] {
+  package static func columns(_ names: [String], codecs: CodecSet) throws(CommandFailure) -> [Column] {
     let vocabulary = RecordFields(codecs: codecs)
     var columns: [Column] = []
     for name in names {
@@ -82,16 +82,16 @@ final class ColumnSink: MessageSink {
     return columns
   }
 
-  var wantsPayload: Bool { false }
-  var acceptsFlatRecords: Bool { true }
+  package var wantsPayload: Bool { false }
+  package var acceptsFlatRecords: Bool { true }
 
   private var separatorByte: UInt8 { separator == .comma ? UInt8(ascii: ",") : 0x09 }
 
-  func firstRecord(time: Double) {
+  package func firstRecord(time: Double) {
     if clock?.base == nil { clock?.base = time }
   }
 
-  func emit(_ record: DecodedRecord) {
+  package func emit(_ record: DecodedRecord) {
     out.append { buffer in
       for (index, column) in columns.enumerated() {
         if index > 0 { buffer.append(separatorByte) }
@@ -118,10 +118,10 @@ final class ColumnSink: MessageSink {
     }
   }
 
-  func finish(name: String, stats: CaptureStats) {}
+  package func finish(name: String, stats: CaptureStats) {}
 
   /// One value as ndjson shows it, without JSON's quotes.
-  static func write(_ value: FilterValue, into cell: inout JSONWriter) {
+  package static func write(_ value: FilterValue, into cell: inout JSONWriter) {
     switch value {
     case .integer(let v): cell.integer(v)
     case .unsigned(let v): cell.integer(v)

@@ -2,7 +2,7 @@ import PacketKit
 
 extension FlowMessage {
   /// A record as rules and device models read it; nil without a time.
-  init?(_ record: DecodedRecord) {
+  package init?(_ record: DecodedRecord) {
     guard let time = record.time, time.isFinite else { return nil }
     self.init(
       frame: record.frame, time: time, source: record.source, destination: record.destination,

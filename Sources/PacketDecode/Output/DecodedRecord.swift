@@ -2,33 +2,33 @@ import PacketKit
 
 /// One application message as every output format sees it: where it came
 /// from (frame, time, transport, endpoints) and what the codec made of it.
-struct DecodedRecord {
-  var frame: Int?
-  var time: Double?
-  var transport: String
-  var source: String?
-  var destination: String?
-  var result: FrameDecode?
+package struct DecodedRecord {
+  package var frame: Int?
+  package var time: Double?
+  package var transport: String
+  package var source: String?
+  package var destination: String?
+  package var result: FrameDecode?
   /// The payload bytes, kept only when an output needs them (-x, raw).
-  var payload: [UInt8]?
-  var payloadLength: Int
-  var sourcePort: UInt16 = 0
-  var destinationPort: UInt16 = 0
+  package var payload: [UInt8]?
+  package var payloadLength: Int
+  package var sourcePort: UInt16 = 0
+  package var destinationPort: UInt16 = 0
   /// How the codec was chosen: "udp port 9000", "probe 95", "--decode-as".
-  var routing: String?
+  package var routing: String?
   /// Diagnostics from the layers below the codec (checksums, gaps).
-  var layerDiagnostics: [Diagnostic] = []
+  package var layerDiagnostics: [Diagnostic] = []
   /// Transport details worth showing (WebSocket opcode, BLE handle...).
-  var extra: [FieldValue.Member] = []
+  package var extra: [FieldValue.Member] = []
   /// A short note for the summary line about where the message travelled
   /// (a BLE handle and ATT operation).
-  var carrierNote: String?
+  package var carrierNote: String?
   /// Damage found below the codec (a broken IP header, a WebSocket
   /// protocol violation): the record is shown as damaged.
-  var layerError: DecodeError?
+  package var layerError: DecodeError?
   /// A transport event that is not a codec message (WebSocket handshake,
   /// close, ping): its name and fields.
-  var event: (name: String, fields: [FieldValue.Member])?
+  package var event: (name: String, fields: [FieldValue.Member])?
   /// A clean message as its codec's flat fields, for the outputs that can
   /// write it without a dissection tree (summary lines, ndjson); `result`
   /// is nil then. Only sinks that say `acceptsFlatRecords` receive these,
@@ -36,23 +36,50 @@ struct DecodedRecord {
   /// message rather than copying some 700 bytes of fields per record.
   /// The record borrows it, unretained: the pipeline owns it for the whole
   /// of `emit`, and a strong reference made every record's copies costly.
-  unowned(unsafe) var flat: FlatMessage?
+  package unowned(unsafe) var flat: FlatMessage?
 
-  var codecName: String? { result?.codec ?? flat?.codec }
+  package init(
+    frame: Int? = nil, time: Double? = nil, transport: String, source: String? = nil,
+    destination: String? = nil, result: FrameDecode? = nil, payload: [UInt8]? = nil, payloadLength: Int,
+    sourcePort: UInt16 = 0, destinationPort: UInt16 = 0, routing: String? = nil,
+    layerDiagnostics: [Diagnostic] = [], extra: [FieldValue.Member] = [], carrierNote: String? = nil,
+    layerError: DecodeError? = nil, event: (name: String, fields: [FieldValue.Member])? = nil,
+    flat: FlatMessage? = nil
+  ) {
+    self.frame = frame
+    self.time = time
+    self.transport = transport
+    self.source = source
+    self.destination = destination
+    self.result = result
+    self.payload = payload
+    self.payloadLength = payloadLength
+    self.sourcePort = sourcePort
+    self.destinationPort = destinationPort
+    self.routing = routing
+    self.layerDiagnostics = layerDiagnostics
+    self.extra = extra
+    self.carrierNote = carrierNote
+    self.layerError = layerError
+    self.event = event
+    self.flat = flat
+  }
 
-  var messageName: String? {
+  package var codecName: String? { result?.codec ?? flat?.codec }
+
+  package var messageName: String? {
     if case .decoded(let frame) = result { return frame.message }
     if let flat { return flat.fields.pointee.message.description }
     return event?.name
   }
 
-  var allDiagnostics: [Diagnostic] {
+  package var allDiagnostics: [Diagnostic] {
     var all = layerDiagnostics
     if case .decoded(let frame) = result { all.append(contentsOf: frame.diagnostics) }
     return all
   }
 
-  var error: DecodeError? {
+  package var error: DecodeError? {
     if let layerError { return layerError }
     if case .failed(_, let error) = result { return error }
     return nil

@@ -12,9 +12,9 @@ import PacketKit
 /// with anything else of its own (diagnostics, an error, an event) is
 /// always written by the renderer: the output is the renderer's, byte for
 /// byte.
-struct FlatJSONTemplate {
+package struct FlatJSONTemplate {
   /// A text that differs between records of one shape.
-  enum Part {
+  package enum Part {
     case frame
     case time
     /// The value of the flat field at this index.
@@ -23,20 +23,20 @@ struct FlatJSONTemplate {
   }
 
   /// Where the renderer wrote each part, when it records.
-  struct Holes {
-    let recording: Bool
-    private(set) var parts: [(part: Part, range: Range<Int>)] = []
+  package struct Holes {
+    package let recording: Bool
+    package private(set) var parts: [(part: Part, range: Range<Int>)] = []
     private var open: (part: Part, start: Int)?
 
-    init(recording: Bool) {
+    package init(recording: Bool) {
       self.recording = recording
     }
 
-    mutating func open(_ part: Part, at offset: Int) {
+    package mutating func open(_ part: Part, at offset: Int) {
       if recording { open = (part, offset) }
     }
 
-    mutating func close(at offset: Int) {
+    package mutating func close(at offset: Int) {
       guard recording, let open else { return }
       parts.append((open.part, open.start..<offset))
       self.open = nil
@@ -86,17 +86,17 @@ struct FlatJSONTemplate {
 
   private var texts: RecentTable<Shape, Text>
   /// Records written from a shape's text (the rest by the renderer).
-  private(set) var reused = 0
+  package private(set) var reused = 0
 
   /// Templates for up to `capacity` shapes (a few flows and messages
   /// interleaved); 0 writes every record with the renderer.
-  init(capacity: Int = 4) {
+  package init(capacity: Int = 4) {
     texts = RecentTable(capacity: capacity)
   }
 
   /// Writes the ndjson object of `record`, whose clean message is `flat`,
   /// as `JSONRenderer.write` would (without a dissection).
-  mutating func write(
+  package mutating func write(
     _ record: DecodedRecord, _ flat: FlatMessage, flows: inout FlowTexts, into json: inout JSONWriter
   ) {
     let fields = FlatFields.fields(at: flat.fields)

@@ -5,20 +5,20 @@ import PacketKit
 /// addresses (with the same lengths and groups) are laid out alike: what
 /// depends on the layout alone (a summary line's key fields, the constant
 /// text of an ndjson record) is worked out once per layout.
-struct FlatLayout {
+package struct FlatLayout {
   private let names: [(address: UnsafeRawPointer, length: Int, members: Int?)]
 
-  init(_ fields: UnsafeBufferPointer<FlatFields.Field>) {
+  package init(_ fields: UnsafeBufferPointer<FlatFields.Field>) {
     names = fields.map { (UnsafeRawPointer($0.name.utf8Start), $0.name.utf8CodeUnitCount, $0.members) }
   }
 
   /// Whether two names are one literal: the same address and length.
-  static func same(_ left: StaticString, _ right: StaticString) -> Bool {
+  package static func same(_ left: StaticString, _ right: StaticString) -> Bool {
     left.utf8Start == right.utf8Start && left.utf8CodeUnitCount == right.utf8CodeUnitCount
   }
 
   /// Whether `fields` are named and grouped as this layout.
-  func matches(_ fields: UnsafeBufferPointer<FlatFields.Field>) -> Bool {
+  package func matches(_ fields: UnsafeBufferPointer<FlatFields.Field>) -> Bool {
     guard names.count == fields.count else { return false }
     for index in fields.indices {
       let name = fields[index].name

@@ -3,15 +3,15 @@ import PacketKit
 /// A clean message's codec and flat fields (`FrameCodec.cleanFields`), as
 /// summary lines and ndjson write it. One instance per pipeline, refilled
 /// for each message: a record refers to it only while a sink writes it.
-final class FlatMessage {
-  @exclusivity(unchecked) var codec = ""
+package final class FlatMessage {
+  @exclusivity(unchecked) package var codec = ""
   /// The fields live out of line and are read and filled in place through
   /// the pointer: read as a class property, the whole struct (some 700
   /// bytes) would be copied on every access.
-  let fields: UnsafeMutablePointer<FlatFields>
+  package let fields: UnsafeMutablePointer<FlatFields>
   /// The payload the fields were read from, valid as long as they are:
   /// a `verbatim` field's text is copied from it.
-  @exclusivity(unchecked) var payload = UnsafeRawBufferPointer(start: nil, count: 0)
+  @exclusivity(unchecked) package var payload = UnsafeRawBufferPointer(start: nil, count: 0)
 
   /// The summary line's key fields for the last few layouts of fields
   /// seen: a bit per field index (the choice depends on the layout alone).
@@ -21,7 +21,7 @@ final class FlatMessage {
   /// The framing the kept key fields were chosen under.
   @exclusivity(unchecked) private var chosenUnder: SummaryFraming.Table?
 
-  init() {
+  package init() {
     fields = .allocate(capacity: 1)
     fields.initialize(to: FlatFields())
   }
@@ -33,7 +33,7 @@ final class FlatMessage {
 
   /// Writes a `verbatim` field as its payload text and says so; false
   /// (nothing written) for any other field.
-  func writeVerbatim(_ field: FlatFields.Field, into out: inout JSONWriter) -> Bool {
+  package func writeVerbatim(_ field: FlatFields.Field, into out: inout JSONWriter) -> Bool {
     guard let text = field.verbatimText(in: payload) else { return false }
     out.append(bytes: text)
     return true
@@ -42,7 +42,7 @@ final class FlatMessage {
   /// The key fields of `fields`: as chosen before for fields named and
   /// grouped as these under the same framing, or as `choose` chooses them
   /// (then kept).
-  func keyFields(
+  package func keyFields(
     for fields: UnsafeBufferPointer<FlatFields.Field>, framing: SummaryFraming,
     _ choose: (UnsafeBufferPointer<FlatFields.Field>) -> Int
   ) -> Int {

@@ -7,33 +7,33 @@ import PacketKit
 /// flow's is quick: equal
 /// strings that share storage (the pipeline hands out remembered names) or
 /// that are small compare in a word or two.
-struct FlowTexts {
+package struct FlowTexts {
   private var texts: RecentTable<Flow, [UInt8]>
 
   /// A record's transport and endpoint names: what a flow's texts depend on.
-  struct Flow {
-    var transport: String
-    var source: String?
-    var destination: String?
+  package struct Flow {
+    package var transport: String
+    package var source: String?
+    package var destination: String?
 
-    init(_ record: DecodedRecord) {
+    package init(_ record: DecodedRecord) {
       transport = record.transport
       source = record.source
       destination = record.destination
     }
 
-    func names(_ record: DecodedRecord) -> Bool {
+    package func names(_ record: DecodedRecord) -> Bool {
       transport == record.transport && source == record.source && destination == record.destination
     }
   }
 
   /// Texts of up to `capacity` flows; 0 writes every record's afresh.
-  init(capacity: Int = 4) {
+  package init(capacity: Int = 4) {
     texts = RecentTable(capacity: capacity)
   }
 
   /// Writes `record`'s transport, src and dst members, each after a comma.
-  mutating func write(_ record: DecodedRecord, into json: inout JSONWriter) {
+  package mutating func write(_ record: DecodedRecord, into json: inout JSONWriter) {
     texts.write(into: &json, where: { $0.names(record) }, key: { Flow(record) }) { json in
       json.raw(",\"transport\":")
       json.string(record.transport)

@@ -2,8 +2,8 @@ import PacketKit
 
 /// `xxd`-style hex dump; optionally marks each field's bytes with the
 /// field's name underneath, like Wireshark's byte pane.
-enum HexDump {
-  static func lines(_ bytes: [UInt8], indent: String = "") -> [String] {
+package enum HexDump {
+  package static func lines(_ bytes: [UInt8], indent: String = "") -> [String] {
     var out: [String] = []
     var offset = 0
     while offset < bytes.count {
@@ -22,7 +22,7 @@ enum HexDump {
   }
 
   /// The leaf fields with the bytes they span, in offset order.
-  static func fieldMap(_ nodes: [DissectionNode], prefix: String = "") -> [(String, Range<Int>)] {
+  package static func fieldMap(_ nodes: [DissectionNode], prefix: String = "") -> [(String, Range<Int>)] {
     var out: [(String, Range<Int>)] = []
     for node in nodes {
       let own = TerminalText.escaped(node.name)
@@ -37,7 +37,8 @@ enum HexDump {
   }
 
   /// One line per leaf field: its byte range and the bytes themselves.
-  static func markedLines(_ bytes: [UInt8], fields: [DissectionNode], indent: String = "") -> [String] {
+  package static func markedLines(_ bytes: [UInt8], fields: [DissectionNode], indent: String = "") -> [String]
+  {
     var out = lines(bytes, indent: indent)
     let map = fieldMap(fields)
     guard !map.isEmpty else { return out }
@@ -52,7 +53,7 @@ enum HexDump {
     return out
   }
 
-  static func rangeText(_ range: Range<Int>) -> String {
+  package static func rangeText(_ range: Range<Int>) -> String {
     range.count <= 1 ? "[\(range.lowerBound)]" : "[\(range.lowerBound)..\(range.upperBound - 1)]"
   }
 
@@ -63,7 +64,7 @@ enum HexDump {
 }
 
 extension String {
-  func padding(toLength length: Int) -> String {
+  package func padding(toLength length: Int) -> String {
     count >= length ? self : self + String(repeating: " ", count: length - count)
   }
 }

@@ -3,8 +3,8 @@ import PacketKit
 /// The output contract of DESIGN.md: one JSON object per message with
 /// frame, time, transport, src, dst, codec, message, fields, diagnostics
 /// and error. `dissection` (with byte ranges) is an extra key.
-enum JSONRenderer {
-  static func object(_ record: DecodedRecord, includeDissection: Bool = true) -> [UInt8] {
+package enum JSONRenderer {
+  package static func object(_ record: DecodedRecord, includeDissection: Bool = true) -> [UInt8] {
     var json = JSONWriter(capacity: 512)
     write(record, includeDissection: includeDissection, into: &json)
     return json.bytes
@@ -12,14 +12,14 @@ enum JSONRenderer {
 
   /// The object written straight into `json` (the output buffer, for
   /// ndjson: no array per record).
-  static func write(_ record: DecodedRecord, includeDissection: Bool, into json: inout JSONWriter) {
+  package static func write(_ record: DecodedRecord, includeDissection: Bool, into json: inout JSONWriter) {
     var uncached = FlowTexts(capacity: 0)
     write(record, includeDissection: includeDissection, flows: &uncached, into: &json)
   }
 
   /// `write`, with the flow's transport and endpoints from `flows` (a sink
   /// keeps one for all its records).
-  static func write(
+  package static func write(
     _ record: DecodedRecord, includeDissection: Bool, flows: inout FlowTexts, into json: inout JSONWriter
   ) {
     var holes = FlatJSONTemplate.Holes(recording: false)
@@ -29,7 +29,7 @@ enum JSONRenderer {
   /// `write`, marking in `holes` (when it records) where the texts that
   /// differ between records of one shape went: frame, time, each field's
   /// value and length.
-  static func write(
+  package static func write(
     _ record: DecodedRecord, includeDissection: Bool, flows: inout FlowTexts, into json: inout JSONWriter,
     holes: inout FlatJSONTemplate.Holes
   ) {
@@ -140,7 +140,7 @@ enum JSONRenderer {
 
   /// The `fields` object: each top-level node with its folded value, written
   /// without building the folded FieldValue tree.
-  static func folded(_ nodes: [DissectionNode], into json: inout JSONWriter) {
+  package static func folded(_ nodes: [DissectionNode], into json: inout JSONWriter) {
     json.raw("{")
     for index in nodes.indices {
       if index > 0 { json.raw(",") }
@@ -155,7 +155,9 @@ enum JSONRenderer {
   /// codec's plain ASCII literals, written without escaping; a group is an
   /// object of its members. Reads the fields in place, through
   /// `FlatMessage.fields`.
-  static func folded(_ flat: FlatMessage, into json: inout JSONWriter, holes: inout FlatJSONTemplate.Holes) {
+  package static func folded(
+    _ flat: FlatMessage, into json: inout JSONWriter, holes: inout FlatJSONTemplate.Holes
+  ) {
     let fields = FlatFields.fields(at: flat.fields)
     json.raw("{")
     var index = 0
@@ -192,19 +194,19 @@ enum JSONRenderer {
   }
 
   /// A record's frame number, or null.
-  static func frame(_ record: DecodedRecord, into json: inout JSONWriter) {
+  package static func frame(_ record: DecodedRecord, into json: inout JSONWriter) {
     if let frame = record.frame { json.integer(frame) } else { json.null() }
   }
 
   /// A record's capture time, or null.
-  static func time(_ record: DecodedRecord, into json: inout JSONWriter) {
+  package static func time(_ record: DecodedRecord, into json: inout JSONWriter) {
     if let time = record.time { json.number(time) } else { json.null() }
   }
 
   /// A scalar field's value: its payload text when verbatim. (Inlined: a
   /// call took a copy of the field, a hundred bytes, for each value.)
   @inline(__always)
-  static func value(_ field: FlatFields.Field, of flat: FlatMessage, into json: inout JSONWriter) {
+  package static func value(_ field: FlatFields.Field, of flat: FlatMessage, into json: inout JSONWriter) {
     if flat.writeVerbatim(field, into: &json) { return }
     switch field.value {
     case .integer(let v): json.integer(v)
@@ -235,7 +237,7 @@ enum JSONRenderer {
     }
   }
 
-  static func dissection(_ nodes: [DissectionNode], into json: inout JSONWriter) {
+  package static func dissection(_ nodes: [DissectionNode], into json: inout JSONWriter) {
     json.raw("[")
     for (index, node) in nodes.enumerated() {
       if index > 0 { json.raw(",") }

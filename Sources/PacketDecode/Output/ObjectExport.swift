@@ -12,16 +12,16 @@ import PacketKit
 /// name remembers where its numbering got to, so 20,000 frames of one name
 /// cost 20,000 tries, not 200 million), unless `--overwrite` lets a file of
 /// an earlier run be replaced. At most `--max-files` files are written.
-final class ObjectExport {
-  static let defaultMaxFiles = 100_000
+package final class ObjectExport {
+  package static let defaultMaxFiles = 100_000
 
-  let directory: String
-  let mediaType: String
-  let overwrite: Bool
-  let maxFiles: Int
-  private(set) var written = 0
+  package let directory: String
+  package let mediaType: String
+  package let overwrite: Bool
+  package let maxFiles: Int
+  package private(set) var written = 0
   /// Objects past `maxFiles`, not written.
-  private(set) var leftOut = 0
+  package private(set) var leftOut = 0
   /// Names written in this run: never replaced, even with --overwrite.
   private var names: Set<String> = []
   /// Per name, the next suffix to try.
@@ -31,7 +31,7 @@ final class ObjectExport {
   /// The codecs whose schemas say which fields hold files.
   private let codecs: CodecSet
 
-  init(
+  package init(
     directory: String, mediaType: String, codecs: CodecSet, overwrite: Bool = false,
     maxFiles: Int = defaultMaxFiles
   ) throws(CommandFailure) {
@@ -50,7 +50,7 @@ final class ObjectExport {
   }
 
   /// Saves the objects a decoded message carries.
-  func export(_ record: DecodedRecord) throws(CommandFailure) {
+  package func export(_ record: DecodedRecord) throws(CommandFailure) {
     guard case .decoded(let frame) = record.result else { return }
     let key = "\(frame.codec) \(frame.message)"
     let fields: [FieldSchema]
@@ -118,7 +118,7 @@ final class ObjectExport {
   }
 
   /// The line stderr gets at the end.
-  var summary: String {
+  package var summary: String {
     var line = "exported \(written) JPEG file\(written == 1 ? "" : "s") to \(directory)"
     if leftOut > 0 {
       line +=
@@ -129,7 +129,7 @@ final class ObjectExport {
 
   /// The object's bytes: the field's value, or what the codec extracts
   /// from the message's payload.
-  static func bytes(_ value: FieldValue, _ encoding: FieldSchema.Content.Encoding, payload: [UInt8]?)
+  package static func bytes(_ value: FieldValue, _ encoding: FieldSchema.Content.Encoding, payload: [UInt8]?)
     -> [UInt8]?
   {
     switch (value, encoding) {
@@ -142,25 +142,25 @@ final class ObjectExport {
 }
 
 /// Hands every record to the output and to the export.
-final class ObjectExportSink: MessageSink {
+package final class ObjectExportSink: MessageSink {
   private let inner: MessageSink
   private let export: ObjectExport
   /// The first write that failed; the run stops with it.
-  private(set) var failure: CommandFailure?
+  package private(set) var failure: CommandFailure?
 
-  init(inner: MessageSink, export: ObjectExport) {
+  package init(inner: MessageSink, export: ObjectExport) {
     self.inner = inner
     self.export = export
   }
 
   /// The payload too: a codec may extract an object from it.
-  var wantsPayload: Bool { true }
-  var wantsRecords: Bool { true }
-  var wantsCounts: Bool { inner.wantsCounts }
+  package var wantsPayload: Bool { true }
+  package var wantsRecords: Bool { true }
+  package var wantsCounts: Bool { inner.wantsCounts }
   /// The objects are read from the dissection tree.
-  var acceptsFlatRecords: Bool { false }
+  package var acceptsFlatRecords: Bool { false }
 
-  func emit(_ record: DecodedRecord) {
+  package func emit(_ record: DecodedRecord) {
     if failure == nil {
       do {
         try export.export(record)
@@ -171,10 +171,10 @@ final class ObjectExportSink: MessageSink {
     if inner.wantsRecords { inner.emit(record) }
   }
 
-  func finish(name: String, stats: CaptureStats) { inner.finish(name: name, stats: stats) }
-  func streamClosed(client: String, server: String, frame: Int, time: Double, reason: String) {
+  package func finish(name: String, stats: CaptureStats) { inner.finish(name: name, stats: stats) }
+  package func streamClosed(client: String, server: String, frame: Int, time: Double, reason: String) {
     inner.streamClosed(client: client, server: server, frame: frame, time: time, reason: reason)
   }
-  func skipped(_ record: DecodedRecord) { inner.skipped(record) }
-  func firstRecord(time: Double) { inner.firstRecord(time: time) }
+  package func skipped(_ record: DecodedRecord) { inner.skipped(record) }
+  package func firstRecord(time: Double) { inner.firstRecord(time: time) }
 }

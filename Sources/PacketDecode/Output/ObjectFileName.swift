@@ -8,10 +8,10 @@ import PacketKit
 /// terminal that lists the directory; and at most `maxBytes` UTF-8 bytes,
 /// cut between characters, so a suffix and extension still fit in a file
 /// system's 255.
-enum ObjectFileName {
-  static let maxBytes = 200
+package enum ObjectFileName {
+  package static let maxBytes = 200
 
-  static func of(_ name: String) -> String {
+  package static func of(_ name: String) -> String {
     var safe = ""
     var bytes = 0
     for character in name {

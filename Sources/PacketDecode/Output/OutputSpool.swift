@@ -12,7 +12,7 @@ import Foundation
 /// output starts at once, and only the files decoded ahead of their turn
 /// pass through the disk. A worker's `write` and the main thread's
 /// `takeTurn` hold the same lock, so no byte overtakes another.
-final class OutputSpool: @unchecked Sendable {
+package final class OutputSpool: @unchecked Sendable {
   private let lock = NSLock()
   /// The output (stdout), written only by the spool whose turn it is.
   private let output: Int32
@@ -24,7 +24,7 @@ final class OutputSpool: @unchecked Sendable {
 
   /// Opens an unlinked temporary file in `directory` (nothing is left
   /// behind, even if pktbench is killed); nil when none can be made.
-  init?(output: Int32, directory: String) {
+  package init?(output: Int32, directory: String) {
     var template = Array(
       ((directory.hasSuffix("/") ? directory : directory + "/") + "pktbench-spool-XXXXXX").utf8CString)
     let descriptor = mkstemp(&template)
@@ -40,7 +40,7 @@ final class OutputSpool: @unchecked Sendable {
   }
 
   /// Whether the turn has come (writes go straight to the output).
-  var isDirect: Bool {
+  package var isDirect: Bool {
     lock.lock()
     defer { lock.unlock() }
     return spool < 0
@@ -50,7 +50,7 @@ final class OutputSpool: @unchecked Sendable {
   /// turn. A write either refuses ends pktbench as `OutputFailure` says: a
   /// temporary file that cannot hold a file's output loses it as surely
   /// as a full output does.
-  func write(_ bytes: UnsafeRawBufferPointer) {
+  package func write(_ bytes: UnsafeRawBufferPointer) {
     lock.lock()
     defer { lock.unlock() }
     if spool >= 0 {
@@ -66,7 +66,7 @@ final class OutputSpool: @unchecked Sendable {
   /// This file's turn: copies what was spooled to the output (in the
   /// kernel, by `sendfile`, where it can) and sends later writes straight
   /// there. The caller has flushed everything that comes before.
-  func takeTurn() {
+  package func takeTurn() {
     lock.lock()
     defer { lock.unlock() }
     guard spool >= 0 else { return }

@@ -34,7 +34,7 @@ public final class OutputWriter {
 
   /// A writer whose flushes go to `spool` (one file of `decode --jobs`),
   /// which reports its own failures.
-  init(spool: OutputSpool, isTerminal: Bool, flushThreshold: Int = 1 << 16) {
+  package init(spool: OutputSpool, isTerminal: Bool, flushThreshold: Int = 1 << 16) {
     self.descriptor = -1
     self.spool = spool
     self.flushThreshold = flushThreshold
@@ -105,7 +105,7 @@ public final class OutputWriter {
 
   /// Writes every byte to `descriptor`, past short writes and EINTR; the
   /// errno when the descriptor refuses (EPIPE, ENOSPC), else nil.
-  static func writeAll(_ descriptor: Int32, _ bytes: UnsafeRawBufferPointer) -> Int32? {
+  package static func writeAll(_ descriptor: Int32, _ bytes: UnsafeRawBufferPointer) -> Int32? {
     guard let base = bytes.baseAddress else { return nil }
     var offset = 0
     while offset < bytes.count {
@@ -137,7 +137,7 @@ public enum OutputFailure {
   /// Ends the process; `what` names the file that refused (the output, or
   /// a temporary file of `decode --jobs`). Callable from any thread: it
   /// writes with write(2) and leaves by _exit, touching no shared state.
-  static func fail(errno code: Int32, what: String) -> Never {
+  package static func fail(errno code: Int32, what: String) -> Never {
     if code == EPIPE {
       var blocked = sigset_t()
       sigemptyset(&blocked)

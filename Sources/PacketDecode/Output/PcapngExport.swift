@@ -8,19 +8,19 @@ import PacketKit
 /// marks record numbers (`FrameSelection`); this second pass reads the
 /// file again and copies those records, bytes and times as they were, so
 /// memory stays one bit per record however much is kept.
-final class PcapngExport {
-  let path: String
+package final class PcapngExport {
+  package let path: String
   private var writer: PcapngWriter?
   private var linkType: Int32?
   /// Records of another link type than the file's first (a pcapng with
   /// mixed interfaces, or files of different kinds): not written.
-  private(set) var skipped = 0
+  package private(set) var skipped = 0
   /// Times outside what pcapng holds, written clamped.
-  private(set) var times = PcapngTimes()
+  package private(set) var times = PcapngTimes()
 
   /// Refuses an output that is one of the inputs (the same file, through a
   /// link or not): its records would be read back while it is rewritten.
-  init(path: String, inputs: [String]) throws(CommandFailure) {
+  package init(path: String, inputs: [String]) throws(CommandFailure) {
     self.path = path
     var output = stat()
     guard path != "-", stat(path, &output) == 0 else { return }
@@ -34,10 +34,10 @@ final class PcapngExport {
     }
   }
 
-  var recordsWritten: Int { writer?.packetsWritten ?? 0 }
+  package var recordsWritten: Int { writer?.packetsWritten ?? 0 }
 
   /// Copies the records of `input` in `selection`.
-  func copy(from input: String, selection: FrameSelection) throws(CommandFailure) {
+  package func copy(from input: String, selection: FrameSelection) throws(CommandFailure) {
     if CaptureInput.isBtsnoop(path: input) {
       try copyBtsnoop(input, selection)
       return
@@ -198,7 +198,7 @@ final class PcapngExport {
     }
   }
 
-  func close() throws(CommandFailure) {
+  package func close() throws(CommandFailure) {
     do {
       try writer?.close()
     } catch {
@@ -208,7 +208,7 @@ final class PcapngExport {
 
   /// Whether a pcap file's magic number says microsecond stamps (pcapng
   /// says so per interface: taken as nanoseconds, the finer).
-  static func hasMicrosecondStamps(_ path: String) -> Bool {
+  package static func hasMicrosecondStamps(_ path: String) -> Bool {
     guard let handle = FileHandle(forReadingAtPath: path) else { return false }
     defer { try? handle.close() }
     let magic = [UInt8]((try? handle.read(upToCount: 4)) ?? Data())

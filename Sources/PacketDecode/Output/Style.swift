@@ -22,11 +22,11 @@ extension Style {
   /// when NO_COLOR is set (no-color.org: to anything but ""), nor when TERM
   /// is unset or "dumb" (Emacs shells, CI logs: the codes would show as
   /// text).
-  static func forOutput(_ out: OutputWriter) -> Style {
+  package static func forOutput(_ out: OutputWriter) -> Style {
     Style(enabled: out.isTerminal && allowsColour(ProcessInfo.processInfo.environment))
   }
 
-  static func allowsColour(_ environment: [String: String]) -> Bool {
+  package static func allowsColour(_ environment: [String: String]) -> Bool {
     if let noColour = environment["NO_COLOR"], !noColour.isEmpty { return false }
     guard let term = environment["TERM"], !term.isEmpty, term != "dumb" else { return false }
     return true

@@ -2,27 +2,27 @@ import PacketKit
 
 /// The fields each codec's summary lines leave out, as its plugin names
 /// them (`CodecInfo.framingFields`): a header, magic bytes, a check.
-struct SummaryFraming: Sendable {
+package struct SummaryFraming: Sendable {
   /// A class, so that key fields chosen under one framing (and kept per
   /// layout of names) can tell another framing by identity.
-  final class Table: Sendable {
-    let byCodec: [String: Set<String>]
+  package final class Table: Sendable {
+    package let byCodec: [String: Set<String>]
 
-    init(_ byCodec: [String: Set<String>]) {
+    package init(_ byCodec: [String: Set<String>]) {
       self.byCodec = byCodec
     }
   }
 
-  let table: Table
+  package let table: Table
 
   /// No field is left out.
-  static let none = SummaryFraming(table: Table([:]))
+  package static let none = SummaryFraming(table: Table([:]))
 
   private init(table: Table) {
     self.table = table
   }
 
-  init(_ codecs: CodecSet) {
+  package init(_ codecs: CodecSet) {
     var byCodec: [String: Set<String>] = [:]
     for codec in codecs.all where !codec.info.framingFields.isEmpty {
       byCodec[codec.info.name] = codec.info.framingFields
@@ -31,7 +31,7 @@ struct SummaryFraming: Sendable {
   }
 
   /// The names `codec` leaves out.
-  func names(for codec: String) -> Set<String> {
+  package func names(for codec: String) -> Set<String> {
     table.byCodec.isEmpty ? [] : table.byCodec[codec] ?? []
   }
 }

@@ -5,7 +5,7 @@ import PacketKit
 /// kept for the last few flows. Between a flow's lines only the frame, the
 /// time and the key fields' values change, so the rest is not written
 /// from Strings again for every line.
-struct SummaryMiddles {
+package struct SummaryMiddles {
   /// What the middle depends on. A class: the table lends each key to the
   /// comparison as a copy, which for a struct retained every String in it.
   private final class Key {
@@ -36,14 +36,14 @@ struct SummaryMiddles {
   private var texts: RecentTable<Key, [UInt8]>
 
   /// Middles of up to `capacity` flows; 0 writes every line's afresh.
-  init(capacity: Int = 4) {
+  package init(capacity: Int = 4) {
     texts = RecentTable(capacity: capacity)
   }
 
   /// Writes the middle of `record`'s line, whose clean message is `flat`:
   /// a kept one, or what `render` writes (then kept); `styled`: whether
   /// `render` writes colour.
-  mutating func write(
+  package mutating func write(
     _ record: DecodedRecord, _ flat: FlatMessage, leading: Bool, styled: Bool, into out: inout JSONWriter,
     _ render: (inout JSONWriter) -> Void
   ) {

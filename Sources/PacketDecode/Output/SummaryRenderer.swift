@@ -5,8 +5,8 @@ import PacketKit
 ///
 /// The line is written as bytes straight into the output buffer: this runs
 /// once per message, and building it from Strings cost more than decoding.
-enum SummaryRenderer {
-  static func line(
+package enum SummaryRenderer {
+  package static func line(
     _ record: DecodedRecord, firstTime: Double?, style: Style, framing: SummaryFraming = .none
   ) -> String {
     var text = JSONWriter(capacity: 160)
@@ -15,7 +15,7 @@ enum SummaryRenderer {
   }
 
   /// Appends the line (without its newline) to `out`.
-  static func write(
+  package static func write(
     _ record: DecodedRecord, firstTime: Double?, style: Style, framing: SummaryFraming = .none,
     into out: inout JSONWriter
   ) {
@@ -27,7 +27,7 @@ enum SummaryRenderer {
   /// from `middles` (a sink keeps one for all its lines).
   /// `clock`: the time as `-t` asks (nil: relative to `firstTime`);
   /// `framing`: the fields the key fields leave out.
-  static func write(
+  package static func write(
     _ record: DecodedRecord, firstTime: Double?, style: Style, middles: inout SummaryMiddles,
     clock: TimeColumn? = nil, framing: SummaryFraming = .none, into out: inout JSONWriter
   ) {
@@ -338,18 +338,18 @@ enum SummaryRenderer {
     }
   }
 
-  static func fixed(_ value: Double, digits: Int) -> String {
+  package static func fixed(_ value: Double, digits: Int) -> String {
     JSONWriter.fixed(value, digits: digits)
   }
 
   @inline(__always)
-  static func appendFixed(_ value: Double, digits: Int, width: Int = 0, to out: inout JSONWriter) {
+  package static func appendFixed(_ value: Double, digits: Int, width: Int = 0, to out: inout JSONWriter) {
     out.fixed(value, digits: digits, width: width)
   }
 }
 
 extension String {
-  func leftPadded(to length: Int) -> String {
+  package func leftPadded(to length: Int) -> String {
     count >= length ? self : String(repeating: " ", count: length - count) + self
   }
 }

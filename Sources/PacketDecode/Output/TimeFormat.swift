@@ -1,4 +1,3 @@
-import ArgumentParser
 import PacketKit
 
 #if canImport(Glibc)
@@ -6,7 +5,7 @@ import PacketKit
 #endif
 
 /// `-t`: how a message's time is shown, in tshark's letters.
-enum TimeFormat: String, ExpressibleByArgument, CaseIterable {
+package enum TimeFormat: String, CaseIterable, Sendable {
   /// Seconds since the first record of the file (tshark's default).
   case r
   /// Local time of day; `ad` with the date.
@@ -20,27 +19,27 @@ enum TimeFormat: String, ExpressibleByArgument, CaseIterable {
   /// Unix seconds.
   case e
 
-  static let help =
+  package static let help =
     "Time shown, as tshark -t: r relative to the first record (default), a local time, ad local date and time, "
     + "u UTC time, ud UTC date and time, d delta from the previous message shown, e Unix seconds"
 }
 
 /// The time column of one output: the format, and what it counts from.
 /// Dates are worked out once per second (`localtime_r` is not free).
-final class TimeColumn {
-  let format: TimeFormat
+package final class TimeColumn {
+  package let format: TimeFormat
   /// The first record read (of the file, or of the --start window).
-  @exclusivity(unchecked) var base: Double?
+  @exclusivity(unchecked) package var base: Double?
   @exclusivity(unchecked) private var previous: Double?
   @exclusivity(unchecked) private var cachedSecond = Int.min
   @exclusivity(unchecked) private var cachedPrefix: [UInt8] = []
 
-  init(_ format: TimeFormat) {
+  package init(_ format: TimeFormat) {
     self.format = format
   }
 
   /// Columns of fixed width in summary lines (relative and delta are right-aligned).
-  var width: Int {
+  package var width: Int {
     switch format {
     case .r, .d, .dd: 11
     default: 0
@@ -48,7 +47,7 @@ final class TimeColumn {
   }
 
   /// Writes `time` (a message shown: `d` counts from it next).
-  func write(_ time: Double, into out: inout JSONWriter) {
+  package func write(_ time: Double, into out: inout JSONWriter) {
     switch format {
     case .r:
       out.fixed(time - (base ?? time), digits: 6, width: width)
@@ -76,7 +75,7 @@ final class TimeColumn {
   }
 
   /// `HH:MM:SS`, after `YYYY-MM-DD ` when `date`.
-  static func clock(_ second: Int, local: Bool, date: Bool) -> [UInt8] {
+  package static func clock(_ second: Int, local: Bool, date: Bool) -> [UInt8] {
     var seconds = time_t(second)
     var parts = tm()
     if local { localtime_r(&seconds, &parts) } else { gmtime_r(&seconds, &parts) }

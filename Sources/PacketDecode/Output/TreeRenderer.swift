@@ -3,8 +3,8 @@ import PacketKit
 /// The `-V` view: every field with its value, unit and the bytes it came
 /// from, nested as the message is, then the diagnostics. Whatever came off
 /// the wire (keys, values, texts quoting it) is escaped (`TerminalText`).
-enum TreeRenderer {
-  static func lines(_ record: DecodedRecord, style: Style) -> [String] {
+package enum TreeRenderer {
+  package static func lines(_ record: DecodedRecord, style: Style) -> [String] {
     var out: [String] = []
     var head: [String] = []
     if let frame = record.frame { head.append("Frame \(frame)") }
@@ -52,13 +52,13 @@ enum TreeRenderer {
 
   /// A transport detail on one line, an object's members included (a
   /// PKTAP process: `{name: "HawkSight", pid: 412}`), not only their count.
-  static func inline(_ value: FieldValue) -> String {
+  package static func inline(_ value: FieldValue) -> String {
     guard case .object(let members) = value else { return value.display }
     return "{"
       + members.map { "\(TerminalText.escaped($0.key)): \(inline($0.value))" }.joined(separator: ", ") + "}"
   }
 
-  static func diagnosticLine(_ diagnostic: Diagnostic, style: Style) -> String {
+  package static func diagnosticLine(_ diagnostic: Diagnostic, style: Style) -> String {
     let where_ = diagnostic.range.map { " \(HexDump.rangeText($0))" } ?? ""
     let text =
       "\(diagnostic.severity.rawValue) [\(diagnostic.code)]\(where_): \(TerminalText.escaped(diagnostic.text))"
@@ -88,7 +88,7 @@ enum TreeRenderer {
 
   /// A leaf's value and unit; the unit "hex" asks for the bytes in
   /// hexadecimal (a check byte, a source address) rather than a number.
-  static func value(_ node: DissectionNode) -> String {
+  package static func value(_ node: DissectionNode) -> String {
     guard let unit = node.unit else { return node.value.display }
     guard unit == "hex" else { return "\(node.value.display) \(unit)" }
     let digits = max(2, 2 * node.range.count)
@@ -106,7 +106,7 @@ enum TreeRenderer {
 
   /// Seconds with six decimals. The magnitude is split, not the value
   /// rounded down: that made -1.000001 into -2 and 0.999999, "-2.999999".
-  static func format6(_ time: Double) -> String {
+  package static func format6(_ time: Double) -> String {
     JSONWriter.fixed(time, digits: 6)
   }
 }

@@ -2,8 +2,8 @@ import PacketKit
 
 /// RFC 6455 §7.4.1 close codes, as a person reads them, and the `ws.close`
 /// event every command shows (decode, listen, send).
-enum WebSocketCloseCode {
-  static func meaning(_ code: UInt16) -> String {
+package enum WebSocketCloseCode {
+  package static func meaning(_ code: UInt16) -> String {
     switch code {
     case 1000: "normal closure"
     case 1001: "going away"
@@ -20,7 +20,7 @@ enum WebSocketCloseCode {
 
   /// The fields of a `ws.close` event and, for anything but a normal close,
   /// a warning naming who closed and why.
-  static func event(code: UInt16?, reason: String, by: String) -> (
+  package static func event(code: UInt16?, reason: String, by: String) -> (
     fields: [FieldValue.Member], diagnostics: [Diagnostic]
   ) {
     var fields: [FieldValue.Member] = [.init("by", .string(by))]

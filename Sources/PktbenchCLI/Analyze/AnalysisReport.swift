@@ -1,3 +1,4 @@
+import PacketDecode
 import PacketKit
 
 /// The finished analysis of one capture, as every report format reads it.

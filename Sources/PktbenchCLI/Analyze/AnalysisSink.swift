@@ -1,3 +1,4 @@
+import PacketDecode
 import PacketKit
 
 /// The MessageSink behind `pktbench analyze`: it hands each record to its

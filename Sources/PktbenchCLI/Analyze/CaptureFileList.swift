@@ -1,4 +1,5 @@
 import Foundation
+import PacketDecode
 
 /// The files `analyze` reads as one capture: the paths given, a
 /// directory's capture files, dumpcap's ring-buffer files in their order

@@ -1,3 +1,4 @@
+import PacketDecode
 import PacketKit
 
 /// Which end of a flow is the modelled device: the end that listens (the

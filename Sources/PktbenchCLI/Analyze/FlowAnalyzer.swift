@@ -1,3 +1,4 @@
+import PacketDecode
 import PacketKit
 
 /// Everything the analysis keeps about one flow (a client of a device, or

@@ -1,3 +1,4 @@
+import PacketDecode
 import PacketKit
 
 /// One conversation in a capture: a UDP pair, a TCP (WebSocket) connection,

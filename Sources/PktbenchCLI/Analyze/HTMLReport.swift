@@ -1,3 +1,4 @@
+import PacketDecode
 import PacketKit
 
 /// `--html FILE`: one self-contained page (inline CSS and SVG; no scripts,

@@ -1,4 +1,5 @@
 import PacketCapture
+import PacketDecode
 import PacketKit
 
 /// Several pcap and pcapng files read as one capture, as `mergecap` merges

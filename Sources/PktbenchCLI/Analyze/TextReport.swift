@@ -1,3 +1,4 @@
+import PacketDecode
 import PacketKit
 
 /// The report for a terminal: per flow its series against the expected

@@ -1,3 +1,4 @@
+import PacketDecode
 import PacketKit
 
 /// `analyze --timeline`: the device models' events as NDJSON, one line

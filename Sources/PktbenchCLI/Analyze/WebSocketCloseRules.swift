@@ -1,3 +1,4 @@
+import PacketDecode
 import PacketKit
 
 /// The life of a WebSocket connection as far as closes go: the handshake,

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import PacketCapture
+import PacketDecode
 import PacketKit
 
 /// `pktbench analyze`: a health report of a capture, per flow, against the

@@ -1,5 +1,6 @@
 import ArgumentParser
 import PacketCapture
+import PacketDecode
 import PacketKit
 
 /// `pktbench capture -i IFACE [-w FILE.pcapng] [BPF…]`: libpcap live

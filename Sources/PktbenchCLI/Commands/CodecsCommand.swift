@@ -1,4 +1,5 @@
 import ArgumentParser
+import PacketDecode
 import PacketKit
 
 /// `pktbench codecs`: every codec, its messages, fields, units, ranges, defaults.

@@ -1,4 +1,5 @@
 import ArgumentParser
+import PacketDecode
 import PacketKit
 
 /// `pktbench craft MESSAGE --field value ...`: builds one frame.

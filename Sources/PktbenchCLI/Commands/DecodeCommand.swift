@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import PacketCapture
+import PacketDecode
 import PacketKit
 
 /// `pktbench decode`: captures (pcap, pcapng) or the bytes of one payload.

@@ -1,4 +1,5 @@
 import ArgumentParser
+import PacketDecode
 import PacketKit
 
 /// `pktbench emulate CODEC --listen udp:…|ws:…`: plays the codec's device on

@@ -1,6 +1,7 @@
 import ArgumentParser
 import NIOCore
 import NIOPosix
+import PacketDecode
 import PacketKit
 
 /// `pktbench listen udp:PORT` / `listen ws:PORT`: a real socket

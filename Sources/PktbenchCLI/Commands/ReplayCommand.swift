@@ -2,6 +2,7 @@ import ArgumentParser
 import NIOCore
 import NIOPosix
 import PacketCapture
+import PacketDecode
 
 /// `pktbench replay capture.pcap --to udp://HOST:PORT [--speed 2x] [--filter BPF]`.
 extension ReplaySockets.Mode: ExpressibleByArgument {}

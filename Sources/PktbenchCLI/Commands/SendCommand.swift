@@ -2,6 +2,7 @@ import ArgumentParser
 import NIOCore
 import NIOPosix
 import NIOSSL
+import PacketDecode
 
 /// `pktbench send URL MESSAGE [fields] [--rate R] [--count N] [--duration D] [then ...]`.
 struct SendCommand: CodecCommand {

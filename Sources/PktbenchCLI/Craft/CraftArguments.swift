@@ -1,4 +1,5 @@
 import Foundation
+import PacketDecode
 import PacketKit
 
 /// Parses `--flag value` pairs for one message kind against its schema:

@@ -1,4 +1,5 @@
 import NIOCore
+import PacketDecode
 import PacketKit
 
 /// The one emulated device behind `emulate`'s socket: the codec's device

@@ -1,6 +1,7 @@
 import ArgumentParser
 import NIOCore
 import NIOPosix
+import PacketDecode
 import PacketKit
 
 /// A listening run, for `listen` and `emulate`: binds, prints where,

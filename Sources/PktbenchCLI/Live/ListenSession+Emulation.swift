@@ -1,4 +1,5 @@
 import NIOCore
+import PacketDecode
 import PacketKit
 
 /// `emulate` on a UDP socket: every sender reaches the one device; what it

@@ -1,5 +1,6 @@
 import Foundation
 import NIOCore
+import PacketDecode
 import PacketKit
 
 /// What `listen` was asked to do, as a plain value for the event loop.

@@ -1,4 +1,5 @@
 import NIOCore
+import PacketDecode
 
 #if canImport(Glibc)
   import Glibc

@@ -1,3 +1,4 @@
+import PacketDecode
 import PacketKit
 
 /// Decodes one live payload into a record, exactly as the capture pipeline

@@ -1,3 +1,5 @@
+import PacketDecode
+
 /// What `listen` binds: `udp:9000`, `udp:[::]:9000`, `udp:127.0.0.1:9000`,
 /// `ws:8000`. Without an address it listens on every address, IPv4 and IPv6.
 struct ListenAddress: Equatable, Sendable {

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import PacketDecode
 import PacketKit
 
 /// The output flags every live command shares with `decode`.

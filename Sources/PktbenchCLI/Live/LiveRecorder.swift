@@ -1,3 +1,4 @@
+import PacketDecode
 import PacketKit
 
 /// Every live command's output goes through one recorder: it stamps each

@@ -1,3 +1,5 @@
+import PacketDecode
+
 /// What a live command prints when it stops (listen/capture summary, send
 /// report): text lines or one JSON object, where the output settings say.
 protocol LiveReport {

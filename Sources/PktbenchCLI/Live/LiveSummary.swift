@@ -1,3 +1,4 @@
+import PacketDecode
 import PacketKit
 
 /// The `--stats` summary of a live run: why and when it stopped, the

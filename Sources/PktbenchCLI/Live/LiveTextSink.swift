@@ -1,3 +1,4 @@
+import PacketDecode
 import PacketKit
 
 /// The text view of live traffic: `decode`'s summary line, led by the

@@ -2,6 +2,7 @@ import Foundation
 import NIOCore
 import NIOPosix
 import PacketCapture
+import PacketDecode
 import PacketKit
 
 #if canImport(Glibc)

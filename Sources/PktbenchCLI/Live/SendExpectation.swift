@@ -1,3 +1,4 @@
+import PacketDecode
 import PacketKit
 
 /// An `expect` step of `send`: a message the peer must send, with field

@@ -1,3 +1,4 @@
+import PacketDecode
 import PacketKit
 
 /// What `send` sends: steps separated by `then`, each a message named as

@@ -1,3 +1,4 @@
+import PacketDecode
 import PacketKit
 
 /// What `send` says at the end: per step and in all, how many messages

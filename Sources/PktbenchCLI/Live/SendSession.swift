@@ -1,4 +1,5 @@
 import NIOCore
+import PacketDecode
 import PacketKit
 
 /// How `send` reaches its destination: a connected UDP socket or a

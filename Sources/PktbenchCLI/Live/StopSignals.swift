@@ -1,5 +1,6 @@
 import Dispatch
 import Foundation
+import PacketDecode
 
 #if canImport(Glibc)
   import Glibc

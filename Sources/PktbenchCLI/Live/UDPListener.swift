@@ -1,5 +1,6 @@
 import NIOCore
 import NIOPosix
+import PacketDecode
 
 /// Hands each datagram to the session. A socket error (an ICMP error
 /// reported on the socket, a read failure) is one line; the socket stays open.

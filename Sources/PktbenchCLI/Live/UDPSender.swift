@@ -1,5 +1,6 @@
 import NIOCore
 import NIOPosix
+import PacketDecode
 
 #if canImport(Glibc)
   import Glibc

@@ -3,6 +3,7 @@ import NIOHTTP1
 import NIOPosix
 import NIOSSL
 import NIOWebSocket
+import PacketDecode
 import PacketKit
 
 /// `send ws://HOST:PORT/PATH`: the HTTP/1.1 upgrade handshake (NIO's client

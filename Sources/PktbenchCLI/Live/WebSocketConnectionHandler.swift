@@ -2,6 +2,7 @@ import NIOCore
 import NIOHTTP1
 import NIOWebSocket
 import PacketCapture
+import PacketDecode
 import PacketKit
 
 /// One upgraded WebSocket connection of `listen ws`: logs every message and

@@ -3,6 +3,7 @@ import NIOHTTP1
 import NIOPosix
 import NIOSSL
 import NIOWebSocket
+import PacketDecode
 import PacketKit
 
 /// The WebSocket server of `listen ws:PORT`: HTTP/1.1 upgrade on the paths

@@ -1,5 +1,6 @@
 import ArgumentParser
 import NIOSSL
+import PacketDecode
 
 #if canImport(Glibc)
   import Glibc
