@@ -76,11 +76,15 @@ let package = Package(
     // The per-record path stays inside this module.
     .target(name: "PacketDecode", dependencies: ["PacketKit", "PacketCapture", "CPcap"]),
 
+    // The health report: flows, devices (their plugins' models), rates,
+    // gaps, findings; as text, JSON, HTML and the device-event timeline.
+    .target(name: "PacketAnalysis", dependencies: ["PacketKit", "PacketCapture", "PacketDecode"]),
+
     // The commands, as a library so tests can call them.
     .target(
       name: "PktbenchCLI",
       dependencies: [
-        "PacketKit", "PacketCapture", "PacketDecode", "PacketFuzz", "SpecCodecs",
+        "PacketKit", "PacketCapture", "PacketDecode", "PacketAnalysis", "PacketFuzz", "SpecCodecs",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
         // Live sockets: `listen`, `send`, `replay` (UDP, WebSocket server and client).
         .product(name: "NIOCore", package: "swift-nio"),
@@ -99,7 +103,7 @@ let package = Package(
     .testTarget(name: "PacketCaptureTests", dependencies: ["PacketCapture", "PacketKit"]),
     .testTarget(
       name: "PktbenchCLITests",
-      dependencies: ["PktbenchCLI", "PacketDecode", "BuiltinCodecs", "PacketKit", "PacketCapture"]
+      dependencies: ["PktbenchCLI", "PacketDecode", "PacketAnalysis", "BuiltinCodecs", "PacketKit", "PacketCapture"]
     ),
     .testTarget(
       name: "PacketFuzzTests", dependencies: ["PacketFuzz", "BuiltinCodecs", "PacketKit", "LegCtrlCodec", "RallieCodec"],

@@ -2,29 +2,29 @@ import PacketDecode
 import PacketKit
 
 /// The finished analysis of one capture, as every report format reads it.
-struct AnalysisReport {
-  var file: String
-  var records: Int
-  var firstTime: Double?
-  var lastTime: Double?
+public struct AnalysisReport {
+  public package(set) var file: String
+  public package(set) var records: Int
+  public package(set) var firstTime: Double?
+  public package(set) var lastTime: Double?
   /// Where a damaged file stopped the reading.
-  var stoppedEarly: String?
+  public package(set) var stoppedEarly: String?
   /// Why the reading stopped before the input's end (damage or a signal).
-  var stopNote: String?
+  public package(set) var stopNote: String?
   /// The signal that stopped the reading, if one did.
-  var interrupted: String?
+  public package(set) var interrupted: String?
   /// When the capture ended, as the file recorded it (pcapng isb_endtime).
-  var recordedEnd: Double?
-  var flows: [FlowAnalyzer]
+  public package(set) var recordedEnd: Double?
+  package var flows: [FlowAnalyzer]
   /// The modelled devices, each with the flows that reached it.
-  var devices: [DeviceAnalyzer]
+  package var devices: [DeviceAnalyzer]
   /// Findings about the capture itself (damage, gaps), not a flow.
-  var captureFindings: FindingLog
-  var unclaimedPayloads: Int
+  package var captureFindings: FindingLog
+  public package(set) var unclaimedPayloads: Int
   /// Records of flows beyond AnalysisSink.flowLimit.
-  var untrackedRecords: Int
+  public package(set) var untrackedRecords: Int
 
-  init(
+  package init(
     file: String, stats: CaptureStats, flows: [FlowAnalyzer], devices: [DeviceAnalyzer] = [],
     captureFindings: FindingLog, unclaimedPayloads: Int, untrackedRecords: Int
   ) {
@@ -44,12 +44,12 @@ struct AnalysisReport {
   }
 
   /// Where relative times count from: the capture's first record.
-  var origin: Double { firstTime ?? flows.map(\.firstTime).min() ?? 0 }
+  public var origin: Double { firstTime ?? flows.map(\.firstTime).min() ?? 0 }
 
-  var duration: Double { max(0, (lastTime ?? origin) - origin) }
+  public var duration: Double { max(0, (lastTime ?? origin) - origin) }
 
   /// Every kept finding, capture-level ones first, then by time.
-  var findings: [Finding] {
+  public var findings: [Finding] {
     let all = captureFindings.kept + devices.flatMap(\.findings.kept) + flows.flatMap(\.findings.kept)
     return all.enumerated().sorted { lhs, rhs in
       if lhs.element.time != rhs.element.time { return lhs.element.time < rhs.element.time }
@@ -58,30 +58,30 @@ struct AnalysisReport {
   }
 
   /// Findings per severity, suppressed ones included.
-  func count(_ severity: Finding.Severity) -> Int {
+  public func count(_ severity: Finding.Severity) -> Int {
     captureFindings.count(severity) + devices.reduce(0) { $0 + $1.findings.count(severity) }
       + flows.reduce(0) { $0 + $1.findings.count(severity) }
   }
 
-  var verdict: String {
+  public var verdict: String {
     count(.error) > 0 ? "error" : count(.warning) > 0 ? "warning" : "ok"
   }
 
-  func flow(_ id: Int?) -> FlowAnalyzer? {
+  package func flow(_ id: Int?) -> FlowAnalyzer? {
     guard let id else { return nil }
     return flows.first { $0.id == id }
   }
 
-  func device(_ id: Int?) -> DeviceAnalyzer? {
+  package func device(_ id: Int?) -> DeviceAnalyzer? {
     guard let id else { return nil }
     return devices.first { $0.id == id }
   }
 
   /// Flows that reached no modelled device.
-  var loneFlows: [FlowAnalyzer] { flows.filter { $0.device == nil } }
+  package var loneFlows: [FlowAnalyzer] { flows.filter { $0.device == nil } }
 
   /// Whether findings at or above `severity` were found (for `--fail-on`).
-  func fails(at severity: Finding.Severity) -> Bool {
+  public func fails(at severity: Finding.Severity) -> Bool {
     [Finding.Severity.error, .warning, .note].contains { $0 >= severity && count($0) > 0 }
   }
 }

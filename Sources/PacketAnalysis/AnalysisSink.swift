@@ -5,10 +5,10 @@ import PacketKit
 /// flow's analyzer, and the flow's records to the device they reach (one
 /// device per endpoint, every client's records in capture order); it keeps
 /// nothing else, so memory grows with the number of flows, not of records.
-final class AnalysisSink: MessageSink {
+package final class AnalysisSink: MessageSink {
   /// Flows beyond this are counted, not analysed (a scan or a flood must
   /// not exhaust memory).
-  static let flowLimit = 1024
+  package static let flowLimit = 1024
 
   private let options: AnalysisOptions
   private let catalog: RuleCatalog
@@ -23,7 +23,7 @@ final class AnalysisSink: MessageSink {
   private var unclaimed = 0
   /// The capture layer's notices, summed per kind: one finding each at the end.
   private var notices: [String: CaptureNoticeTally] = [:]
-  private(set) var report: AnalysisReport?
+  package private(set) var report: AnalysisReport?
   /// `--timeline`: where the device models' events go, in time order.
   private let timeline: TimelineWriter?
   /// Devices with a model, and a time no later than the earliest of their
@@ -31,16 +31,18 @@ final class AnalysisSink: MessageSink {
   private var modelled: [DeviceAnalyzer] = []
   private var earliestDeadline = Double.infinity
 
-  init(codecs: CodecSet, options: AnalysisOptions = AnalysisOptions(), timeline: TimelineWriter? = nil) {
+  package init(
+    codecs: CodecSet, options: AnalysisOptions = AnalysisOptions(), timeline: TimelineWriter? = nil
+  ) {
     self.options = options
     catalog = RuleCatalog(codecs: codecs, options: options)
     self.timeline = timeline
   }
 
   /// Device models read the payload as the device got it.
-  var wantsPayload: Bool { true }
+  package var wantsPayload: Bool { true }
 
-  func emit(_ record: DecodedRecord) {
+  package func emit(_ record: DecodedRecord) {
     guard let time = record.time, time.isFinite else { return }
     if origin == nil { origin = time }
     passTime(to: time)
@@ -124,13 +126,13 @@ final class AnalysisSink: MessageSink {
     return made
   }
 
-  func streamClosed(client: String, server: String, frame: Int, time: Double, reason: String) {
+  package func streamClosed(client: String, server: String, frame: Int, time: Double, reason: String) {
     flows[FlowKey(family: "tcp", client, server)]?.connectionEnded(frame: frame, time: time, reason: reason)
   }
 
   /// The capture missed `from`…`to` (between files): said as such, and the
   /// models told nothing was seen.
-  func captureGap(from: Double, to: Double, text: String, frame: Int) {
+  package func captureGap(from: Double, to: Double, text: String, frame: Int) {
     passTime(to: from)
     captureFindings.add(
       Finding(
@@ -142,7 +144,7 @@ final class AnalysisSink: MessageSink {
     timeline?.passed(from)
   }
 
-  func finish(name: String, stats: CaptureStats) {
+  package func finish(name: String, stats: CaptureStats) {
     let recordedEnd = stats.recordedEnd.flatMap { $0 >= (stats.lastTime ?? $0) ? $0 : nil }
     let end = recordedEnd ?? stats.lastTime ?? order.map(\.lastTime).max() ?? 0
     for device in deviceOrder {
@@ -200,9 +202,9 @@ final class AnalysisSink: MessageSink {
 /// What the capture layer said about one kind of its own doing (fragments
 /// dropped, connections evicted, bytes that disagreed), summed over the
 /// capture: a flood makes millions, and one finding says it.
-struct CaptureNoticeTally {
+package struct CaptureNoticeTally {
   /// The notice events, and their finding's rule.
-  static let rules: [String: String] = [
+  package static let rules: [String: String] = [
     "ip.fragments-dropped": "capture.fragments-dropped",
     "tcp.overlap": "capture.tcp-overlap",
     "tcp.evicted": "capture.tcp-evicted",
@@ -212,11 +214,11 @@ struct CaptureNoticeTally {
     "capture.beyond-snaplen": "capture.beyond-snaplen",
   ]
   /// Frames named in a finding, at most.
-  static let frameLimit = 5
+  package static let frameLimit = 5
 
-  static func rule(forEvent name: String) -> String? { rules[name] }
+  package static func rule(forEvent name: String) -> String? { rules[name] }
 
-  let rule: String
+  package let rule: String
   private var count = 0
   private var resumed = 0
   private var firstTime = 0.0
@@ -225,9 +227,9 @@ struct CaptureNoticeTally {
   private var bytes = 0
   private var firstText = ""
 
-  init(rule: String) { self.rule = rule }
+  package init(rule: String) { self.rule = rule }
 
-  mutating func add(_ record: DecodedRecord, event: (name: String, fields: [FieldValue.Member])) {
+  package mutating func add(_ record: DecodedRecord, event: (name: String, fields: [FieldValue.Member])) {
     if event.name == "tcp.resumed" {
       resumed += 1
       return
@@ -244,7 +246,7 @@ struct CaptureNoticeTally {
     }
   }
 
-  var finding: Finding? {
+  package var finding: Finding? {
     guard count > 0 else { return nil }
     let times = count == 1 ? "once" : "\(count) times"
     var details: [FieldValue.Member] = [.init("count", .integer(Int64(count)))]

@@ -5,10 +5,10 @@ import PacketDecode
 /// directory's capture files, dumpcap's ring-buffer files in their order
 /// (`name_00001_20261126073520.pcapng`, by the number, which outlasts the
 /// name's order past 99999).
-enum CaptureFileList {
-  static let extensions: Set<String> = ["pcap", "pcapng", "cap"]
+package enum CaptureFileList {
+  package static let extensions: Set<String> = ["pcap", "pcapng", "cap"]
 
-  static func expand(_ inputs: [String]) throws -> [String] {
+  package static func expand(_ inputs: [String]) throws -> [String] {
     var files: [String] = []
     for input in inputs {
       var isDirectory: ObjCBool = false
@@ -34,7 +34,7 @@ enum CaptureFileList {
   }
 
   /// Ring-buffer files by their number, others by name.
-  static func ordered(_ names: [String]) -> [String] {
+  package static func ordered(_ names: [String]) -> [String] {
     let numbers = names.map(ringNumber(of:))
     if numbers.allSatisfy({ $0 != nil }) {
       return zip(names, numbers).sorted { ($0.1 ?? 0, $0.0) < ($1.1 ?? 0, $1.0) }.map(\.0)
@@ -43,7 +43,7 @@ enum CaptureFileList {
   }
 
   /// dumpcap's `<prefix>_<number>_<YYYYMMDDhhmmss>.<ext>`: the number.
-  static func ringNumber(of path: String) -> Int? {
+  package static func ringNumber(of path: String) -> Int? {
     let name = ((path as NSString).lastPathComponent as NSString).deletingPathExtension
     let parts = name.split(separator: "_", omittingEmptySubsequences: false)
     guard parts.count >= 3, let stamp = parts.last, stamp.count == 14, stamp.allSatisfy(\.isNumber),
@@ -53,7 +53,7 @@ enum CaptureFileList {
   }
 
   /// How the report names several files.
-  static func name(of files: [String]) -> String {
+  package static func name(of files: [String]) -> String {
     guard files.count > 1 else { return files.first ?? "-" }
     if files.count <= 3 { return files.joined(separator: " + ") }
     return "\(files[0]) … \(files[files.count - 1]) (\(files.count) files)"

@@ -6,36 +6,36 @@ import PacketKit
 /// the device's whole story) see all clients' records; their series and
 /// measurements go to the client whose record is being read, their
 /// findings are the device's.
-final class DeviceAnalyzer: FlowContext {
+package final class DeviceAnalyzer: FlowContext {
   /// Frames remembered with their client, for events a model gives later
   /// than the record (one that waits for the device's report that confirms).
-  static let frameMemory = 4096
+  package static let frameMemory = 4096
 
-  let id: Int
-  let key: DeviceKey
-  let codec: String
-  let description: DeviceDescription
-  let origin: Double
+  package let id: Int
+  package let key: DeviceKey
+  package let codec: String
+  package let description: DeviceDescription
+  package let origin: Double
   private var model: any DeviceModel
   /// The protocol's rules when they read the device, not one connection.
-  private(set) var rules: [any FlowRules] = []
-  private(set) var clients: [FlowAnalyzer] = []
-  private(set) var findings: FindingLog
+  package private(set) var rules: [any FlowRules] = []
+  package private(set) var clients: [FlowAnalyzer] = []
+  package private(set) var findings: FindingLog
   /// The device's state over time, for the HTML report.
-  private(set) var deviceTrack = DeviceTrack()
-  private(set) var firstTime: Double
-  private(set) var lastTime: Double
-  private(set) var clientRole = "client"
-  private(set) var serverRole: String
+  package private(set) var deviceTrack = DeviceTrack()
+  package private(set) var firstTime: Double
+  package private(set) var lastTime: Double
+  package private(set) var clientRole = "client"
+  package private(set) var serverRole: String
   /// A rule has named the roles: every client gets them.
   private var rolesSet = false
   /// Whether the capture recorded its end (set before `finish`).
-  var captureEndRecorded = false
+  package var captureEndRecorded = false
   /// Whether the sink checks this device's model deadlines.
-  var isTrackedForTime = false
+  package var isTrackedForTime = false
   /// Called with each event of the model and the client it concerns, in
   /// the order the model gives them (`analyze --timeline`).
-  var onDeviceEvent: ((DeviceEvent, DeviceAnalyzer, FlowAnalyzer?) -> Void)?
+  package var onDeviceEvent: ((DeviceEvent, DeviceAnalyzer, FlowAnalyzer?) -> Void)?
   /// The client whose record or event is being read (not retained: the
   /// device holds its clients).
   private unowned(unsafe) var current: FlowAnalyzer?
@@ -45,7 +45,7 @@ final class DeviceAnalyzer: FlowContext {
   /// The first frame remembered (once a second client came).
   private var rememberedFrom: Int?
 
-  init?(
+  package init?(
     id: Int, key: DeviceKey, codec: String, origin: Double, time: Double, catalog: RuleCatalog,
     budget: FindingBudget?
   ) {
@@ -69,18 +69,18 @@ final class DeviceAnalyzer: FlowContext {
   }
 
   /// "the <device> at 127.0.0.1:5005".
-  var name: String { "the \(description.name) at \(key.name)" }
+  package var name: String { "the \(description.name) at \(key.name)" }
 
   // MARK: Clients
 
-  func attach(_ flow: FlowAnalyzer) {
+  package func attach(_ flow: FlowAnalyzer) {
     clients.append(flow)
     if let peer = flow.peerEnd { peers[peer] = flow }
     flow.attach(to: self)
   }
 
   /// One record of a client, in capture order.
-  func take(_ message: FlowMessage, from flow: FlowAnalyzer) {
+  package func take(_ message: FlowMessage, from flow: FlowAnalyzer) {
     guard let end = flow.deviceEnd, let heading = DeviceEnd.heading(of: message, end: end) else {
       if message.error != nil, message.layerError == nil { flow.decodeFinding(message, claimedBy: rules) }
       return
@@ -109,7 +109,7 @@ final class DeviceAnalyzer: FlowContext {
 
   /// The TCP connection (or BLE link) under a client ended: the device's
   /// code sees its socket close.
-  func connectionEnded(frame: Int, time: Double, reason: String, of flow: FlowAnalyzer) {
+  package func connectionEnded(frame: Int, time: Double, reason: String, of flow: FlowAnalyzer) {
     current = flow
     for rule in rules { rule.connectionEnded(frame: frame, time: time, reason: reason, flow: self) }
     guard reason == "fin" || reason == "rst", let peer = flow.peerEnd, let end = flow.deviceEnd else {
@@ -124,24 +124,24 @@ final class DeviceAnalyzer: FlowContext {
 
   // MARK: Time
 
-  var deadline: Double? { model.nextDeadline }
+  package var deadline: Double? { model.nextDeadline }
 
   /// Passes the model's time to `time`, so its timers that fell before
   /// fire now (the sink calls it for every device whose deadline passed).
-  func advance(to time: Double) {
+  package func advance(to time: Double) {
     guard let deadline = model.nextDeadline, deadline <= time else { return }
     current = nil
     deliver(model.advance(to: time))
   }
 
   /// The capture missed `from`…`to` (between files).
-  func unobserved(from: Double, to: Double) {
+  package func unobserved(from: Double, to: Double) {
     advance(to: from)
     current = nil
     deliver(model.unobserved(from: from, to: to))
   }
 
-  func finish(captureEnd: Double) {
+  package func finish(captureEnd: Double) {
     // Records of other flows up to `captureEnd` show the capture was still running.
     advance(to: captureEnd)
     current = nil
@@ -172,7 +172,7 @@ final class DeviceAnalyzer: FlowContext {
 
   /// The client an event concerns: the peer the model names, else the
   /// sender of its frame.
-  func client(of event: DeviceEvent) -> FlowAnalyzer? {
+  package func client(of event: DeviceEvent) -> FlowAnalyzer? {
     if clients.count == 1 { return event.frame != nil || event.peer != nil ? clients[0] : nil }
     if let peer = event.peer, let flow = peers[peer] { return flow }
     if let frame = event.frame, let flow = frameFlows[frame] { return flow }
@@ -193,11 +193,11 @@ final class DeviceAnalyzer: FlowContext {
 
   // MARK: FlowContext, for the device's rules
 
-  var client: String? { current?.client ?? current?.peerEnd }
-  var server: String? { current?.deviceEnd ?? key.endpoint }
-  var handshake: (frame: Int?, time: Double)? { current?.handshake }
+  package var client: String? { current?.client ?? current?.peerEnd }
+  package var server: String? { current?.deviceEnd ?? key.endpoint }
+  package var handshake: (frame: Int?, time: Double)? { current?.handshake }
 
-  func report(_ finding: Finding) {
+  package func report(_ finding: Finding) {
     var finding = finding
     finding.deviceID = id
     finding.flowID = clients.count == 1 ? clients[0].id : finding.frame.flatMap { frameFlows[$0]?.id }
@@ -205,17 +205,19 @@ final class DeviceAnalyzer: FlowContext {
   }
 
   @discardableResult
-  func count(_ name: String, direction: String?, expected: ExpectedRate?, frame: Int?, time: Double) -> Gap? {
+  package func count(_ name: String, direction: String?, expected: ExpectedRate?, frame: Int?, time: Double)
+    -> Gap?
+  {
     current?.count(name, direction: direction, expected: expected, frame: frame, time: time)
   }
 
-  func measure(_ name: String, text: String, unit: MeasureUnit, _ value: Double) {
+  package func measure(_ name: String, text: String, unit: MeasureUnit, _ value: Double) {
     current?.measure(name, text: text, unit: unit, value)
   }
 
-  func median(of name: String) -> Double? { current?.median(of: name) }
+  package func median(of name: String) -> Double? { current?.median(of: name) }
 
-  func setRoles(client: String?, server: String?, clientRole: String, serverRole: String) {
+  package func setRoles(client: String?, server: String?, clientRole: String, serverRole: String) {
     // Rules say it with every message: once named, only a new client needs it.
     guard !rolesSet || current?.client == nil else { return }
     rolesSet = true
@@ -224,7 +226,7 @@ final class DeviceAnalyzer: FlowContext {
     current?.setRoles(client: client, server: server, clientRole: clientRole, serverRole: serverRole)
   }
 
-  func role(of endpoint: String?) -> String {
+  package func role(of endpoint: String?) -> String {
     if let endpoint, endpoint == key.endpoint || clients.contains(where: { $0.deviceEnd == endpoint }) {
       return serverRole
     }
@@ -235,22 +237,22 @@ final class DeviceAnalyzer: FlowContext {
   // MARK: For the reports
 
   /// Every finding of the device and its clients, in time order.
-  var allFindings: [Finding] {
+  package var allFindings: [Finding] {
     (findings.kept + clients.flatMap(\.findings.kept)).sorted { $0.time < $1.time }
   }
 
-  func count(_ severity: Finding.Severity) -> Int {
+  package func count(_ severity: Finding.Severity) -> Int {
     findings.count(severity) + clients.reduce(0) { $0 + $1.findings.count(severity) }
   }
 
   /// "error", "warning" or "ok", over the device and its clients.
-  var verdict: String {
+  package var verdict: String {
     count(.error) > 0 ? "error" : count(.warning) > 0 ? "warning" : "ok"
   }
 
   /// "two senders reached the <device>: 127.0.0.1:37465 (frames 1–73) and
   /// 127.0.0.1:45785 (frames 31–61)"; nil for one client.
-  var clientsLine: String? {
+  package var clientsLine: String? {
     guard clients.count > 1 else { return nil }
     let noun = key.family == "udp" ? "senders" : "connections"
     let listed = clients.prefix(8).map { flow in
@@ -265,7 +267,7 @@ final class DeviceAnalyzer: FlowContext {
     return "\(Self.number(clients.count)) \(noun) reached the \(description.name): \(list)\(more)"
   }
 
-  static func number(_ count: Int) -> String {
+  package static func number(_ count: Int) -> String {
     let words = [2: "two", 3: "three", 4: "four", 5: "five", 6: "six", 7: "seven", 8: "eight", 9: "nine"]
     return words[count] ?? String(count)
   }

@@ -5,8 +5,8 @@ import PacketKit
 /// WebSocket server, the UDP port's owner, the GATT server). A WebSocket
 /// handshake names it, and otherwise the first message only one side
 /// sends does (with the codec's `DeviceDescription`).
-enum DeviceEnd {
-  static func of(_ message: FlowMessage, description: DeviceDescription?) -> String? {
+package enum DeviceEnd {
+  package static func of(_ message: FlowMessage, description: DeviceDescription?) -> String? {
     if message.eventName == "ws.handshake" { return message.destination }
     if message.eventName == "ws.accept" { return message.source }
     guard let description, let kind = message.message else { return nil }
@@ -17,7 +17,7 @@ enum DeviceEnd {
 
   /// The end that owns the port the record was routed by (`udp port 5005`,
   /// `--decode-as udp:29000`): a damaged payload still names its device so.
-  static func byRouting(_ record: DecodedRecord) -> String? {
+  package static func byRouting(_ record: DecodedRecord) -> String? {
     guard let routing = record.routing, routing.hasPrefix("udp port") || routing.hasPrefix("--decode-as"),
       let port = UInt16(String(routing.reversed().prefix { $0.isNumber }.reversed()))
     else { return nil }
@@ -28,7 +28,7 @@ enum DeviceEnd {
 
   /// How `message` runs as the device at `end` sees it; nil for a record
   /// of neither way.
-  static func heading(of message: FlowMessage, end: String) -> Heading? {
+  package static func heading(of message: FlowMessage, end: String) -> Heading? {
     if message.destination == end { return .toDevice }
     if message.source == end { return .fromDevice }
     return nil
@@ -38,16 +38,16 @@ enum DeviceEnd {
 /// One device in a capture: the endpoint its clients reach. A BLE
 /// peripheral is known by its address across connection handles and
 /// reconnects when the capture shows the connection's peer.
-struct DeviceKey: Hashable {
+package struct DeviceKey: Hashable {
   /// "udp", "tcp", "ble", as `FlowKey.family`.
-  var family: String
+  package var family: String
   /// The device's endpoint ("127.0.0.1:5005", "peripheral AA:BB:…"), and
   /// for a device that is each connection, the connection.
-  var endpoint: String
-  var connection: [String] = []
+  package var endpoint: String
+  package var connection: [String] = []
 
   /// What people read: "127.0.0.1:5005", "BLE peripheral AA:BB:CC:DD:EE:FF".
-  var name: String {
+  package var name: String {
     family == "ble" ? "BLE \(endpoint)" : endpoint
   }
 }

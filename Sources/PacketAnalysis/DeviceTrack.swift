@@ -4,25 +4,25 @@ import PacketKit
 /// state at each change (with the client whose record changed it), and the
 /// events that came of time (a watchdog stop, a deadman trip). Bounded:
 /// past `limit` points the rest is counted, not kept.
-struct DeviceTrack {
-  static let limit = 4096
+package struct DeviceTrack {
+  package static let limit = 4096
 
-  struct Point {
-    var time: Double
-    var state: [FieldValue.Member]
+  package struct Point {
+    package var time: Double
+    package var state: [FieldValue.Member]
     /// The event, when it came of time rather than of a message.
-    var timed: (name: String, certain: Bool, text: String)?
+    package var timed: (name: String, certain: Bool, text: String)?
     /// The client flow whose record (or connection) the event concerns.
-    var client: Int?
+    package var client: Int?
   }
 
-  private(set) var points: [Point] = []
+  package private(set) var points: [Point] = []
   /// State keys in the order the model first gave them.
-  private(set) var keys: [String] = []
-  private(set) var dropped = 0
+  package private(set) var keys: [String] = []
+  package private(set) var dropped = 0
   private var last: [FieldValue.Member] = []
 
-  mutating func add(_ event: DeviceEvent, client: Int? = nil) {
+  package mutating func add(_ event: DeviceEvent, client: Int? = nil) {
     let timed = event.frame == nil
     guard timed || !Self.same(event.state, last) else { return }
     last = event.state

@@ -2,14 +2,14 @@ import PacketKit
 
 /// Whether a series kept to the rate its protocol expects.
 extension ExpectedRate {
-  enum Verdict: String {
+  package enum Verdict: String {
     case ok
     case tooSlow = "too slow"
     case tooFast = "too fast"
     case tooFew = "too few to judge"
   }
 
-  func judge(_ series: MessageSeries) -> Verdict {
+  package func judge(_ series: MessageSeries) -> Verdict {
     if let slack = intervalSlack {
       let intervals = series.intervals
       guard intervals.count >= max(1, minimumIntervals) else { return .tooFew }

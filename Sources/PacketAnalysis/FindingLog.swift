@@ -4,24 +4,24 @@ import PacketKit
 /// more than the capture-wide budget allows: a capture with a stall every
 /// second, or thousands of flows, must not grow the report without bound.
 /// The rest are counted, so the report can say "and 412 more".
-struct FindingLog {
-  static let defaultCap = 50
+package struct FindingLog {
+  package static let defaultCap = 50
 
-  let capPerRule: Int
+  package let capPerRule: Int
   private let budget: FindingBudget?
-  private(set) var kept: [Finding] = []
+  package private(set) var kept: [Finding] = []
   /// Every finding seen, per rule, kept or not.
-  private(set) var totals: [String: Int] = [:]
+  package private(set) var totals: [String: Int] = [:]
   private var keptPerRule: [String: Int] = [:]
   /// Every finding seen, per severity, kept or not.
-  private(set) var bySeverity: [Finding.Severity: Int] = [:]
+  package private(set) var bySeverity: [Finding.Severity: Int] = [:]
 
-  init(capPerRule: Int = FindingLog.defaultCap, budget: FindingBudget? = nil) {
+  package init(capPerRule: Int = FindingLog.defaultCap, budget: FindingBudget? = nil) {
     self.capPerRule = capPerRule
     self.budget = budget
   }
 
-  mutating func add(_ finding: Finding) {
+  package mutating func add(_ finding: Finding) {
     totals[finding.rule, default: 0] += 1
     bySeverity[finding.severity, default: 0] += 1
     let keptSoFar = keptPerRule[finding.rule, default: 0]
@@ -31,32 +31,32 @@ struct FindingLog {
   }
 
   /// Rules with findings that were counted but not kept.
-  var suppressed: [(rule: String, count: Int)] {
+  package var suppressed: [(rule: String, count: Int)] {
     totals.compactMap { rule, total in
       let dropped = total - (keptPerRule[rule] ?? 0)
       return dropped > 0 ? (rule, dropped) : nil
     }.sorted { $0.rule < $1.rule }
   }
 
-  func count(_ severity: Finding.Severity) -> Int { bySeverity[severity] ?? 0 }
+  package func count(_ severity: Finding.Severity) -> Int { bySeverity[severity] ?? 0 }
 
   /// The worst severity logged, nil when nothing was.
-  var worst: Finding.Severity? {
+  package var worst: Finding.Severity? {
     [.error, .warning, .note].first { count($0) > 0 }
   }
 }
 
 /// How many findings the whole capture may keep in full, shared by its flows.
-final class FindingBudget {
-  static let defaultLimit = 5000
+package final class FindingBudget {
+  package static let defaultLimit = 5000
 
-  private(set) var remaining: Int
+  package private(set) var remaining: Int
 
-  init(limit: Int = FindingBudget.defaultLimit) {
+  package init(limit: Int = FindingBudget.defaultLimit) {
     remaining = limit
   }
 
-  func take() -> Bool {
+  package func take() -> Bool {
     guard remaining > 0 else { return false }
     remaining -= 1
     return true

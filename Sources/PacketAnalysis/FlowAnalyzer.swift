@@ -6,63 +6,63 @@ import PacketKit
 /// rules feed, the findings they log. Its device (`DeviceAnalyzer`) reads
 /// its records with every other client's. Memory is bounded: summaries,
 /// reservoirs and capped findings, never the records.
-final class FlowAnalyzer: FlowContext {
+package final class FlowAnalyzer: FlowContext {
   /// Records held while the flow's device is not known yet (its first
   /// codec message names it); past this the oldest are not modelled.
-  static let heldLimit = 64
+  package static let heldLimit = 64
 
-  let id: Int
-  let key: FlowKey
+  package let id: Int
+  package let key: FlowKey
   /// Where every timeline of the capture starts (its first analysed record).
-  let origin: Double
+  package let origin: Double
   private let catalog: RuleCatalog
   /// "udp", "tcp", "websocket" (once a WebSocket record was seen), "ble-att".
-  private(set) var transport: String
+  package private(set) var transport: String
   /// The first codec that claimed a payload of this flow.
-  private(set) var codec: String?
+  package private(set) var codec: String?
   /// The endpoint that starts the conversation (the app, the WebSocket
   /// client) and the one that answers, with their names in the protocol.
-  private(set) var client: String?
-  private(set) var server: String?
-  private(set) var clientRole = "client"
-  private(set) var serverRole = "server"
-  private(set) var firstFrame: Int?
-  private(set) var lastFrame: Int?
-  private(set) var firstTime: Double
-  private(set) var lastTime: Double
+  package private(set) var client: String?
+  package private(set) var server: String?
+  package private(set) var clientRole = "client"
+  package private(set) var serverRole = "server"
+  package private(set) var firstFrame: Int?
+  package private(set) var lastFrame: Int?
+  package private(set) var firstTime: Double
+  package private(set) var lastTime: Double
   /// Payloads a codec claimed (decoded or not), and their bytes.
-  private(set) var messages = 0
-  private(set) var bytes = 0
-  private(set) var events = 0
-  private(set) var decodeErrors = 0
+  package private(set) var messages = 0
+  package private(set) var bytes = 0
+  package private(set) var events = 0
+  package private(set) var decodeErrors = 0
   /// Codec warnings by code (out-of-range values and the like).
-  private(set) var codecWarnings: [String: Int] = [:]
-  private(set) var series: [MessageSeries] = []
-  private(set) var values: [ValueSeries] = []
-  private(set) var findings: FindingLog
+  package private(set) var codecWarnings: [String: Int] = [:]
+  package private(set) var series: [MessageSeries] = []
+  package private(set) var values: [ValueSeries] = []
+  package private(set) var findings: FindingLog
   /// The flow's own rules: the WebSocket's, and a protocol's whose rules
   /// read one connection.
-  private(set) var rules: [any FlowRules] = []
+  package private(set) var rules: [any FlowRules] = []
   /// The device the flow reaches, once known, and which end of the flow
   /// it is. Not retained (the device holds its clients); the sink and the
   /// report hold both for as long as either is read.
-  private(set) unowned(unsafe) var device: DeviceAnalyzer?
-  private(set) var deviceEnd: String?
+  package private(set) unowned(unsafe) var device: DeviceAnalyzer?
+  package private(set) var deviceEnd: String?
   /// Records waiting for the device to be known.
   private var held: [FlowMessage] = []
   /// The flow's codec models no device: its records go to no model.
-  private(set) var unmodelled = false
+  package private(set) var unmodelled = false
   /// The BLE connection's peer address, when the capture shows the connection made.
-  private(set) var blePeer: String?
+  package private(set) var blePeer: String?
   /// Whether the capture recorded its end (set before `finish`).
-  var captureEndRecorded = false
+  package var captureEndRecorded = false
   private var rulesFor: Set<String> = []
   /// The WebSocket upgrade request, when the capture holds it.
-  private(set) var handshake: (frame: Int?, time: Double)?
+  package private(set) var handshake: (frame: Int?, time: Double)?
   /// How the TCP connection under the flow ended, when it did.
-  private(set) var ended: (frame: Int, time: Double, reason: String)?
+  package private(set) var ended: (frame: Int, time: Double, reason: String)?
 
-  init(
+  package init(
     id: Int, key: FlowKey, origin: Double, transport: String, time: Double, catalog: RuleCatalog,
     budget: FindingBudget? = nil
   ) {
@@ -79,7 +79,7 @@ final class FlowAnalyzer: FlowContext {
   // MARK: Input
 
   /// Takes one record, `message` as rules and models read it.
-  func observe(_ record: DecodedRecord, _ message: FlowMessage) {
+  package func observe(_ record: DecodedRecord, _ message: FlowMessage) {
     if firstFrame == nil { firstFrame = message.frame }
     if let frame = message.frame { lastFrame = max(lastFrame ?? frame, frame) }
     firstTime = min(firstTime, message.time)
@@ -136,7 +136,7 @@ final class FlowAnalyzer: FlowContext {
 
   /// Holds `message` until the flow's device is known, learning which end
   /// it is; returns the held records once `attach` may take them.
-  func hold(_ message: FlowMessage, description: DeviceDescription?) {
+  package func hold(_ message: FlowMessage, description: DeviceDescription?) {
     if deviceEnd == nil { deviceEnd = DeviceEnd.of(message, description: description) }
     // A model reads its codec's payloads and the transport's events: nothing else waits.
     guard message.event != nil || message.codec != nil else { return }
@@ -145,7 +145,7 @@ final class FlowAnalyzer: FlowContext {
   }
 
   /// The flow's codec models no device: nothing will read what was held.
-  func noDevice() {
+  package func noDevice() {
     unmodelled = true
     for message in held { unheld(message) }
     held = []
@@ -154,7 +154,7 @@ final class FlowAnalyzer: FlowContext {
   /// Learns the device end again with the codec's description (the codec
   /// may have become known after the first records), or from a device
   /// already known at one of the flow's ends.
-  func learnDeviceEnd(description: DeviceDescription?, knownEnds: (String) -> Bool) {
+  package func learnDeviceEnd(description: DeviceDescription?, knownEnds: (String) -> Bool) {
     guard deviceEnd == nil else { return }
     if let known = key.ends.first(where: knownEnds) {
       deviceEnd = known
@@ -169,7 +169,7 @@ final class FlowAnalyzer: FlowContext {
   }
 
   /// The flow reaches `device`: what it held goes to it, in order.
-  func attach(to device: DeviceAnalyzer) {
+  package func attach(to device: DeviceAnalyzer) {
     self.device = device
     let waiting = held
     held = []
@@ -177,11 +177,11 @@ final class FlowAnalyzer: FlowContext {
   }
 
   /// The device model's event about this flow, for rules that read one connection.
-  func modelled(_ event: DeviceEvent) {
+  package func modelled(_ event: DeviceEvent) {
     for rule in rules { rule.modelled(event, flow: self) }
   }
 
-  func connectionEnded(frame: Int, time: Double, reason: String) {
+  package func connectionEnded(frame: Int, time: Double, reason: String) {
     guard ended == nil else { return }
     ended = (frame, time, reason)
     lastFrame = max(lastFrame ?? frame, frame)
@@ -195,7 +195,7 @@ final class FlowAnalyzer: FlowContext {
     if message.layerError == nil, message.error != nil { decodeFinding(message, claimedBy: []) }
   }
 
-  func finish(captureEnd: Double) {
+  package func finish(captureEnd: Double) {
     for message in held { unheld(message) }
     held = []
     for rule in rules { rule.finish(flow: self, captureEnd: captureEnd) }
@@ -203,21 +203,23 @@ final class FlowAnalyzer: FlowContext {
   }
 
   /// The end of the flow that is not its device: the client.
-  var peerEnd: String? {
+  package var peerEnd: String? {
     guard let deviceEnd else { return nil }
     return key.ends.first { $0 != deviceEnd } ?? deviceEnd
   }
 
   // MARK: For the rules
 
-  func report(_ finding: Finding) {
+  package func report(_ finding: Finding) {
     var finding = finding
     finding.flowID = id
     findings.add(finding)
   }
 
   @discardableResult
-  func count(_ name: String, direction: String?, expected: ExpectedRate?, frame: Int?, time: Double) -> Gap? {
+  package func count(_ name: String, direction: String?, expected: ExpectedRate?, frame: Int?, time: Double)
+    -> Gap?
+  {
     let found: MessageSeries
     if let existing = series.first(where: { $0.name == name }) {
       found = existing
@@ -228,19 +230,19 @@ final class FlowAnalyzer: FlowContext {
     return found.add(frame: frame, time: time)
   }
 
-  func measure(_ name: String, text: String, unit: MeasureUnit, _ value: Double) {
+  package func measure(_ name: String, text: String, unit: MeasureUnit, _ value: Double) {
     if let existing = values.first(where: { $0.name == name }) { return existing.add(value) }
     let made = ValueSeries(name: name, text: text, unit: unit)
     values.append(made)
     made.add(value)
   }
 
-  func median(of name: String) -> Double? {
+  package func median(of name: String) -> Double? {
     values.first { $0.name == name }?.values.percentiles?.p50
   }
 
   /// Who is who, as the first rule that knows says it.
-  func setRoles(client: String?, server: String?, clientRole: String, serverRole: String) {
+  package func setRoles(client: String?, server: String?, clientRole: String, serverRole: String) {
     guard self.client == nil, let client, let server else { return }
     self.client = client
     self.server = server
@@ -249,7 +251,7 @@ final class FlowAnalyzer: FlowContext {
   }
 
   /// The protocol name of an endpoint ("app", "robot"), or the endpoint.
-  func role(of endpoint: String?) -> String {
+  package func role(of endpoint: String?) -> String {
     if let endpoint, endpoint == client { return clientRole }
     if let endpoint, endpoint == server { return serverRole }
     return endpoint ?? "?"
@@ -258,13 +260,13 @@ final class FlowAnalyzer: FlowContext {
   // MARK: For the reports
 
   /// "udp 127.0.0.1:40001 → 127.0.0.1:9000", client first when known.
-  var name: String {
+  package var name: String {
     if let client, let server { return "\(transport) \(client) → \(server)" }
     return "\(transport) \(key.ends.joined(separator: " ↔ "))"
   }
 
   /// "error", "warning" or "ok" (notes alone leave a flow ok).
-  var verdict: String {
+  package var verdict: String {
     switch findings.worst {
     case .error: "error"
     case .warning: "warning"
@@ -288,7 +290,7 @@ final class FlowAnalyzer: FlowContext {
 
   /// A payload that did not decode, unless rules that read it (the flow's,
   /// or `others`, its device's) report it themselves.
-  func decodeFinding(_ message: FlowMessage, claimedBy others: [any FlowRules]) {
+  package func decodeFinding(_ message: FlowMessage, claimedBy others: [any FlowRules]) {
     guard let error = message.error else { return }
     if (rules + others).contains(where: { $0.claims(error, in: message) }) { return }
     let damaged = message.layerError != nil

@@ -6,39 +6,39 @@ import PacketKit
 /// them what the modelled device did: a number as steps, a state as bands,
 /// its timer events as lines) and small histograms. No scripts, no external
 /// anything: the page works offline.
-enum HTMLCharts {
-  static let width = 1100.0
-  static let labelWidth = 150.0
-  static let laneHeight = 64.0
-  static let markerLane = 30.0
-  static let axisHeight = 26.0
-  static let deviceLaneHeight = 44.0
+package enum HTMLCharts {
+  package static let width = 1100.0
+  package static let labelWidth = 150.0
+  package static let laneHeight = 64.0
+  package static let markerLane = 30.0
+  package static let axisHeight = 26.0
+  package static let deviceLaneHeight = 44.0
   /// Series with at most this many messages are drawn as ticks, not a rate.
-  static let tickSeriesLimit = 60
+  package static let tickSeriesLimit = 60
 
-  struct Marker {
-    var number: Int
-    var time: Double
-    var finding: Finding
+  package struct Marker {
+    package var number: Int
+    package var time: Double
+    package var finding: Finding
   }
 
   // MARK: Timeline
 
   /// One lane of message rates: a series of a client, in the client's colour.
-  struct Lane {
-    var series: MessageSeries
+  package struct Lane {
+    package var series: MessageSeries
     /// "flow 2 · 127.0.0.1:45785", for a device's lanes.
-    var client: String?
-    var color: String?
+    package var client: String?
+    package var color: String?
   }
 
   /// Clients' colours, in the order a device's clients came.
-  static let clientColors = ["#2471a3", "#ca6f1e", "#7d3c98", "#148f77", "#b03a2e", "#5d6d7e"]
+  package static let clientColors = ["#2471a3", "#ca6f1e", "#7d3c98", "#148f77", "#b03a2e", "#5d6d7e"]
 
   /// The timeline spans the flow's own stretch of the capture (a short
   /// connection late in a long capture stays readable); the axis counts
   /// from the capture's start, like every time in the report.
-  static func timeline(_ flow: FlowAnalyzer, markers: [Marker], origin: Double) -> String {
+  package static func timeline(_ flow: FlowAnalyzer, markers: [Marker], origin: Double) -> String {
     timeline(
       lanes: flow.series.map { Lane(series: $0) }, track: nil, deviceName: "device", start: flow.firstTime,
       end: flow.lastTime, markers: markers, origin: origin, label: "flow \(flow.id)")
@@ -46,7 +46,7 @@ enum HTMLCharts {
 
   /// A device's lane group: each client's series in its own colour, then
   /// the device's state.
-  static func timeline(_ device: DeviceAnalyzer, markers: [Marker], origin: Double) -> String {
+  package static func timeline(_ device: DeviceAnalyzer, markers: [Marker], origin: Double) -> String {
     var lanes: [Lane] = []
     for (index, flow) in device.clients.enumerated() {
       let color = device.clients.count > 1 ? clientColors[index % clientColors.count] : nil
@@ -284,7 +284,7 @@ enum HTMLCharts {
 
   /// A state's colour: the protocols' usual meanings where the name says
   /// them, else a stable colour per name.
-  static func color(of name: String) -> String {
+  package static func color(of name: String) -> String {
     switch name.uppercased() {
     case "ARMED", "AUTHENTICATED", "READY", "START", "ACCEPTED": return "#abebc6"
     case "DISARMED", "STOP", "CLOSED", "NONE": return "#d5d8dc"
@@ -300,7 +300,7 @@ enum HTMLCharts {
 
   /// The timeline's buckets merged so each holds a few messages: rate
   /// steps that show stalls without drowning in quantisation noise.
-  static func displayRates(_ series: MessageSeries, span: Double) -> [(
+  package static func displayRates(_ series: MessageSeries, span: Double) -> [(
     start: Double, end: Double, rate: Double
   )] {
     let timeline = series.timeline
@@ -344,7 +344,9 @@ enum HTMLCharts {
 
   // MARK: Histogram
 
-  static func histogram(title: String, samples: [Double], unit: ValueSeries.Unit, count: Int) -> String {
+  package static func histogram(title: String, samples: [Double], unit: ValueSeries.Unit, count: Int)
+    -> String
+  {
     let w = 340.0
     let h = 150.0
     let plotTop = 26.0
@@ -379,18 +381,18 @@ enum HTMLCharts {
 
   // MARK: Numbers
 
-  static func show(_ value: Double, _ unit: ValueSeries.Unit) -> String {
+  package static func show(_ value: Double, _ unit: ValueSeries.Unit) -> String {
     unit == .bytes ? Format.bytes(Int(exactly: value.rounded()) ?? 0) : Format.duration(value)
   }
 
-  static func niceStep(_ span: Double, ticks: Int) -> Double {
+  package static func niceStep(_ span: Double, ticks: Int) -> Double {
     let raw = max(span, 1e-9) / Double(max(ticks, 1))
     let magnitude = pow(10, (log10(raw)).rounded(.down))
     let scaled = raw / magnitude
     return (scaled <= 1 ? 1 : scaled <= 2 ? 2 : scaled <= 5 ? 5 : 10) * magnitude
   }
 
-  static func trimmed(_ value: Double, step: Double) -> String {
+  package static func trimmed(_ value: Double, step: Double) -> String {
     let digits = step >= 1 ? 0 : min(6, Int((-log10(step)).rounded(.up)))
     return digits == 0
       ? (Int(exactly: value.rounded()).map(String.init) ?? Format.fixed(value, digits: 0))
@@ -398,7 +400,7 @@ enum HTMLCharts {
   }
 
   /// A coordinate with one decimal.
-  static func n(_ value: Double) -> String {
+  package static func n(_ value: Double) -> String {
     value.isFinite ? Format.fixed(value, digits: 1) : "0"
   }
 }

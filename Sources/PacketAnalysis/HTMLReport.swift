@@ -6,10 +6,10 @@ import PacketKit
 /// lane group (its clients' rates and gaps, coloured by client, and the
 /// device's state below) with the findings marked, per client its tables
 /// and histograms, and the findings as a table.
-enum HTMLReport {
-  static let minimumHistogram = 5
+public enum HTMLReport {
+  package static let minimumHistogram = 5
 
-  static func page(_ report: AnalysisReport) -> String {
+  public static func page(_ report: AnalysisReport) -> String {
     var html = "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
     html += "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">"
     html += "<title>pktbench analyze — \(escape(report.file))</title><style>\(style)</style></head><body>"
@@ -262,7 +262,7 @@ enum HTMLReport {
 
   // MARK: Text
 
-  static func escape(_ text: String) -> String {
+  package static func escape(_ text: String) -> String {
     var out = ""
     out.reserveCapacity(text.utf8.count)
     for character in text {
@@ -278,7 +278,7 @@ enum HTMLReport {
     return out
   }
 
-  static let style = """
+  package static let style = """
     body{font:14px/1.45 system-ui,-apple-system,"Segoe UI",sans-serif;margin:24px auto;max-width:1140px;\
     color:#1c2833;background:#fdfefe;padding:0 12px}
     h1{margin:0 0 4px;font-size:24px}h2{font-size:18px;margin:28px 0 6px}

@@ -1,18 +1,18 @@
 import PacketKit
 
 /// Equal-width bins over a sample, for the HTML report's latency plots.
-struct Histogram {
-  var lower: Double
-  var width: Double
-  var counts: [Int]
+package struct Histogram {
+  package var lower: Double
+  package var width: Double
+  package var counts: [Int]
   /// Values above the range, counted in the last bin (a long tail would
   /// otherwise squeeze the rest into one bar).
-  var overflow = 0
+  package var overflow = 0
 
   /// `bins` bins from the sample's minimum (or 0, when every value is
   /// positive and near it) to its maximum, or to three times the 90th
   /// percentile when the tail is longer; nil for an empty sample.
-  init?(_ samples: [Double], bins: Int = 24) {
+  package init?(_ samples: [Double], bins: Int = 24) {
     let sorted = samples.filter(\.isFinite).sorted()
     guard var low = sorted.first, var high = sorted.last, bins > 0 else { return nil }
     let p90 = Percentiles.nearestRank(sorted, 0.9)
@@ -41,5 +41,5 @@ struct Histogram {
     self.counts = counts
   }
 
-  var upper: Double { lower + width * Double(counts.count) }
+  package var upper: Double { lower + width * Double(counts.count) }
 }

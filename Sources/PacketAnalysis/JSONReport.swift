@@ -4,16 +4,16 @@ import PacketKit
 /// rule, severity, flow, time and the frames it rests on (`frame`,
 /// `frames`, and `*_frame` details), so other tools can point back into the
 /// capture. The schema is described in the README ("Health report").
-enum JSONReport {
-  static let schema = "pktbench-analyze/1"
+public enum JSONReport {
+  package static let schema = "pktbench-analyze/1"
 
-  static func bytes(_ report: AnalysisReport) -> [UInt8] {
+  public static func bytes(_ report: AnalysisReport) -> [UInt8] {
     var json = JSONWriter(capacity: 1 << 14)
     json.value(object(report))
     return json.bytes
   }
 
-  static func object(_ report: AnalysisReport) -> FieldValue {
+  package static func object(_ report: AnalysisReport) -> FieldValue {
     .object([
       .init("schema", .string(schema)),
       .init("file", .string(report.file)),
@@ -36,7 +36,7 @@ enum JSONReport {
   }
 
   /// A device: what it is, the flows that reached it, its rules' facts.
-  static func device(_ device: DeviceAnalyzer) -> FieldValue {
+  package static func device(_ device: DeviceAnalyzer) -> FieldValue {
     var facts: [FieldValue.Member] = []
     for rule in device.rules { facts += rule.facts() }
     return .object([
@@ -60,7 +60,7 @@ enum JSONReport {
     ])
   }
 
-  static func flow(_ flow: FlowAnalyzer) -> FieldValue {
+  package static func flow(_ flow: FlowAnalyzer) -> FieldValue {
     var facts: [FieldValue.Member] = []
     for rule in flow.rules { facts += rule.facts() }
     return .object([
@@ -98,7 +98,7 @@ enum JSONReport {
     ])
   }
 
-  static func series(_ series: MessageSeries) -> FieldValue {
+  package static func series(_ series: MessageSeries) -> FieldValue {
     .object([
       .init("name", .string(series.name)),
       .init("direction", series.direction.map { .string($0) } ?? .null),
@@ -140,14 +140,14 @@ enum JSONReport {
     ])
   }
 
-  static func values(_ values: ValueSeries) -> FieldValue {
+  package static func values(_ values: ValueSeries) -> FieldValue {
     .object([
       .init("name", .string(values.name)), .init("text", .string(values.text)),
       .init("unit", .string(values.unit.rawValue)), .init("summary", percentiles(values.values.percentiles)),
     ])
   }
 
-  static func finding(_ finding: Finding, report: AnalysisReport) -> FieldValue {
+  package static func finding(_ finding: Finding, report: AnalysisReport) -> FieldValue {
     .object([
       .init("rule", .string(finding.rule)),
       .init("severity", .string(finding.severity.rawValue)),
@@ -165,7 +165,7 @@ enum JSONReport {
     ])
   }
 
-  static func percentiles(_ p: Percentiles?) -> FieldValue {
+  package static func percentiles(_ p: Percentiles?) -> FieldValue {
     guard let p else { return .null }
     return .object([
       .init("count", int(p.count)), .init("p50", .number(p.p50)), .init("p90", .number(p.p90)),
@@ -174,7 +174,7 @@ enum JSONReport {
     ])
   }
 
-  static func counts(error: Int, warning: Int, note: Int) -> FieldValue {
+  package static func counts(error: Int, warning: Int, note: Int) -> FieldValue {
     .object([.init("error", int(error)), .init("warning", int(warning)), .init("note", int(note))])
   }
 

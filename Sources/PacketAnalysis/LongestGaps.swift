@@ -1,15 +1,15 @@
 import PacketKit
 
 /// The `limit` longest gaps of a series, longest first.
-struct LongestGaps {
-  let limit: Int
-  private(set) var gaps: [Gap] = []
+package struct LongestGaps {
+  package let limit: Int
+  package private(set) var gaps: [Gap] = []
 
-  init(limit: Int = 5) {
+  package init(limit: Int = 5) {
     self.limit = limit
   }
 
-  mutating func offer(_ gap: Gap) {
+  package mutating func offer(_ gap: Gap) {
     if gaps.count >= limit, let shortest = gaps.last, shortest.seconds >= gap.seconds { return }
     let index = gaps.firstIndex { $0.seconds < gap.seconds } ?? gaps.endIndex
     gaps.insert(gap, at: index)

@@ -10,9 +10,9 @@ import PacketKit
 /// Where the files say the capture stopped (a recorded `isb_endtime`) and
 /// the next file starts later, the time between was not captured: the
 /// analysis is told so (`onGap`) rather than reading it as silence.
-final class MergedCaptureInput {
+package final class MergedCaptureInput {
   /// A later start than the recorded end by less than this is the same instant.
-  static let seamless = 0.010
+  package static let seamless = 0.010
 
   private final class Source {
     let path: String
@@ -61,19 +61,19 @@ final class MergedCaptureInput {
     }
   }
 
-  let paths: [String]
-  var filter: String?
-  var progress: ProgressLine?
+  package let paths: [String]
+  package var filter: String?
+  package var progress: ProgressLine?
   /// A stretch no file covered: from, to, which files it lies between, and
   /// the frame after it.
-  var onGap: ((Double, Double, String, Int) -> Void)?
+  package var onGap: ((Double, Double, String, Int) -> Void)?
 
-  init(paths: [String], filter: String?) {
+  package init(paths: [String], filter: String?) {
     self.paths = paths
     self.filter = filter
   }
 
-  func read(into pipeline: CapturePipeline) throws -> ReadEnd {
+  package func read(into pipeline: CapturePipeline) throws -> ReadEnd {
     defer { progress?.finish() }
     var sources: [Source] = []
     for path in paths {

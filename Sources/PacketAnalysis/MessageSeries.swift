@@ -4,24 +4,24 @@ import PacketKit
 /// telemetry): its count, its rate against what the protocol expects,
 /// inter-arrival percentiles, the longest gaps and a timeline, all in fixed
 /// memory.
-final class MessageSeries {
-  let name: String
+package final class MessageSeries {
+  package let name: String
   /// "app → robot": who sends it, in the protocol's words.
-  let direction: String?
-  let expected: ExpectedRate?
-  private(set) var count = 0
-  private(set) var firstTime: Double?
-  private(set) var lastTime: Double?
-  private(set) var firstFrame: Int?
-  private(set) var lastFrame: Int?
-  private(set) var intervals = Reservoir()
-  private(set) var gaps = LongestGaps()
-  private(set) var timeline: RateTimeline
+  package let direction: String?
+  package let expected: ExpectedRate?
+  package private(set) var count = 0
+  package private(set) var firstTime: Double?
+  package private(set) var lastTime: Double?
+  package private(set) var firstFrame: Int?
+  package private(set) var lastFrame: Int?
+  package private(set) var intervals = Reservoir()
+  package private(set) var gaps = LongestGaps()
+  package private(set) var timeline: RateTimeline
   /// Intervals up to `expected.pauseAfter`, and their total: the rate while sending.
-  private(set) var activeIntervals = 0
-  private(set) var activeSeconds = 0.0
+  package private(set) var activeIntervals = 0
+  package private(set) var activeSeconds = 0.0
 
-  init(name: String, direction: String?, expected: ExpectedRate?, origin: Double) {
+  package init(name: String, direction: String?, expected: ExpectedRate?, origin: Double) {
     self.name = name
     self.direction = direction
     self.expected = expected
@@ -30,7 +30,7 @@ final class MessageSeries {
 
   /// Adds one message; returns the gap since the previous one.
   @discardableResult
-  func add(frame: Int?, time: Double) -> Gap? {
+  package func add(frame: Int?, time: Double) -> Gap? {
     count += 1
     var gap: Gap?
     if let lastTime {
@@ -58,16 +58,16 @@ final class MessageSeries {
   }
 
   /// Messages per second over the whole series, first to last.
-  var meanRate: Double? {
+  package var meanRate: Double? {
     guard count > 1, let firstTime, let lastTime, lastTime > firstTime else { return nil }
     return Double(count - 1) / (lastTime - firstTime)
   }
 
   /// Messages per second while sending, pauses left out.
-  var activeRate: Double? {
+  package var activeRate: Double? {
     guard activeIntervals > 0, activeSeconds > 0 else { return nil }
     return Double(activeIntervals) / activeSeconds
   }
 
-  var verdict: ExpectedRate.Verdict? { expected?.judge(self) }
+  package var verdict: ExpectedRate.Verdict? { expected?.judge(self) }
 }

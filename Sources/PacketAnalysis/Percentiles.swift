@@ -2,18 +2,18 @@ import PacketKit
 
 /// The summary of a distribution a report shows: p50, p90, p99 (nearest
 /// rank over the sample) and the exact minimum, maximum and mean.
-struct Percentiles: Equatable {
-  var count: Int
-  var p50: Double
-  var p90: Double
-  var p99: Double
-  var minimum: Double
-  var maximum: Double
-  var mean: Double
+package struct Percentiles: Equatable {
+  package var count: Int
+  package var p50: Double
+  package var p90: Double
+  package var p99: Double
+  package var minimum: Double
+  package var maximum: Double
+  package var mean: Double
   /// False when the values come from a sample of a longer stream.
-  var exact: Bool
+  package var exact: Bool
 
-  init?(_ reservoir: Reservoir) {
+  package init?(_ reservoir: Reservoir) {
     guard reservoir.count > 0, !reservoir.samples.isEmpty else { return nil }
     let sorted = reservoir.samples.sorted()
     count = reservoir.count
@@ -27,7 +27,7 @@ struct Percentiles: Equatable {
   }
 
   /// The smallest value with at least `fraction` of the values at or below it.
-  static func nearestRank(_ sorted: [Double], _ fraction: Double) -> Double {
+  package static func nearestRank(_ sorted: [Double], _ fraction: Double) -> Double {
     guard let last = sorted.last else { return 0 }
     let rank = Int((fraction * Double(sorted.count)).rounded(.up))
     let index = min(max(rank - 1, 0), sorted.count - 1)

@@ -4,20 +4,20 @@ import PacketKit
 /// ended in each bucket. The bucket count is fixed: when the capture
 /// outgrows it, the width doubles and neighbours merge, so memory stays the
 /// same however long the capture runs.
-struct RateTimeline {
-  static let maximumBuckets = 256
+package struct RateTimeline {
+  package static let maximumBuckets = 256
 
-  let origin: Double
-  private(set) var width: Double
-  private(set) var counts: [Int] = []
-  private(set) var longestGaps: [Double] = []
+  package let origin: Double
+  package private(set) var width: Double
+  package private(set) var counts: [Int] = []
+  package private(set) var longestGaps: [Double] = []
 
-  init(origin: Double, width: Double = 0.05) {
+  package init(origin: Double, width: Double = 0.05) {
     self.origin = origin
     self.width = width
   }
 
-  mutating func add(time: Double, gap: Double?) {
+  package mutating func add(time: Double, gap: Double?) {
     guard time.isFinite else { return }
     var position = max(0, time - origin) / width
     while position >= Double(Self.maximumBuckets) {
@@ -34,7 +34,7 @@ struct RateTimeline {
   }
 
   /// Rate in messages per second for bucket `index`.
-  func rate(_ index: Int) -> Double {
+  package func rate(_ index: Int) -> Double {
     counts.indices.contains(index) ? Double(counts[index]) / width : 0
   }
 

@@ -5,9 +5,9 @@ import PacketKit
 /// rates, distributions, facts, findings and a verdict line; then a summary.
 /// Texts that can quote the traffic (findings, facts, the rules' lines,
 /// names) are escaped (`TerminalText`).
-enum TextReport {
+public enum TextReport {
 
-  static func lines(_ report: AnalysisReport, style: Style) -> [String] {
+  public static func lines(_ report: AnalysisReport, style: Style = Style(enabled: false)) -> [String] {
     var out: [String] = []
     let flows = report.flows.count
     let devices = report.devices.count
@@ -64,7 +64,8 @@ enum TextReport {
   /// A device once: what reached it, each client's rates and gaps, the
   /// facts of its model's rules, and every finding of it and its clients
   /// in one time line.
-  static func deviceLines(_ device: DeviceAnalyzer, report: AnalysisReport, style: Style) -> [String] {
+  package static func deviceLines(_ device: DeviceAnalyzer, report: AnalysisReport, style: Style) -> [String]
+  {
     var out: [String] = []
     let origin = report.origin
     out.append(
@@ -102,7 +103,7 @@ enum TextReport {
     return out
   }
 
-  static func flowLines(
+  package static func flowLines(
     _ flow: FlowAnalyzer, report: AnalysisReport, style: Style, indent: String = "", withFindings: Bool = true
   ) -> [String] {
     var out: [String] = []
@@ -140,7 +141,7 @@ enum TextReport {
     return out
   }
 
-  static func seriesLines(_ series: MessageSeries, origin: Double, style: Style) -> [String] {
+  package static func seriesLines(_ series: MessageSeries, origin: Double, style: Style) -> [String] {
     var head = "  \(series.name)"
     if let direction = series.direction { head += " (\(direction))" }
     head += ": \(series.count) message\(series.count == 1 ? "" : "s")"
@@ -165,7 +166,7 @@ enum TextReport {
     return out
   }
 
-  static func valuesLine(_ values: ValueSeries) -> String {
+  package static func valuesLine(_ values: ValueSeries) -> String {
     func show(_ value: Double) -> String {
       values.unit == .bytes ? Format.bytes(Int(exactly: value.rounded()) ?? 0) : Format.duration(value)
     }
@@ -175,7 +176,7 @@ enum TextReport {
       + "p99 \(show(p.p99))  max \(show(p.maximum))"
   }
 
-  static func findingLines(_ finding: Finding, origin: Double, style: Style, client: String? = nil)
+  package static func findingLines(_ finding: Finding, origin: Double, style: Style, client: String? = nil)
     -> [String]
   {
     let label: String =
@@ -194,7 +195,7 @@ enum TextReport {
 
   /// Facts on one line; lists are for JSON (the rules' summary lines say
   /// them for people, and closes are findings).
-  static func factLines(_ facts: [FieldValue.Member]) -> [String] {
+  package static func factLines(_ facts: [FieldValue.Member]) -> [String] {
     let scalars = facts.compactMap { fact -> String? in
       if case .array = fact.value { return nil }
       return "\(fact.key.replacingOccurrences(of: "_", with: " ")) \(compact(fact.value))"
@@ -202,7 +203,7 @@ enum TextReport {
     return scalars.isEmpty ? [] : ["  " + TerminalText.escaped(scalars.joined(separator: ", "))]
   }
 
-  static func compact(_ value: FieldValue) -> String {
+  package static func compact(_ value: FieldValue) -> String {
     switch value {
     case .object(let members):
       return "{" + members.map { "\($0.key) \(compact($0.value))" }.joined(separator: ", ") + "}"
@@ -213,12 +214,12 @@ enum TextReport {
     }
   }
 
-  static func counts(_ errors: Int, _ warnings: Int, _ notes: Int) -> String {
+  package static func counts(_ errors: Int, _ warnings: Int, _ notes: Int) -> String {
     "\(errors) error\(errors == 1 ? "" : "s"), \(warnings) warning\(warnings == 1 ? "" : "s"), "
       + "\(notes) note\(notes == 1 ? "" : "s")"
   }
 
-  static func verdictText(_ verdict: String, style: Style) -> String {
+  package static func verdictText(_ verdict: String, style: Style) -> String {
     switch verdict {
     case "error": style.error("ERROR")
     case "warning": style.warning("WARNING")

@@ -9,18 +9,18 @@ import PacketKit
 /// `guessHorizon`, so the event that settles it (`DeviceEvent.settles`)
 /// can settle it in place: one line, not two. Memory stays bounded by
 /// `limit` events however dense the capture.
-final class TimelineWriter {
-  static let horizon = 2.0
+package final class TimelineWriter {
+  package static let horizon = 2.0
   /// Past a 10 s timer (a server's auth timeout), the latest a recorded
   /// guess was settled.
-  static let guessHorizon = 12.0
-  static let limit = 65_536
+  package static let guessHorizon = 12.0
+  package static let limit = 65_536
 
-  struct Item {
-    var event: DeviceEvent
-    var device: String?
-    var flow: Int?
-    var codec: String
+  package struct Item {
+    package var event: DeviceEvent
+    package var device: String?
+    package var flow: Int?
+    package var codec: String
   }
 
   private let out: OutputWriter
@@ -29,11 +29,11 @@ final class TimelineWriter {
   private var pending: [Item] = []
   private var head = 0
 
-  init(out: OutputWriter) {
+  package init(out: OutputWriter) {
     self.out = out
   }
 
-  func add(_ event: DeviceEvent, device: DeviceAnalyzer?, flow: FlowAnalyzer?) {
+  package func add(_ event: DeviceEvent, device: DeviceAnalyzer?, flow: FlowAnalyzer?) {
     let item = Item(
       event: event, device: device?.key.name, flow: flow?.id, codec: device?.codec ?? flow?.codec ?? "")
     if let settled = event.settles, settle(settled, by: item) { return }
@@ -68,11 +68,11 @@ final class TimelineWriter {
   }
 
   /// The capture's clock reached `time`.
-  func passed(_ time: Double) {
+  package func passed(_ time: Double) {
     flush(before: time - Self.horizon, guessesBefore: time - Self.guessHorizon)
   }
 
-  func finish() {
+  package func finish() {
     flush(before: .infinity)
   }
 
@@ -94,7 +94,7 @@ final class TimelineWriter {
   }
 
   /// `{"time":…,"frame":…,"device":…,"flow":…,"codec":…,"event":…,"certain":…,"state":{…},"text":…}`
-  static func line(_ event: DeviceEvent, device: String?, flow: Int?, codec: String) -> [UInt8] {
+  package static func line(_ event: DeviceEvent, device: String?, flow: Int?, codec: String) -> [UInt8] {
     var json = JSONWriter(capacity: 256)
     json.raw("{\"time\":")
     json.number(event.time)

@@ -3,21 +3,21 @@ import PacketKit
 /// A distribution a flow reports beside its message rates: a latency
 /// (command → response, request → reply), a
 /// one-way delay or a size.
-final class ValueSeries {
-  typealias Unit = MeasureUnit
+package final class ValueSeries {
+  package typealias Unit = MeasureUnit
 
   /// Machine name, e.g. `response_latency`.
-  let name: String
+  package let name: String
   /// What it measures, for a person: "command → response".
-  let text: String
-  let unit: Unit
-  private(set) var values = Reservoir()
+  package let text: String
+  package let unit: Unit
+  package private(set) var values = Reservoir()
 
-  init(name: String, text: String, unit: Unit = .seconds) {
+  package init(name: String, text: String, unit: Unit = .seconds) {
     self.name = name
     self.text = text
     self.unit = unit
   }
 
-  func add(_ value: Double) { values.add(value) }
+  package func add(_ value: Double) { values.add(value) }
 }

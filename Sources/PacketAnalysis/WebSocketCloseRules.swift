@@ -5,7 +5,7 @@ import PacketKit
 /// what each side sent last (and the largest that got through), each close
 /// handshake (code, reason, who closed, whether the peer answered) with its
 /// likely cause, and connections that end without one (RFC 6455 §7).
-final class WebSocketCloseRules: FlowRules {
+package final class WebSocketCloseRules: FlowRules {
   private struct Sent {
     var frame: Int?
     var time: Double
@@ -30,7 +30,7 @@ final class WebSocketCloseRules: FlowRules {
   private var sawClose = false
   private var endReported = false
 
-  func observe(_ message: FlowMessage, flow: any FlowContext) {
+  package func observe(_ message: FlowMessage, flow: any FlowContext) {
     switch message.eventName {
     case "ws.handshake":
       flow.setRoles(
@@ -53,7 +53,7 @@ final class WebSocketCloseRules: FlowRules {
     }
   }
 
-  func connectionEnded(frame: Int, time: Double, reason: String, flow: any FlowContext) {
+  package func connectionEnded(frame: Int, time: Double, reason: String, flow: any FlowContext) {
     if pending != nil {
       finishClose(reply: nil, endedBy: reason, flow: flow)
       return
@@ -73,11 +73,11 @@ final class WebSocketCloseRules: FlowRules {
         text: text, details: [.init("tcp_end", .string(reason))]))
   }
 
-  func finish(flow: any FlowContext, captureEnd: Double) {
+  package func finish(flow: any FlowContext, captureEnd: Double) {
     if pending != nil { finishClose(reply: nil, endedBy: nil, flow: flow) }
   }
 
-  func facts() -> [FieldValue.Member] {
+  package func facts() -> [FieldValue.Member] {
     [.init("closes", .array(closes))]
   }
 

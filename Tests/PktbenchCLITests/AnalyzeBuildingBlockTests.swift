@@ -1,3 +1,4 @@
+import PacketAnalysis
 import PacketKit
 import Testing
 

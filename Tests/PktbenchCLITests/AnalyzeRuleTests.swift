@@ -1,4 +1,5 @@
 import BuiltinCodecs
+import PacketAnalysis
 import PacketDecode
 import PacketKit
 import Testing

@@ -1,4 +1,5 @@
 import NIOCore
+import PacketAnalysis
 import PacketDecode
 import PacketKit
 
