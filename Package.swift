@@ -80,17 +80,28 @@ let package = Package(
     // gaps, findings; as text, JSON, HTML and the device-event timeline.
     .target(name: "PacketAnalysis", dependencies: ["PacketKit", "PacketCapture", "PacketDecode"]),
 
-    // The commands, as a library so tests can call them.
+    // Live sockets: the UDP and WebSocket listeners (`listen`), the device
+    // emulator (`emulate`), the sender (`send`) and `replay`.
     .target(
-      name: "PktbenchCLI",
+      name: "PacketLive",
       dependencies: [
-        "PacketKit", "PacketCapture", "PacketDecode", "PacketAnalysis", "PacketFuzz", "SpecCodecs",
-        .product(name: "ArgumentParser", package: "swift-argument-parser"),
-        // Live sockets: `listen`, `send`, `replay` (UDP, WebSocket server and client).
+        "PacketKit", "PacketCapture", "PacketDecode",
         .product(name: "NIOCore", package: "swift-nio"),
         .product(name: "NIOPosix", package: "swift-nio"),
         .product(name: "NIOHTTP1", package: "swift-nio"),
         .product(name: "NIOWebSocket", package: "swift-nio"),
+        .product(name: "NIOSSL", package: "swift-nio-ssl"),
+      ]),
+
+    // The commands, as a library so tests can call them.
+    .target(
+      name: "PktbenchCLI",
+      dependencies: [
+        "PacketKit", "PacketCapture", "PacketDecode", "PacketAnalysis", "PacketLive", "PacketFuzz", "SpecCodecs",
+        .product(name: "ArgumentParser", package: "swift-argument-parser"),
+        // The event loops `send` and `replay` run on; TLS from --cert and --key.
+        .product(name: "NIOCore", package: "swift-nio"),
+        .product(name: "NIOPosix", package: "swift-nio"),
         .product(name: "NIOSSL", package: "swift-nio-ssl"),
       ]),
     .executableTarget(name: "pktbench", dependencies: ["PktbenchCLI", "BuiltinCodecs"]),
@@ -103,7 +114,9 @@ let package = Package(
     .testTarget(name: "PacketCaptureTests", dependencies: ["PacketCapture", "PacketKit"]),
     .testTarget(
       name: "PktbenchCLITests",
-      dependencies: ["PktbenchCLI", "PacketDecode", "PacketAnalysis", "BuiltinCodecs", "PacketKit", "PacketCapture"]
+      dependencies: [
+        "PktbenchCLI", "PacketDecode", "PacketAnalysis", "PacketLive", "BuiltinCodecs", "PacketKit", "PacketCapture",
+      ]
     ),
     .testTarget(
       name: "PacketFuzzTests", dependencies: ["PacketFuzz", "BuiltinCodecs", "PacketKit", "LegCtrlCodec", "RallieCodec"],

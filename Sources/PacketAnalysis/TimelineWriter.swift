@@ -83,7 +83,7 @@ package final class TimelineWriter {
     while head < pending.count - keep, pending[head].event.time < time {
       let item = pending[head]
       if !item.event.certain, item.event.time >= guessesBefore, keep == 0 { break }
-      out.bytes(Self.line(item.event, device: item.device, flow: item.flow, codec: item.codec))
+      out.bytes(item.event.timelineLine(device: item.device, flow: item.flow, codec: item.codec))
       out.line()
       head += 1
     }
@@ -91,34 +91,5 @@ package final class TimelineWriter {
       pending.removeFirst(head)
       head = 0
     }
-  }
-
-  /// `{"time":…,"frame":…,"device":…,"flow":…,"codec":…,"event":…,"certain":…,"state":{…},"text":…}`
-  package static func line(_ event: DeviceEvent, device: String?, flow: Int?, codec: String) -> [UInt8] {
-    var json = JSONWriter(capacity: 256)
-    json.raw("{\"time\":")
-    json.number(event.time)
-    json.raw(",\"frame\":")
-    if let frame = event.frame { json.integer(frame) } else { json.null() }
-    json.raw(",\"device\":")
-    if let device { json.string(device) } else { json.null() }
-    json.raw(",\"flow\":")
-    if let flow { json.integer(flow) } else { json.null() }
-    json.raw(",\"codec\":")
-    json.string(codec)
-    json.raw(",\"event\":")
-    json.string(event.name)
-    json.raw(",\"certain\":")
-    json.bool(event.certain)
-    json.raw(",\"state\":")
-    json.value(.object(event.state))
-    json.raw(",\"text\":")
-    json.string(event.text)
-    if let mismatch = event.mismatch {
-      json.raw(",\"mismatch\":")
-      json.string(mismatch)
-    }
-    json.raw("}")
-    return json.bytes
   }
 }

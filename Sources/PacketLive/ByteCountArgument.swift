@@ -1,13 +1,11 @@
-import ArgumentParser
-
 /// A size as a person types it: `64MB`, `512KB`, `1GB` (powers of 1024,
 /// as memory is counted) or plain bytes.
-struct ByteCountArgument: ExpressibleByArgument, Equatable, Sendable {
-  var bytes: Int
+package struct ByteCountArgument: Equatable, Sendable {
+  package var bytes: Int
 
-  init(bytes: Int) { self.bytes = bytes }
+  package init(bytes: Int) { self.bytes = bytes }
 
-  init?(argument: String) {
+  package init?(argument: String) {
     let text = argument.uppercased()
     let units: [(String, Int)] = [
       ("GB", 1 << 30), ("MB", 1 << 20), ("KB", 1 << 10), ("G", 1 << 30), ("M", 1 << 20), ("K", 1 << 10),
@@ -26,12 +24,10 @@ struct ByteCountArgument: ExpressibleByArgument, Equatable, Sendable {
     bytes = product
   }
 
-  static var defaultCompletionKind: CompletionKind { .default }
-
-  var defaultValueDescription: String { Self.text(bytes) }
+  package var defaultValueDescription: String { Self.text(bytes) }
 
   /// "64MB", "512KB", "1000 bytes": the largest unit that divides evenly.
-  static func text(_ bytes: Int) -> String {
+  package static func text(_ bytes: Int) -> String {
     if bytes >= 1 << 30, bytes % (1 << 30) == 0 { return "\(bytes >> 30)GB" }
     if bytes >= 1 << 20, bytes % (1 << 20) == 0 { return "\(bytes >> 20)MB" }
     if bytes >= 1 << 10, bytes % (1 << 10) == 0 { return "\(bytes >> 10)KB" }

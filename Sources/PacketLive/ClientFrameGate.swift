@@ -7,9 +7,9 @@ import NIOWebSocket
 /// the connection with close 1002.
 /// Sits between NIO's frame decoder and the aggregator, so it also tells
 /// the connection's guard how many bytes each frame freed or keeps held.
-final class ClientFrameGate: ChannelInboundHandler {
-  typealias InboundIn = WebSocketFrame
-  typealias InboundOut = WebSocketFrame
+package final class ClientFrameGate: ChannelInboundHandler {
+  package typealias InboundIn = WebSocketFrame
+  package typealias InboundOut = WebSocketFrame
 
   private let connectionGuard: ConnectionGuard
   /// Payload bytes of a fragmented message the aggregator holds.
@@ -18,11 +18,11 @@ final class ClientFrameGate: ChannelInboundHandler {
   private var inMessage = false
   private var failed = false
 
-  init(connectionGuard: ConnectionGuard) {
+  package init(connectionGuard: ConnectionGuard) {
     self.connectionGuard = connectionGuard
   }
 
-  func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+  package func channelRead(context: ChannelHandlerContext, data: NIOAny) {
     guard !failed else { return }
     let frame = Self.unwrapInboundIn(data)
     connectionGuard.consumed(Self.wireSize(frame))
@@ -59,7 +59,7 @@ final class ClientFrameGate: ChannelInboundHandler {
   }
 
   /// Why RFC 6455 makes this frame from a client fail the connection, or nil.
-  static func violation(_ frame: WebSocketFrame) -> String? {
+  package static func violation(_ frame: WebSocketFrame) -> String? {
     if frame.maskKey == nil {
       return "an unmasked frame from the client (RFC 6455 §5.1: a client masks every frame)"
     }
@@ -78,7 +78,7 @@ final class ClientFrameGate: ChannelInboundHandler {
   /// The frame's size on the wire with the shortest length encoding, which
   /// RFC 6455 §5.2 requires (a longer one only makes its own connection
   /// look larger to the budget).
-  static func wireSize(_ frame: WebSocketFrame) -> Int {
+  package static func wireSize(_ frame: WebSocketFrame) -> Int {
     let length = frame.length
     let extended = length <= 125 ? 0 : (length <= 0xFFFF ? 2 : 8)
     return 2 + extended + (frame.maskKey == nil ? 0 : 4) + length

@@ -4,42 +4,42 @@
 /// limit the connection holding the most is cut: one flood cannot take the
 /// machine's memory, and the cut is said, never silent. It also keeps the
 /// connections to `--max-connections`: past it a new client is refused.
-final class ConnectionBudget {
+package final class ConnectionBudget {
   /// Why a connection was cut (or refused), as the summary counts them.
-  enum Cut: CaseIterable {
+  package enum Cut: CaseIterable {
     case slowHead, overBudget, protocolError, invalidText, idle, refused
   }
 
-  let limit: Int
-  let headTimeoutNanoseconds: UInt64
-  let idleTimeoutNanoseconds: UInt64
-  let maxConnections: Int
-  private(set) var total = 0
+  package let limit: Int
+  package let headTimeoutNanoseconds: UInt64
+  package let idleTimeoutNanoseconds: UInt64
+  package let maxConnections: Int
+  package private(set) var total = 0
   private var guards: [ObjectIdentifier: ConnectionGuard] = [:]
   private var cuts: [Cut: Int] = [:]
 
-  init(settings: WebSocketServerSettings) {
+  package init(settings: WebSocketServerSettings) {
     limit = settings.maxBufferedBytes
     headTimeoutNanoseconds = settings.headTimeoutNanoseconds
     idleTimeoutNanoseconds = settings.idleTimeoutNanoseconds
     maxConnections = settings.maxConnections
   }
 
-  var connectionCount: Int { guards.count }
+  package var connectionCount: Int { guards.count }
 
   /// Whether one more connection fits under `--max-connections`.
-  var hasRoom: Bool { guards.count < maxConnections }
+  package var hasRoom: Bool { guards.count < maxConnections }
 
-  func register(_ connection: ConnectionGuard) {
+  package func register(_ connection: ConnectionGuard) {
     guards[ObjectIdentifier(connection)] = connection
   }
 
-  func unregister(_ connection: ConnectionGuard) {
+  package func unregister(_ connection: ConnectionGuard) {
     guards[ObjectIdentifier(connection)] = nil
   }
 
   /// More bytes held; cuts the largest holders until the total fits.
-  func charge(_ bytes: Int) {
+  package func charge(_ bytes: Int) {
     total += bytes
     while total > limit, let largest = guards.values.max(by: { $0.holding < $1.holding }), largest.holding > 0
     {
@@ -52,16 +52,16 @@ final class ConnectionBudget {
     }
   }
 
-  func release(_ bytes: Int) {
+  package func release(_ bytes: Int) {
     total = max(0, total - bytes)
   }
 
-  func count(_ cut: Cut) {
+  package func count(_ cut: Cut) {
     cuts[cut, default: 0] += 1
   }
 
   /// One line for the summary, or none when nothing was cut.
-  func summaryLines(headTimeout: String, idleTimeout: String) -> [String] {
+  package func summaryLines(headTimeout: String, idleTimeout: String) -> [String] {
     var lines: [String] = []
     let all = cuts.filter { $0.key != .refused }.values.reduce(0, +)
     if all > 0 {

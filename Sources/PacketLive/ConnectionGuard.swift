@@ -12,15 +12,15 @@ import PacketKit
 /// `--idle-timeout`, so slow and silent clients cannot hold sockets (and
 /// open files) for ever. Each cut is one line on stderr and counted in
 /// the summary.
-final class ConnectionGuard: ChannelDuplexHandler {
-  typealias InboundIn = ByteBuffer
-  typealias InboundOut = ByteBuffer
-  typealias OutboundIn = ByteBuffer
-  typealias OutboundOut = ByteBuffer
+package final class ConnectionGuard: ChannelDuplexHandler {
+  package typealias InboundIn = ByteBuffer
+  package typealias InboundOut = ByteBuffer
+  package typealias OutboundIn = ByteBuffer
+  package typealias OutboundOut = ByteBuffer
 
   /// How long a cut connection's last words (a 408, a close frame) may take
   /// to reach a peer that reads nothing before the socket is closed anyway.
-  static let lastWordsSeconds: Int64 = 1
+  package static let lastWordsSeconds: Int64 = 1
 
   private let session: ListenSession
   private let isTLS: Bool
@@ -40,11 +40,11 @@ final class ConnectionGuard: ChannelDuplexHandler {
   private var peer = "?"
   /// Bytes read and not yet passed on as whole frames (or held by the
   /// frame aggregator as fragments of a message).
-  private(set) var buffered = 0
+  package private(set) var buffered = 0
   /// Bytes written to the connection and not yet taken by the socket.
-  private(set) var queued = 0
+  package private(set) var queued = 0
 
-  init(session: ListenSession, isTLS: Bool) {
+  package init(session: ListenSession, isTLS: Bool) {
     self.session = session
     self.isTLS = isTLS
   }
@@ -52,31 +52,31 @@ final class ConnectionGuard: ChannelDuplexHandler {
   private var budget: ConnectionBudget { session.budget }
 
   /// What this connection holds, as the budget weighs it.
-  var holding: Int { buffered + queued }
+  package var holding: Int { buffered + queued }
 
-  func handlerAdded(context: ChannelHandlerContext) {
+  package func handlerAdded(context: ChannelHandlerContext) {
     self.context = context
     peer = EndpointText.of(context.channel.remoteAddress) ?? "?"
     budget.register(self)
     if context.channel.isActive { startHeadTimer(context) }
   }
 
-  func handlerRemoved(context: ChannelHandlerContext) {
+  package func handlerRemoved(context: ChannelHandlerContext) {
     forget()
     self.context = nil
   }
 
-  func channelActive(context: ChannelHandlerContext) {
+  package func channelActive(context: ChannelHandlerContext) {
     startHeadTimer(context)
     context.fireChannelActive()
   }
 
-  func channelInactive(context: ChannelHandlerContext) {
+  package func channelInactive(context: ChannelHandlerContext) {
     forget()
     context.fireChannelInactive()
   }
 
-  func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+  package func channelRead(context: ChannelHandlerContext, data: NIOAny) {
     guard !isCut, counted else { return }
     // Bytes behind TLS come only once its handshake is done.
     handshaken = true
@@ -90,7 +90,7 @@ final class ConnectionGuard: ChannelDuplexHandler {
 
   /// A TLS handshake that failed (a client that does not trust the
   /// certificate, or speaks plain ws to wss) is one line; the socket closes.
-  func errorCaught(context: ChannelHandlerContext, error: Error) {
+  package func errorCaught(context: ChannelHandlerContext, error: Error) {
     guard !isCut, TLSFailure.isTLS(error) else { return context.fireErrorCaught(error) }
     isCut = true
     session.warn("ws \(peer): TLS handshake failed: \(TLSFailure.server(error))")
@@ -101,7 +101,7 @@ final class ConnectionGuard: ChannelDuplexHandler {
   // MARK: Back-pressure
 
   /// Counts what is written until the socket has taken it.
-  func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
+  package func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
     guard counted else { return context.write(data, promise: promise) }
     let bytes = Self.unwrapOutboundIn(data).readableBytes
     queued += bytes
@@ -116,7 +116,7 @@ final class ConnectionGuard: ChannelDuplexHandler {
   }
 
   /// Reads only while the peer takes what is written to it.
-  func read(context: ChannelHandlerContext) {
+  package func read(context: ChannelHandlerContext) {
     guard context.channel.isWritable else {
       heldRead = true
       return
@@ -124,7 +124,7 @@ final class ConnectionGuard: ChannelDuplexHandler {
     context.read()
   }
 
-  func channelWritabilityChanged(context: ChannelHandlerContext) {
+  package func channelWritabilityChanged(context: ChannelHandlerContext) {
     if context.channel.isWritable, heldRead {
       heldRead = false
       context.read()
@@ -137,7 +137,7 @@ final class ConnectionGuard: ChannelDuplexHandler {
   /// The request head was read whole (upgraded or answered): the head
   /// timer stops, the idle timer starts, and the head's bytes are no
   /// longer held.
-  func headArrived(upgraded: Bool) {
+  package func headArrived(upgraded: Bool) {
     headTimer?.cancel()
     headTimer = nil
     self.upgraded = upgraded
@@ -149,7 +149,7 @@ final class ConnectionGuard: ChannelDuplexHandler {
 
   /// A whole frame came from the client: it is not idle. Only the time is
   /// noted (no timer per frame); the one timer looks at it when it fires.
-  func frameArrived() {
+  package func frameArrived() {
     lastFrame = monotonicNanoseconds()
   }
 
@@ -168,7 +168,7 @@ final class ConnectionGuard: ChannelDuplexHandler {
   }
 
   /// Bytes that left the decoders as a whole frame.
-  func consumed(_ bytes: Int) {
+  package func consumed(_ bytes: Int) {
     guard counted else { return }
     let freed = min(bytes, buffered)
     buffered -= freed
@@ -176,7 +176,7 @@ final class ConnectionGuard: ChannelDuplexHandler {
   }
 
   /// Bytes a decoder behind keeps (fragments of a message not yet whole).
-  func held(_ bytes: Int) {
+  package func held(_ bytes: Int) {
     guard !isCut, counted else { return }
     buffered += bytes
     budget.charge(bytes)
@@ -184,7 +184,7 @@ final class ConnectionGuard: ChannelDuplexHandler {
 
   // MARK: Cuts
 
-  func cutOverBudget(total: Int, limit: Int, connections: Int) {
+  package func cutOverBudget(total: Int, limit: Int, connections: Int) {
     let what =
       queued > buffered
       ? "\(ByteCountArgument.text(queued)) written to it and not taken (it reads nothing)"
@@ -201,7 +201,7 @@ final class ConnectionGuard: ChannelDuplexHandler {
   /// TLS handshake is done (it could not be sent); then the TCP connection
   /// is closed, at once when those words are taken, or after
   /// `lastWordsSeconds` from a peer that takes nothing.
-  func cut(_ kind: ConnectionBudget.Cut, _ why: String, closeCode: UInt16?) {
+  package func cut(_ kind: ConnectionBudget.Cut, _ why: String, closeCode: UInt16?) {
     guard !isCut, let context else { return }
     isCut = true
     budget.count(kind)

@@ -5,17 +5,17 @@ import NIOCore
 /// stay with the connections already open. The first refusal is a line on
 /// stderr; a burst of them is one line a second with the count, so a flood
 /// of connections cannot flood the terminal too.
-final class RefusedConnection: ChannelInboundHandler {
-  typealias InboundIn = ByteBuffer
-  typealias OutboundOut = ByteBuffer
+package final class RefusedConnection: ChannelInboundHandler {
+  package typealias InboundIn = ByteBuffer
+  package typealias OutboundOut = ByteBuffer
 
   private let tls: Bool
 
-  init(tls: Bool) {
+  package init(tls: Bool) {
     self.tls = tls
   }
 
-  func channelActive(context: ChannelHandlerContext) {
+  package func channelActive(context: ChannelHandlerContext) {
     let channel = context.channel
     guard !tls else { return channel.close(promise: nil) }
     let answer =
@@ -28,15 +28,15 @@ final class RefusedConnection: ChannelInboundHandler {
     }
   }
 
-  func channelRead(context: ChannelHandlerContext, data: NIOAny) {}
+  package func channelRead(context: ChannelHandlerContext, data: NIOAny) {}
 }
 
 /// The lines refusals make: the first at once, the rest counted and said a second later.
-final class RefusalLog {
+package final class RefusalLog {
   private var unsaid = 0
   private var waiting = false
 
-  func refused(peer: String, limit: Int, loop: EventLoop, warn: @escaping (String) -> Void) {
+  package func refused(peer: String, limit: Int, loop: EventLoop, warn: @escaping (String) -> Void) {
     guard !waiting else {
       unsaid += 1
       return
@@ -50,7 +50,7 @@ final class RefusalLog {
   }
 
   /// Says the refusals not said yet (a second's, or those before a stop).
-  func flush(limit: Int, warn: (String) -> Void) {
+  package func flush(limit: Int, warn: (String) -> Void) {
     guard unsaid > 0 else { return }
     warn("ws: refused \(unsaid) more in a second (--max-connections \(limit))")
     unsaid = 0
@@ -59,7 +59,7 @@ final class RefusalLog {
 
 extension ListenSession {
   /// Refuses a client past `--max-connections`: counted, said, answered and closed.
-  func refuse(_ channel: Channel, tls: Bool) {
+  package func refuse(_ channel: Channel, tls: Bool) {
     budget.count(.refused)
     refusals.refused(
       peer: EndpointText.of(channel.remoteAddress) ?? "?", limit: budget.maxConnections, loop: loop,

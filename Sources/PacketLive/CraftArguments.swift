@@ -5,19 +5,25 @@ import PacketKit
 /// Parses `--flag value` pairs for one message kind against its schema:
 /// the flags, their types, units and ranges all come from the codec's
 /// `MessageSchema`, so a new codec gets `craft` support for free.
-struct CraftArguments {
-  struct Failure: Error, CustomStringConvertible {
-    var description: String
+package struct CraftArguments {
+  package struct Failure: Error, CustomStringConvertible {
+    package var description: String
   }
 
-  let schema: MessageSchema
-  let codecName: String
+  package let schema: MessageSchema
+  package let codecName: String
   /// The run's codecs, to say which have check bytes.
-  let codecs: CodecSet
+  package let codecs: CodecSet
+
+  package init(schema: MessageSchema, codecName: String, codecs: CodecSet) {
+    self.schema = schema
+    self.codecName = codecName
+    self.codecs = codecs
+  }
 
   /// The codec and message kind a craft name stands for, or one line
   /// listing the known ones (`craft` and every `send` step).
-  static func resolve(_ name: String, codecs: CodecSet) throws(CommandFailure) -> (
+  package static func resolve(_ name: String, codecs: CodecSet) throws(CommandFailure) -> (
     codec: any FrameCodec, schema: MessageSchema
   ) {
     guard let found = codecs.message(forCraftName: name) else {
@@ -31,7 +37,7 @@ struct CraftArguments {
   }
 
   /// `parse`, with a failure as the command's one line.
-  func values(_ tokens: [String], force: Bool, badCheck: Bool) throws(CommandFailure) -> CraftValues {
+  package func values(_ tokens: [String], force: Bool, badCheck: Bool) throws(CommandFailure) -> CraftValues {
     if badCheck, let codec = codecs.named(codecName), !codec.info.hasCheckByte {
       // Ignored, it would craft a good frame where a bad one was asked for.
       let having = codecs.all.filter(\.info.hasCheckByte).map(\.info.name)
@@ -49,7 +55,7 @@ struct CraftArguments {
   }
 
   /// The values given, with defaults applied; file fields are loaded.
-  func parse(_ tokens: [String], force: Bool, badCheck: Bool) throws -> CraftValues {
+  package func parse(_ tokens: [String], force: Bool, badCheck: Bool) throws -> CraftValues {
     var values: [String: FieldValue] = [:]
     var index = 0
     while index < tokens.count {
@@ -170,7 +176,7 @@ struct CraftArguments {
     }
   }
 
-  func flagList() -> String {
+  package func flagList() -> String {
     var flags: [String] = []
     for field in schema.fields {
       flags.append("--\(field.flag)")
@@ -179,7 +185,7 @@ struct CraftArguments {
     return flags.isEmpty ? "none" : flags.joined(separator: ", ")
   }
 
-  func describe(_ field: FieldSchema) -> String {
+  package func describe(_ field: FieldSchema) -> String {
     var text = field.help
     if let range = field.rangeText { text += ", \(range)\(field.unit.map { " \($0)" } ?? "")" }
     if let rule = field.textRule { text += ", \(rule.description)" }
@@ -190,7 +196,7 @@ struct CraftArguments {
   }
 
   /// Help lines for `pktbench codecs` and `craft --list`.
-  static func helpLines(_ schema: MessageSchema) -> [String] {
+  package static func helpLines(_ schema: MessageSchema) -> [String] {
     schema.fields.map { field in
       var flag = "--\(field.flag)"
       switch field.kind {

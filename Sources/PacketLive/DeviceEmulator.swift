@@ -1,5 +1,4 @@
 import NIOCore
-import PacketAnalysis
 import PacketDecode
 import PacketKit
 
@@ -8,16 +7,16 @@ import PacketKit
 /// connection) and the wall clock, its timers kept on the event loop, its
 /// replies sent where the device sends them and its events printed. Lives
 /// on the session's event loop only.
-final class DeviceEmulator {
+package final class DeviceEmulator {
   /// How to reach one peer: a UDP sender's address, a WebSocket connection.
-  struct Peer {
-    var send: ([UInt8]) -> Void
-    var close: (UInt16, String) -> Void
+  package struct Peer {
+    package var send: ([UInt8]) -> Void
+    package var close: (UInt16, String) -> Void
   }
 
   /// Peers the emulator can reach at once (every WebSocket connection is
   /// one; past it, UDP senders other than the last writer are forgotten).
-  static let peerLimit = 1024
+  package static let peerLimit = 1024
 
   private let codec: String
   private let answers: DeviceAnswers
@@ -38,7 +37,7 @@ final class DeviceEmulator {
   /// What a WebSocket path names (the device's key).
   private let pathField: WebSocketPathField
 
-  init(
+  package init(
     codec: String, description: DeviceDescription, model: any DeviceModel, loop: EventLoop,
     timeline: EmulatorTimeline, pathField: WebSocketPathField
   ) {
@@ -53,7 +52,7 @@ final class DeviceEmulator {
   /// A peer connected (a WebSocket's 101 is next) or wrote: how to reach it.
   /// `path` is the WebSocket's request target, which names the device's
   /// key (`/ws/connect/<deviceId>`).
-  func attach(_ peer: String, _ reach: Peer, path: String? = nil) {
+  package func attach(_ peer: String, _ reach: Peer, path: String? = nil) {
     // A flood of UDP senders must not grow the emulator: past the limit one
     // peer (never the last writer) is forgotten for each new one.
     if peers[peer] == nil, peers.count >= Self.peerLimit,
@@ -73,7 +72,7 @@ final class DeviceEmulator {
   }
 
   /// A peer's connection went away: the device's code sees its socket close.
-  func detach(_ peer: String) {
+  package func detach(_ peer: String) {
     guard peers.removeValue(forKey: peer) != nil else { return }
     take(
       FlowMessage(
@@ -83,7 +82,7 @@ final class DeviceEmulator {
   }
 
   /// A message the device got (or a transport event), at the wall clock's now.
-  func take(_ message: FlowMessage, heading: Heading) {
+  package func take(_ message: FlowMessage, heading: Heading) {
     guard !stopped else { return }
     let peer = heading == .toDevice ? message.source : message.destination
     if let peer { number(peer) }
@@ -97,7 +96,7 @@ final class DeviceEmulator {
   }
 
   /// Stops the device's timers (`emulate` stops).
-  func stop() {
+  package func stop() {
     stopped = true
     timer?.cancel()
     timer = nil
@@ -146,22 +145,22 @@ final class DeviceEmulator {
 
 /// `emulate`'s output: the device's events as they happen, in text or as
 /// the NDJSON lines of `analyze --timeline`.
-final class EmulatorTimeline {
+package final class EmulatorTimeline {
   private let out: OutputWriter
   private let ndjson: Bool
   private let style: Style
-  private(set) var events = 0
+  package private(set) var events = 0
 
-  init(out: OutputWriter, ndjson: Bool, style: Style) {
+  package init(out: OutputWriter, ndjson: Bool, style: Style) {
     self.out = out
     self.ndjson = ndjson
     self.style = style
   }
 
-  func write(_ event: DeviceEvent, device: String?, flow: Int?, codec: String) {
+  package func write(_ event: DeviceEvent, device: String?, flow: Int?, codec: String) {
     events += 1
     if ndjson {
-      out.bytes(TimelineWriter.line(event, device: device, flow: flow, codec: codec))
+      out.bytes(event.timelineLine(device: device, flow: flow, codec: codec))
       out.line()
     } else {
       out.line(Self.text(event, flow: flow, style: style))
@@ -171,7 +170,7 @@ final class EmulatorTimeline {
 
   /// `14:03:22.123456  #3  flow 1  executed        ARMED NONE 1500   set_servo_ch0 1500 µs`
   /// (flow: the peer, numbered as they came; `device` for the device's own timers).
-  static func text(_ event: DeviceEvent, flow: Int?, style: Style) -> String {
+  package static func text(_ event: DeviceEvent, flow: Int?, style: Style) -> String {
     let frame = event.frame.map { "#\($0)" } ?? "–"
     let state = event.state.map { "\($0.key)=\($0.value.display)" }.joined(separator: " ")
     let name = event.certain ? event.name : event.name + "?"

@@ -1,12 +1,10 @@
-import ArgumentParser
-
 /// `30s`, `2m`, `500ms`, `1h` or plain seconds.
-struct DurationArgument: ExpressibleByArgument, Equatable {
-  var seconds: Double
+package struct DurationArgument: Equatable, Sendable {
+  package var seconds: Double
 
-  init(seconds: Double) { self.seconds = seconds }
+  package init(seconds: Double) { self.seconds = seconds }
 
-  init?(argument: String) {
+  package init?(argument: String) {
     let text = argument.lowercased()
     let units: [(String, Double)] = [("ms", 0.001), ("s", 1), ("m", 60), ("h", 3600)]
     for (suffix, scale) in units where text.hasSuffix(suffix) {
@@ -20,11 +18,9 @@ struct DurationArgument: ExpressibleByArgument, Equatable {
     seconds = value
   }
 
-  static var defaultCompletionKind: CompletionKind { .default }
-
   /// How `--help` shows a default: as it would be typed (`10s`, `500ms`),
   /// not as the struct (`DurationArgument(seconds: 10.0)`).
-  var defaultValueDescription: String { DurationText.of(seconds) }
+  package var defaultValueDescription: String { DurationText.of(seconds) }
 
-  var nanoseconds: UInt64 { UInt64(seconds * 1e9) }
+  package var nanoseconds: UInt64 { UInt64(seconds * 1e9) }
 }

@@ -1,21 +1,38 @@
-import ArgumentParser
 import NIOCore
 import NIOPosix
 import PacketDecode
 import PacketKit
 
 /// A listening run, for `listen` and `emulate`: binds, prints where,
-/// stops on Ctrl-C, `--count` or `--duration`, and exits with the status.
-struct ListenRun {
-  var configuration: ListenConfiguration
-  var maxMessage: Int
-  var duration: DurationArgument?
+/// stops on Ctrl-C, `--count` or `--duration`, and returns the exit status.
+///
+///     let address = try ListenAddress.parse("udp:127.0.0.1:5005")
+///     let emulation = try EmulationSettings(codec: name, codecs: codecs)  // a codec with a device model
+///     let configuration = ListenConfiguration(codecs: codecs, address: address, emulation: emulation)
+///     let status = try ListenRun(configuration: configuration, durationSeconds: 60).run()
+public struct ListenRun {
+  package var configuration: ListenConfiguration
+  package var maxMessage: Int
+  /// `--duration`: stop after this many seconds.
+  package var durationSeconds: Double?
+
+  /// `maxMessage`: ws, the largest message accepted, in bytes.
+  public init(
+    configuration: ListenConfiguration, maxMessage: Int = 16 << 20, durationSeconds: Double? = nil
+  ) {
+    self.configuration = configuration
+    self.maxMessage = maxMessage
+    self.durationSeconds = durationSeconds
+  }
 
   /// How long a signal's stop may take (closing every connection takes at
   /// most `WebSocketConnectionHandler.closeGraceSeconds`).
-  static let stopPatienceSeconds = 5.0
+  package static let stopPatienceSeconds = 5.0
 
-  func run(note: String) throws {
+  /// Binds, writes `listening on …` and `note` to stderr, runs until
+  /// stopped and returns the exit status (`ExitStatus`). Throws when a
+  /// socket cannot be bound.
+  public func run(note: String = "") throws -> Int32 {
     let address = configuration.address
     let settings = configuration
     let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
@@ -54,13 +71,13 @@ struct ListenRun {
     let kind = configuration.server.tls == nil ? address.kind.rawValue : "wss"
     OutputWriter.standardError.line("pktbench: listening on \(kind) \(bound)\(note)")
 
-    if let duration {
-      loop.scheduleTask(in: .nanoseconds(Int64(duration.nanoseconds))) {
-        session.value.stop("--duration \(DurationText.of(duration.seconds))")
+    if let durationSeconds {
+      loop.scheduleTask(in: .nanoseconds(Int64(UInt64(durationSeconds * 1e9)))) {
+        session.value.stop("--duration \(DurationText.of(durationSeconds))")
       }
     }
     let status = try done.futureResult.wait()
     withExtendedLifetime(signals) {}
-    if status != 0 { throw ExitCode(status) }
+    return status
   }
 }

@@ -7,7 +7,7 @@ import PacketKit
 /// writer (a device that notifies whoever wrote last), and is logged as `sent` so
 /// `--messages` and `-Y` see it.
 extension ListenSession {
-  func makeDevice() -> DeviceEmulator? {
+  package func makeDevice() -> DeviceEmulator? {
     guard let emulation = configuration.emulation, let timeline,
       let behaviour = configuration.codecs.named(emulation.codec) as? any DeviceBehaviour,
       let model = try? behaviour.makeModel(mode: .emulation, settings: emulation.settings)
@@ -17,7 +17,7 @@ extension ListenSession {
       pathField: pathField)
   }
 
-  func emulate(_ record: DecodedRecord, from peer: SocketAddress, on channel: Channel) {
+  package func emulate(_ record: DecodedRecord, from peer: SocketAddress, on channel: Channel) {
     guard let device = device(), let message = FlowMessage(record), let sender = record.source else { return }
     let local = record.destination
     device.attach(

@@ -4,61 +4,83 @@ import PacketDecode
 import PacketKit
 
 /// What `listen` was asked to do, as a plain value for the event loop.
-struct ListenConfiguration: Sendable {
+public struct ListenConfiguration: Sendable {
   /// The run's codecs.
-  var codecs: CodecSet
-  var address: ListenAddress
-  var codec: String?
-  var rules: [DecodeAsRule]
-  var output: LiveOutputSettings
-  var countLimit: Int?
+  package var codecs: CodecSet
+  package var address: ListenAddress
+  package var codec: String?
+  package var rules: [DecodeAsRule]
+  package var output: LiveOutputSettings
+  package var countLimit: Int?
   /// `emulate`: the device the socket plays.
-  var emulation: EmulationSettings?
+  package var emulation: EmulationSettings?
   /// ws: the guards against clients that hold memory or sockets.
-  var server = WebSocketServerSettings()
+  package var server = WebSocketServerSettings()
   /// udp: SO_RCVBUF for the sockets, when asked for.
-  var receiveBufferBytes: Int?
-}
+  package var receiveBufferBytes: Int?
 
-/// What `emulate` plays: a codec's device model and its settings.
-struct EmulationSettings: Sendable {
-  var codec: String
-  var settings: ModelSettings
-  /// Events as `analyze --timeline`'s NDJSON instead of text.
-  var ndjson: Bool
+  /// A listener on `address` (`ListenAddress.parse("udp:5005")`) that
+  /// decodes each message with `codecs` and writes it as `output` says,
+  /// stopping after `countLimit` messages if given; with `emulation`, the
+  /// device that answers.
+  public init(
+    codecs: CodecSet, address: ListenAddress, output: LiveOutputSettings = LiveOutputSettings(),
+    countLimit: Int? = nil, emulation: EmulationSettings? = nil
+  ) {
+    self.init(
+      codecs: codecs, address: address, codec: emulation?.codec, rules: [], output: output,
+      countLimit: countLimit, emulation: emulation, server: WebSocketServerSettings())
+  }
+
+  package init(
+    codecs: CodecSet, address: ListenAddress, codec: String?, rules: [DecodeAsRule],
+    output: LiveOutputSettings,
+    countLimit: Int?, emulation: EmulationSettings?, server: WebSocketServerSettings,
+    receiveBufferBytes: Int? = nil
+  ) {
+    self.codecs = codecs
+    self.address = address
+    self.codec = codec
+    self.rules = rules
+    self.output = output
+    self.countLimit = countLimit
+    self.emulation = emulation
+    self.server = server
+    self.receiveBufferBytes = receiveBufferBytes
+  }
 }
 
 /// One `listen` run. Lives on its event loop (the group has one thread):
 /// every socket's handler calls into it there, so decoding and output are
 /// never concurrent. `stop` closes every socket, writes the summary and
 /// completes `done` with the exit status.
-final class ListenSession {
-  let configuration: ListenConfiguration
-  let loop: EventLoop
-  let recorder: LiveRecorder
-  let decoding: LiveDecoding
+package final class ListenSession {
+  package let configuration: ListenConfiguration
+  package let loop: EventLoop
+  package let recorder: LiveRecorder
+  package let decoding: LiveDecoding
   private let out: OutputWriter
   private let done: EventLoopPromise<Int32>
   private var channels: [Channel] = []
   private var connections: [ObjectIdentifier: WebSocketConnectionHandler] = [:]
-  private(set) var stopReason: String?
+  package private(set) var stopReason: String?
   private let startedNanoseconds = monotonicNanoseconds()
   /// `emulate`: where the device's events are printed, and the one device
   /// behind the socket (every sender's and every connection's).
-  let timeline: EmulatorTimeline?
+  package let timeline: EmulatorTimeline?
   private var emulated: DeviceEmulator?
   /// ws: the bytes all connections hold, and the connections cut.
-  let budget: ConnectionBudget
+  package let budget: ConnectionBudget
   /// ws: the paths the codecs name, and the fields they fill.
-  let pathField: WebSocketPathField
+  package let pathField: WebSocketPathField
   /// ws: the lines clients past --max-connections make.
-  let refusals = RefusalLog()
+  package let refusals = RefusalLog()
   /// The exit status `stop` was given: 130 for a signal.
   private var status: Int32 = ExitStatus.ok
   /// udp: the datagrams the kernel dropped (a full receive queue), read as the sockets close.
   private var kernelDrops: Int?
 
-  init(configuration: ListenConfiguration, loop: EventLoop, done: EventLoopPromise<Int32>) {
+  package init(configuration: ListenConfiguration, loop: EventLoop, done: EventLoopPromise<Int32>) {
     self.configuration = configuration
     self.loop = loop
     self.done = done
@@ -85,23 +107,23 @@ final class ListenSession {
     }
   }
 
-  var isStopping: Bool { stopReason != nil }
+  package var isStopping: Bool { stopReason != nil }
 
-  func add(_ channel: Channel) {
+  package func add(_ channel: Channel) {
     channels.append(channel)
   }
 
-  func opened(_ connection: WebSocketConnectionHandler) {
+  package func opened(_ connection: WebSocketConnectionHandler) {
     connections[ObjectIdentifier(connection)] = connection
   }
 
-  func closed(_ connection: WebSocketConnectionHandler) {
+  package func closed(_ connection: WebSocketConnectionHandler) {
     connections[ObjectIdentifier(connection)] = nil
   }
 
   /// One datagram: decoded and written at once; a malformed one is shown
   /// as a decode error and the listener goes on.
-  func datagram(_ envelope: AddressedEnvelope<ByteBuffer>, local: SocketAddress?, channel: Channel) {
+  package func datagram(_ envelope: AddressedEnvelope<ByteBuffer>, local: SocketAddress?, channel: Channel) {
     guard !isStopping else { return }
     var record = DecodedRecord(
       frame: recorder.nextFrame(), time: LiveClock.now(), transport: "udp",
@@ -123,21 +145,21 @@ final class ListenSession {
   }
 
   /// The emulated device, made on first use; nil when not emulating.
-  func device() -> DeviceEmulator? {
+  package func device() -> DeviceEmulator? {
     if let emulated { return emulated }
     emulated = makeDevice()
     return emulated
   }
 
   /// A problem that is not a message (a socket error): one line on stderr.
-  func warn(_ text: String) {
+  package func warn(_ text: String) {
     OutputWriter.standardError.line("pktbench: \(text)")
   }
 
   /// Stops once: closes the sockets (WebSocket clients get 1001 going away),
   /// then writes the summary and completes `done` with `status` (130 when
   /// a signal stopped it, as for every command).
-  func stop(_ reason: String, status: Int32 = ExitStatus.ok) {
+  package func stop(_ reason: String, status: Int32 = ExitStatus.ok) {
     guard stopReason == nil else { return }
     stopReason = reason
     self.status = status

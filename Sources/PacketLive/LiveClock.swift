@@ -7,16 +7,16 @@
 /// Wall-clock time for output, and its two printed forms. Rates and
 /// schedules use the monotonic clock (NIODeadline, PacketKit's
 /// `monotonicNanoseconds`) instead: the wall clock can be stepped by NTP.
-enum LiveClock {
+package enum LiveClock {
   /// Unix seconds, fractional.
-  static func now() -> Double {
+  package static func now() -> Double {
     var spec = timespec()
     clock_gettime(CLOCK_REALTIME, &spec)
     return Double(spec.tv_sec) + Double(spec.tv_nsec) / 1e9
   }
 
   /// "14:03:22.123456", local time, for the text view.
-  static func clockText(_ time: Double) -> String {
+  package static func clockText(_ time: Double) -> String {
     var seconds = time_t(time.rounded(.down))
     var parts = tm()
     localtime_r(&seconds, &parts)
@@ -26,7 +26,7 @@ enum LiveClock {
   }
 
   /// "2026-05-01T12:03:22.123456Z", UTC, for JSON.
-  static func isoText(_ time: Double) -> String {
+  package static func isoText(_ time: Double) -> String {
     var seconds = time_t(time.rounded(.down))
     var parts = tm()
     gmtime_r(&seconds, &parts)

@@ -4,11 +4,11 @@ import PacketKit
 /// Decodes one live payload into a record, exactly as the capture pipeline
 /// does for a payload it found in a file: the router picks the codec
 /// (`--codec`, `--decode-as`, well-known ports and paths, probes).
-struct LiveDecoding {
-  var router: PayloadRouter
-  var keepPayload: Bool
+package struct LiveDecoding {
+  package var router: PayloadRouter
+  package var keepPayload: Bool
 
-  func decode(
+  package func decode(
     _ payload: UnsafeRawBufferPointer, carrier: PayloadRouter.Carrier, into record: inout DecodedRecord
   ) {
     record.payloadLength = payload.count
@@ -21,7 +21,7 @@ struct LiveDecoding {
     record.result = router.codecs.decodeFrame(choice.index, payload)
   }
 
-  func decode(_ payload: [UInt8], carrier: PayloadRouter.Carrier, into record: inout DecodedRecord) {
+  package func decode(_ payload: [UInt8], carrier: PayloadRouter.Carrier, into record: inout DecodedRecord) {
     payload.withUnsafeBytes { decode($0, carrier: carrier, into: &record) }
   }
 }

@@ -2,20 +2,20 @@ import PacketDecode
 
 /// What `listen` binds: `udp:9000`, `udp:[::]:9000`, `udp:127.0.0.1:9000`,
 /// `ws:8000`. Without an address it listens on every address, IPv4 and IPv6.
-struct ListenAddress: Equatable, Sendable {
-  enum Kind: String, Sendable {
+public struct ListenAddress: Equatable, Sendable {
+  package enum Kind: String, Sendable {
     case udp, ws
   }
 
-  var kind: Kind
+  package var kind: Kind
   /// nil: all addresses (0.0.0.0 and ::).
-  var host: String?
-  var port: Int
+  package var host: String?
+  package var port: Int
 
-  static let usage =
+  package static let usage =
     "expected udp:PORT, udp:ADDRESS:PORT, udp:[IPv6]:PORT or ws:PORT (e.g. udp:9000, ws:8080)"
 
-  static func parse(_ text: String) throws(CommandFailure) -> ListenAddress {
+  public static func parse(_ text: String) throws(CommandFailure) -> ListenAddress {
     guard let colon = text.firstIndex(of: ":") else {
       throw CommandFailure("'\(text)': \(usage)")
     }
@@ -29,7 +29,7 @@ struct ListenAddress: Equatable, Sendable {
     return ListenAddress(kind: kind, host: host, port: port)
   }
 
-  var display: String {
+  package var display: String {
     guard let host else { return "\(kind.rawValue):\(port)" }
     return "\(kind.rawValue):\(HostPort.join(host, port))"
   }
@@ -37,23 +37,23 @@ struct ListenAddress: Equatable, Sendable {
 
 /// Where `send` and `replay` go: `udp://HOST:PORT`, `ws://HOST:PORT/PATH`
 /// or `wss://HOST:PORT/PATH` (WebSocket over TLS).
-struct TargetURL: Equatable, Sendable {
-  enum Scheme: String, Sendable {
+package struct TargetURL: Equatable, Sendable {
+  package enum Scheme: String, Sendable {
     case udp, ws, wss
 
-    var isWebSocket: Bool { self != .udp }
+    package var isWebSocket: Bool { self != .udp }
   }
 
-  var scheme: Scheme
-  var host: String
-  var port: Int
+  package var scheme: Scheme
+  package var host: String
+  package var port: Int
   /// The request path for ws (at least "/"); empty for udp.
-  var path: String
+  package var path: String
 
-  static let usage =
+  package static let usage =
     "expected udp://HOST:PORT, ws://HOST:PORT/PATH or wss://HOST:PORT/PATH (e.g. udp://127.0.0.1:9000)"
 
-  static func parse(_ text: String) throws(CommandFailure) -> TargetURL {
+  package static func parse(_ text: String) throws(CommandFailure) -> TargetURL {
     guard let separator = text.range(of: "://") else {
       throw CommandFailure("'\(text)': \(usage)")
     }
@@ -86,12 +86,12 @@ struct TargetURL: Equatable, Sendable {
     return TargetURL(scheme: scheme, host: host, port: port, path: path)
   }
 
-  var display: String { "\(scheme.rawValue)://\(HostPort.join(host, port))\(path)" }
+  package var display: String { "\(scheme.rawValue)://\(HostPort.join(host, port))\(path)" }
 }
 
 /// `HOST:PORT`, `[V6]:PORT` or `PORT`.
-enum HostPort {
-  static func split(_ text: String, whole: String, defaultPort: Int?) throws(CommandFailure)
+package enum HostPort {
+  package static func split(_ text: String, whole: String, defaultPort: Int?) throws(CommandFailure)
     -> (host: String?, port: Int)
   {
     var host: String?
@@ -129,7 +129,7 @@ enum HostPort {
     return (host, port)
   }
 
-  static func join(_ host: String, _ port: Int) -> String {
+  package static func join(_ host: String, _ port: Int) -> String {
     host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)"
   }
 }

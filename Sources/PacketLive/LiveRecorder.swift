@@ -7,24 +7,24 @@ import PacketKit
 /// uses), keeps the counters for `--stats`, and says when `--count` is
 /// reached. It is not thread-safe: each command drives it from one thread
 /// (the event loop, or the capture loop).
-final class LiveRecorder: MessageSink {
+package final class LiveRecorder: MessageSink {
   private let inner: MessageSink?
   private let out: OutputWriter
   /// `-Y`: a record it drops is not written, counted, timed or stamped.
   private let displayFilter: RecordFilter?
-  let countLimit: Int?
-  private(set) var stats: CaptureStats
-  private(set) var timings: [String: SourceTiming] = [:]
+  package let countLimit: Int?
+  package private(set) var stats: CaptureStats
+  package private(set) var timings: [String: SourceTiming] = [:]
   /// Sources in the order they were first seen.
-  private(set) var sourceOrder: [String] = []
+  package private(set) var sourceOrder: [String] = []
   /// Messages counted toward `--count` (received application messages).
-  private(set) var counted = 0
-  private(set) var limitReached = false
+  package private(set) var counted = 0
+  package private(set) var limitReached = false
   private var sequence = 0
   /// Called once, when the `--count`th message has been written.
-  var onLimitReached: (() -> Void)?
+  package var onLimitReached: (() -> Void)?
 
-  init(
+  package init(
     inner: MessageSink?, out: OutputWriter, codecs: CodecSet, countLimit: Int?,
     displayFilter: RecordFilter? = nil
   ) {
@@ -35,26 +35,26 @@ final class LiveRecorder: MessageSink {
     self.displayFilter = displayFilter
   }
 
-  var wantsPayload: Bool { inner?.wantsPayload ?? false }
+  package var wantsPayload: Bool { inner?.wantsPayload ?? false }
 
   /// No per-message output (`-q`): callers may skip building records that
   /// only the output would show.
-  var isSilent: Bool { inner == nil }
+  package var isSilent: Bool { inner == nil }
 
   /// The next 1-based record number of this run (live records have no file position).
-  func nextFrame() -> Int {
+  package func nextFrame() -> Int {
     sequence += 1
     return sequence
   }
 
   /// A record from the capture pipeline: application messages count.
-  func emit(_ record: DecodedRecord) {
+  package func emit(_ record: DecodedRecord) {
     emit(record, counts: record.result != nil)
   }
 
   /// Writes one record. `counts`: whether it counts toward `--count` (what
   /// was received, not what pktbench answered or sent).
-  func emit(_ record: DecodedRecord, counts: Bool) {
+  package func emit(_ record: DecodedRecord, counts: Bool) {
     guard !limitReached else { return }
     if let displayFilter, !displayFilter.matches(record) { return }
     var record = record
@@ -86,32 +86,32 @@ final class LiveRecorder: MessageSink {
   }
 
   /// Closes the output (a JSON array's bracket).
-  func finish(name: String, stats: CaptureStats) {
+  package func finish(name: String, stats: CaptureStats) {
     inner?.finish(name: name, stats: stats)
     out.flush()
   }
 
-  func finish(name: String) {
+  package func finish(name: String) {
     finish(name: name, stats: stats)
   }
 }
 
 /// Arrival statistics for one source: count, span, gaps.
-struct SourceTiming {
-  var count = 1
-  var first: Double
-  var last: Double
-  var minimumGap = Double.infinity
-  var maximumGap = 0.0
-  var gapSum = 0.0
+package struct SourceTiming {
+  package var count = 1
+  package var first: Double
+  package var last: Double
+  package var minimumGap = Double.infinity
+  package var maximumGap = 0.0
+  package var gapSum = 0.0
 
-  init(first: Double) {
+  package init(first: Double) {
     self.first = first
     self.last = first
   }
 
   /// Records one more arrival; returns the gap since the previous one.
-  mutating func add(_ time: Double) -> Double {
+  package mutating func add(_ time: Double) -> Double {
     let gap = time - last
     count += 1
     last = time
@@ -122,9 +122,9 @@ struct SourceTiming {
   }
 
   /// Messages per second over the span from first to last (n − 1 intervals).
-  var rate: Double? {
+  package var rate: Double? {
     count > 1 && last > first ? Double(count - 1) / (last - first) : nil
   }
 
-  var meanGap: Double? { count > 1 ? gapSum / Double(count - 1) : nil }
+  package var meanGap: Double? { count > 1 ? gapSum / Double(count - 1) : nil }
 }

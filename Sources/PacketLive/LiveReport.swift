@@ -2,13 +2,13 @@ import PacketDecode
 
 /// What a live command prints when it stops (listen/capture summary, send
 /// report): text lines or one JSON object, where the output settings say.
-protocol LiveReport {
+package protocol LiveReport {
   func lines() -> [String]
   func json() -> [UInt8]
 }
 
 extension LiveReport {
-  func write(options: LiveOutputSettings, out: OutputWriter) {
+  package func write(options: LiveOutputSettings, out: OutputWriter) {
     if options.summaryAsJSON {
       out.bytes(json())
       out.line()

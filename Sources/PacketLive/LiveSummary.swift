@@ -4,18 +4,18 @@ import PacketKit
 /// The `--stats` summary of a live run: why and when it stopped, the
 /// counters `decode --stats` shows (with rates measured over the run), and
 /// per source the message rate and the gaps between arrivals.
-struct LiveSummary: LiveReport {
-  var name: String
-  var stopReason: String
-  var elapsedSeconds: Double
-  var stats: CaptureStats
-  var timings: [(source: String, timing: SourceTiming)]
+package struct LiveSummary: LiveReport {
+  package var name: String
+  package var stopReason: String
+  package var elapsedSeconds: Double
+  package var stats: CaptureStats
+  package var timings: [(source: String, timing: SourceTiming)]
   /// Extra lines for the command (packets captured, drops, bytes written).
-  var notes: [String] = []
+  package var notes: [String] = []
   /// udp: datagrams the kernel dropped before they were read (nil: not a UDP listener).
-  var kernelDrops: Int?
+  package var kernelDrops: Int?
 
-  init(name: String, stopReason: String, elapsedSeconds: Double, recorder: LiveRecorder) {
+  package init(name: String, stopReason: String, elapsedSeconds: Double, recorder: LiveRecorder) {
     self.name = name
     self.stopReason = stopReason
     self.elapsedSeconds = elapsedSeconds
@@ -23,7 +23,7 @@ struct LiveSummary: LiveReport {
     self.timings = recorder.sourceOrder.compactMap { key in recorder.timings[key].map { (key, $0) } }
   }
 
-  func lines() -> [String] {
+  package func lines() -> [String] {
     var out: [String] = []
     let messages = timings.reduce(0) { $0 + $1.timing.count }
     let overall =
@@ -47,7 +47,7 @@ struct LiveSummary: LiveReport {
     return out
   }
 
-  func json() -> [UInt8] {
+  package func json() -> [UInt8] {
     var json = JSONWriter()
     json.raw("{\"summary\":")
     json.string(name)
@@ -80,13 +80,13 @@ struct LiveSummary: LiveReport {
     return json.bytes
   }
 
-  static func kernelDropsText(_ drops: Int) -> String {
+  package static func kernelDropsText(_ drops: Int) -> String {
     guard drops > 0 else { return "none (no datagram was dropped by the kernel)" }
     return "\(drops) datagram\(drops == 1 ? "" : "s") dropped by the kernel before pktbench read them "
       + "(the socket's receive buffer was full; raise it with --receive-buffer)"
   }
 
-  static func ms(_ seconds: Double) -> String {
+  package static func ms(_ seconds: Double) -> String {
     SummaryRenderer.fixed(seconds * 1e3, digits: 3)
   }
 }

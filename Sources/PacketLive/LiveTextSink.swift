@@ -4,8 +4,8 @@ import PacketKit
 /// The text view of live traffic: `decode`'s summary line, led by the
 /// record number, the wall-clock arrival time and the gap since the
 /// previous message from the same source. `-V` and `-x` are `decode`'s.
-enum LiveTextSink {
-  static func make(
+package enum LiveTextSink {
+  package static func make(
     out: OutputWriter, style: Style, verbose: Bool, hexDump: Bool,
     framing: SummaryFraming
   ) -> TextSink {
@@ -15,7 +15,7 @@ enum LiveTextSink {
   }
 
   /// `     3  14:03:22.123456   +50.012 ms  127.0.0.1:40000 → 127.0.0.1:9000  udp  codec message ...`
-  static func line(_ record: DecodedRecord, style: Style, framing: SummaryFraming = .none) -> String {
+  package static func line(_ record: DecodedRecord, style: Style, framing: SummaryFraming = .none) -> String {
     var bare = record
     bare.frame = nil
     bare.time = nil

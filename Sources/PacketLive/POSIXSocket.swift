@@ -5,8 +5,8 @@
 #endif
 
 /// The libc calls the sender makes itself, under names its methods do not shadow.
-enum POSIXSocket {
-  static func datagram(family: CInt) -> CInt {
+package enum POSIXSocket {
+  package static func datagram(family: CInt) -> CInt {
     #if canImport(Glibc)
       Glibc.socket(family, CInt(SOCK_DGRAM.rawValue), 0)
     #else
@@ -14,7 +14,8 @@ enum POSIXSocket {
     #endif
   }
 
-  static func connect(_ socket: CInt, _ address: UnsafePointer<sockaddr>, _ length: socklen_t) -> CInt {
+  package static func connect(_ socket: CInt, _ address: UnsafePointer<sockaddr>, _ length: socklen_t) -> CInt
+  {
     #if canImport(Glibc)
       Glibc.connect(socket, address, length)
     #else
@@ -22,7 +23,7 @@ enum POSIXSocket {
     #endif
   }
 
-  static func send(_ socket: CInt, _ bytes: UnsafeRawBufferPointer) -> Int {
+  package static func send(_ socket: CInt, _ bytes: UnsafeRawBufferPointer) -> Int {
     #if canImport(Glibc)
       Glibc.send(socket, bytes.baseAddress, bytes.count, CInt(MSG_NOSIGNAL))
     #else
@@ -30,7 +31,7 @@ enum POSIXSocket {
     #endif
   }
 
-  static func close(_ socket: CInt) {
+  package static func close(_ socket: CInt) {
     #if canImport(Glibc)
       _ = Glibc.close(socket)
     #else

@@ -8,12 +8,12 @@ import PacketCapture
 /// senders as separate peers: bound to the capture's own source port
 /// (`keep`) or to a free one (`map`). Made on first use, on the replaying
 /// thread; at most `limit`, then the rest share the first.
-final class ReplaySockets {
-  enum Mode: String, CaseIterable {
+package final class ReplaySockets {
+  package enum Mode: String, CaseIterable {
     case one, keep, map
   }
 
-  static let limit = 256
+  package static let limit = 256
 
   private let mode: Mode
   private let group: EventLoopGroup
@@ -23,9 +23,11 @@ final class ReplaySockets {
   private var shared: Channel?
   private var bySource: [Endpoint: Channel] = [:]
   /// Why a socket could not be had, said once.
-  private(set) var notes: [String] = []
+  package private(set) var notes: [String] = []
 
-  init(mode: Mode, group: EventLoopGroup, target: SocketAddress, errors: ReplayErrors, display: String) {
+  package init(
+    mode: Mode, group: EventLoopGroup, target: SocketAddress, errors: ReplayErrors, display: String
+  ) {
     self.mode = mode
     self.group = group
     self.target = target
@@ -34,12 +36,12 @@ final class ReplaySockets {
   }
 
   /// The first socket, made now so a target that cannot be reached fails before any sending.
-  func open() throws {
+  package func open() throws {
     shared = try connect(port: nil)
   }
 
   /// The socket that sends what `source` sent in the capture.
-  func channel(for source: Endpoint) -> Channel? {
+  package func channel(for source: Endpoint) -> Channel? {
     guard mode != .one else { return shared }
     if let known = bySource[source] { return known }
     guard bySource.count < Self.limit else {
@@ -59,7 +61,7 @@ final class ReplaySockets {
     }
   }
 
-  func closeAll() {
+  package func closeAll() {
     for channel in bySource.values where channel !== shared {
       try? channel.close().wait()
     }

@@ -16,17 +16,31 @@ import PacketKit
 /// start + (tᵢ − t₀)/speed on the monotonic clock (no drift), read and
 /// sent one at a time, so the capture is never loaded whole. Runs on the
 /// calling thread; the socket's event loop only reports errors.
-final class Replayer {
-  struct Configuration {
-    var codecs: CodecSet
-    var path: String
-    var target: TargetURL
+package final class Replayer {
+  package struct Configuration {
+    package var codecs: CodecSet
+    package var path: String
+    package var target: TargetURL
     /// nil: as fast as possible.
-    var speed: Double?
-    var countLimit: Int?
-    var output: LiveOutputSettings
-    var codec: String?
-    var rules: [DecodeAsRule]
+    package var speed: Double?
+    package var countLimit: Int?
+    package var output: LiveOutputSettings
+    package var codec: String?
+    package var rules: [DecodeAsRule]
+
+    package init(
+      codecs: CodecSet, path: String, target: TargetURL, speed: Double? = nil, countLimit: Int? = nil,
+      output: LiveOutputSettings, codec: String? = nil, rules: [DecodeAsRule]
+    ) {
+      self.codecs = codecs
+      self.path = path
+      self.target = target
+      self.speed = speed
+      self.countLimit = countLimit
+      self.output = output
+      self.codec = codec
+      self.rules = rules
+    }
   }
 
   private let configuration: Configuration
@@ -41,9 +55,9 @@ final class Replayer {
   private var clockStart: UInt64 = 0
   private var lastDue: UInt64 = 0
   private var sent = 0
-  private(set) var skippedStreams = 0
+  package private(set) var skippedStreams = 0
 
-  init(configuration: Configuration, sockets: ReplaySockets, errors: ReplayErrors, stop: StopFlag) {
+  package init(configuration: Configuration, sockets: ReplaySockets, errors: ReplayErrors, stop: StopFlag) {
     self.configuration = configuration
     self.sockets = sockets
     self.errors = errors
@@ -59,7 +73,7 @@ final class Replayer {
   }
 
   /// Reads and sends; returns the exit status.
-  func run(reader: PcapFileReader) -> Int32 {
+  package func run(reader: PcapFileReader) -> Int32 {
     let decoder = PacketDecoder()
     var end = ReadEnd.endOfFile
     end = reader.read { record in
@@ -152,12 +166,14 @@ final class Replayer {
 }
 
 /// Socket errors seen on the event loop, for the replaying thread to report.
-final class ReplayErrors: @unchecked Sendable {
+package final class ReplayErrors: @unchecked Sendable {
   private let lock = NSLock()
   private var refused = 0
   private var fatal: String?
 
-  func add(_ error: Error, target: String) {
+  package init() {}
+
+  package func add(_ error: Error, target: String) {
     lock.lock()
     defer { lock.unlock() }
     if SocketFailure.errnoCode(error) == ECONNREFUSED {
@@ -172,13 +188,13 @@ final class ReplayErrors: @unchecked Sendable {
     }
   }
 
-  var failed: Bool {
+  package var failed: Bool {
     lock.lock()
     defer { lock.unlock() }
     return refused > 0 || fatal != nil
   }
 
-  var summary: String? {
+  package var summary: String? {
     lock.lock()
     defer { lock.unlock() }
     guard refused > 0 else { return fatal }
@@ -187,20 +203,20 @@ final class ReplayErrors: @unchecked Sendable {
 }
 
 /// Reports the replay socket's errors.
-final class ReplayErrorHandler: ChannelInboundHandler {
-  typealias InboundIn = AddressedEnvelope<ByteBuffer>
+package final class ReplayErrorHandler: ChannelInboundHandler {
+  package typealias InboundIn = AddressedEnvelope<ByteBuffer>
 
   private let errors: ReplayErrors
   private let target: String
 
-  init(errors: ReplayErrors, target: String) {
+  package init(errors: ReplayErrors, target: String) {
     self.errors = errors
     self.target = target
   }
 
-  func channelRead(context: ChannelHandlerContext, data: NIOAny) {}
+  package func channelRead(context: ChannelHandlerContext, data: NIOAny) {}
 
-  func errorCaught(context: ChannelHandlerContext, error: Error) {
+  package func errorCaught(context: ChannelHandlerContext, error: Error) {
     errors.add(error, target: target)
   }
 }

@@ -5,21 +5,21 @@ import PacketKit
 /// values, within a time. Fields are named by their craft flag or schema
 /// name; values compare as the decode shows them (enumerations by name in
 /// any case, with - for _, or by number; numbers by value; booleans).
-struct SendExpectation: Sendable {
-  var codec: String
-  var message: String
-  var fields: [(name: String, value: String)]
-  var withinNanoseconds: UInt64
+package struct SendExpectation: Sendable {
+  package var codec: String
+  package var message: String
+  package var fields: [(name: String, value: String)]
+  package var withinNanoseconds: UInt64
 
-  static let defaultWithinNanoseconds: UInt64 = 2_000_000_000
+  package static let defaultWithinNanoseconds: UInt64 = 2_000_000_000
 
   /// "authResponse success=true within 2s"
-  var label: String {
+  package var label: String {
     (["expect \(message)"] + fields.map { "\($0.name)=\($0.value)" }).joined(separator: " ")
       + " within \(DurationText.of(Double(withinNanoseconds) / 1e9))"
   }
 
-  func matches(_ frame: DecodedFrame) -> Bool {
+  package func matches(_ frame: DecodedFrame) -> Bool {
     guard frame.codec == codec, frame.message == message else { return false }
     return fields.allSatisfy { field in
       frame.fields.first(named: field.name).map { Self.value($0.value, equals: field.value) } ?? false
@@ -29,14 +29,14 @@ struct SendExpectation: Sendable {
   /// What `frame` has in the fields this expectation names, found as
   /// `matches` finds them (in an envelope's payload too): `success=false`,
   /// or `success absent`.
-  func found(in frame: DecodedFrame) -> String {
+  package func found(in frame: DecodedFrame) -> String {
     fields.map { field in
       guard let node = frame.fields.first(named: field.name) else { return "\(field.name) absent" }
       return "\(field.name)=\(TerminalText.escaped(node.value.display))"
     }.joined(separator: " ")
   }
 
-  static func value(_ value: FieldValue, equals text: String) -> Bool {
+  package static func value(_ value: FieldValue, equals text: String) -> Bool {
     switch value {
     case .bool(let flag): return text.lowercased() == (flag ? "true" : "false")
     case .enumeration(let name, let raw):
@@ -53,7 +53,8 @@ struct SendExpectation: Sendable {
   }
 
   /// Parses `expect MESSAGE [--field value …] [--within 2s]`.
-  static func parse(_ arguments: [String], codecs: CodecSet) throws(CommandFailure) -> SendExpectation {
+  package static func parse(_ arguments: [String], codecs: CodecSet) throws(CommandFailure) -> SendExpectation
+  {
     guard let name = arguments.first, !name.hasPrefix("-") else {
       throw CommandFailure("expect needs a message name, e.g. expect MESSAGE --field value --within 2s")
     }

@@ -7,19 +7,19 @@ import PacketKit
 ///
 ///     drive --left 40 --right 40 --rate 20hz --duration 5s
 ///     auth --secret S then frame --jpeg a.jpg --rate 30hz --count 90
-struct SendStep: Sendable {
-  var codec: any FrameCodec
-  var schema: MessageSchema
-  var values: CraftValues
+package struct SendStep: Sendable {
+  package var codec: any FrameCodec
+  package var schema: MessageSchema
+  package var values: CraftValues
   /// Time between sends; nil for a single message.
-  var periodNanoseconds: UInt64?
-  var count: Int?
-  var durationNanoseconds: UInt64?
+  package var periodNanoseconds: UInt64?
+  package var count: Int?
+  package var durationNanoseconds: UInt64?
   /// A camera frame without --frame-id gets f-0001, f-0002, … as the app numbers its frames.
-  var numbersFrames = false
+  package var numbersFrames = false
 
   /// The values for message number `index` (0-based) of the step.
-  func values(forMessage index: Int) -> CraftValues {
+  package func values(forMessage index: Int) -> CraftValues {
     guard numbersFrames else { return values }
     var numbered = values
     let number = String(index + 1)
@@ -28,7 +28,7 @@ struct SendStep: Sendable {
   }
 
   /// Whether message number `sent` (0-based) would be past the step's end.
-  func isFinished(afterSending sent: Int) -> Bool {
+  package func isFinished(afterSending sent: Int) -> Bool {
     guard let periodNanoseconds else { return sent >= (count ?? 1) }
     if let count, sent >= count { return true }
     if let durationNanoseconds, UInt64(sent) * periodNanoseconds >= durationNanoseconds { return true }
@@ -36,7 +36,7 @@ struct SendStep: Sendable {
   }
 
   /// "drive, 20 Hz for 5 s" for the report.
-  var label: String {
+  package var label: String {
     var text = schema.name
     if let periodNanoseconds { text += ", \(SendPlan.hertzText(periodNanoseconds)) Hz" }
     if let count { text += ", \(count)×" }
@@ -46,14 +46,14 @@ struct SendStep: Sendable {
 }
 
 /// One step of `send`: messages to send, a pause, or a message to wait for.
-enum SendAction: Sendable {
+package enum SendAction: Sendable {
   case send(SendStep)
   /// `wait 200ms`: nothing is sent for this long.
   case wait(nanoseconds: UInt64)
   /// `expect MESSAGE [--field value …] [--within 2s]`.
   case expect(SendExpectation)
 
-  var label: String {
+  package var label: String {
     switch self {
     case .send(let step): step.label
     case .wait(let nanoseconds): "wait \(DurationText.of(Double(nanoseconds) / 1e9))"
@@ -62,16 +62,16 @@ enum SendAction: Sendable {
   }
 }
 
-enum SendPlan {
+package enum SendPlan {
   /// The default pace when --count or --duration is given without --rate.
-  static let defaultPeriodNanoseconds: UInt64 = 1_000_000_000
+  package static let defaultPeriodNanoseconds: UInt64 = 1_000_000_000
   /// No faster than this: a loop faster than 100 kHz would measure itself.
-  static let minimumPeriodNanoseconds: UInt64 = 10_000
+  package static let minimumPeriodNanoseconds: UInt64 = 10_000
 
   /// Splits `tokens` on `then` and parses each step. `pathField` fills a
   /// field the user left out from the URL's path, where a codec names one
   /// (`WebSocketPathField`).
-  static func parse(
+  package static func parse(
     _ tokens: [String], codecs: CodecSet, force: Bool, badCheck: Bool,
     pathField: (field: String, value: String)?
   )
@@ -120,7 +120,7 @@ enum SendPlan {
     return steps
   }
 
-  static func step(
+  package static func step(
     _ name: String, _ arguments: [String], codecs: CodecSet, force: Bool, badCheck: Bool,
     pathField: (field: String, value: String)? = nil
   ) throws(CommandFailure) -> SendStep {
@@ -182,7 +182,7 @@ enum SendPlan {
   }
 
   /// `20hz`, `20Hz`, `20/s` or `20` (per second); `50ms` or `0.5s` (the period).
-  static func periodNanoseconds(_ text: String) throws(CommandFailure) -> UInt64 {
+  package static func periodNanoseconds(_ text: String) throws(CommandFailure) -> UInt64 {
     let lower = text.lowercased()
     var hertz: Double?
     if lower.hasSuffix("hz") {
@@ -206,7 +206,7 @@ enum SendPlan {
   }
 
   /// Crafts the step's message now (timestamps that default to now are fresh).
-  static func bytes(for step: SendStep, message index: Int = 0) throws(CommandFailure) -> [UInt8] {
+  package static func bytes(for step: SendStep, message index: Int = 0) throws(CommandFailure) -> [UInt8] {
     do {
       return try step.codec.craft(step.schema.name, values: step.values(forMessage: index))
     } catch {
@@ -221,7 +221,7 @@ enum SendPlan {
     }
   }
 
-  static func hertzText(_ periodNanoseconds: UInt64) -> String {
+  package static func hertzText(_ periodNanoseconds: UInt64) -> String {
     let hertz = 1e9 / Double(periodNanoseconds)
     return hertz.rounded() == hertz ? String(Int64(hertz)) : SummaryRenderer.fixed(hertz, digits: 3)
   }

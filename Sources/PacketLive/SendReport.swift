@@ -4,42 +4,42 @@ import PacketKit
 /// What `send` says at the end: per step and in all, how many messages
 /// went out, over how long, the mean rate and interval, and how late the
 /// latest one left compared with its schedule.
-struct SendReport: LiveReport {
-  struct Step {
-    var label: String
-    var count = 0
-    var firstNanoseconds: UInt64?
-    var lastNanoseconds: UInt64?
-    var maximumLatenessNanoseconds: UInt64 = 0
-    var latenessSumNanoseconds: UInt64 = 0
+package struct SendReport: LiveReport {
+  package struct Step {
+    package var label: String
+    package var count = 0
+    package var firstNanoseconds: UInt64?
+    package var lastNanoseconds: UInt64?
+    package var maximumLatenessNanoseconds: UInt64 = 0
+    package var latenessSumNanoseconds: UInt64 = 0
 
-    var durationSeconds: Double {
+    package var durationSeconds: Double {
       guard let firstNanoseconds, let lastNanoseconds else { return 0 }
       return Double(lastNanoseconds - firstNanoseconds) / 1e9
     }
 
     /// Messages per second over the n − 1 intervals between first and last.
-    var meanRate: Double? {
+    package var meanRate: Double? {
       count > 1 && durationSeconds > 0 ? Double(count - 1) / durationSeconds : nil
     }
   }
 
-  var target: String
-  var steps: [Step]
-  var received = 0
+  package var target: String
+  package var steps: [Step]
+  package var received = 0
   /// Datagrams the peer refused (ICMP port unreachable), as the kernel reported them.
-  var refused = 0
+  package var refused = 0
   /// Messages the kernel did not take (a full socket buffer); not in `total`.
-  var notSent = 0
-  var stopReason = ""
-  var notes: [String] = []
+  package var notSent = 0
+  package var stopReason = ""
+  package var notes: [String] = []
 
-  init(target: String, steps: [String]) {
+  package init(target: String, steps: [String]) {
     self.target = target
     self.steps = steps.map { Step(label: $0) }
   }
 
-  mutating func sent(step index: Int, at nanoseconds: UInt64, latenessNanoseconds: Int64) {
+  package mutating func sent(step index: Int, at nanoseconds: UInt64, latenessNanoseconds: Int64) {
     guard steps.indices.contains(index) else { return }
     let lateness = UInt64(max(0, latenessNanoseconds))
     steps[index].count += 1
@@ -49,18 +49,18 @@ struct SendReport: LiveReport {
     steps[index].latenessSumNanoseconds += lateness
   }
 
-  var total: Int { steps.reduce(0) { $0 + $1.count } }
+  package var total: Int { steps.reduce(0) { $0 + $1.count } }
 
-  var maximumLatenessNanoseconds: UInt64 { steps.map(\.maximumLatenessNanoseconds).max() ?? 0 }
+  package var maximumLatenessNanoseconds: UInt64 { steps.map(\.maximumLatenessNanoseconds).max() ?? 0 }
 
-  var durationSeconds: Double {
+  package var durationSeconds: Double {
     let first = steps.compactMap(\.firstNanoseconds).min()
     let last = steps.compactMap(\.lastNanoseconds).max()
     guard let first, let last else { return 0 }
     return Double(last - first) / 1e9
   }
 
-  func lines() -> [String] {
+  package func lines() -> [String] {
     var out: [String] = []
     var head = "sent \(total) message\(total == 1 ? "" : "s") to \(target)"
     head += " in \(SummaryRenderer.fixed(durationSeconds, digits: 3)) s"
@@ -94,7 +94,7 @@ struct SendReport: LiveReport {
     return out
   }
 
-  func json() -> [UInt8] {
+  package func json() -> [UInt8] {
     var json = JSONWriter()
     json.value(
       .object([
@@ -126,7 +126,7 @@ struct SendReport: LiveReport {
     return json.bytes
   }
 
-  static func ms(_ nanoseconds: UInt64) -> String {
+  package static func ms(_ nanoseconds: UInt64) -> String {
     SummaryRenderer.fixed(Double(nanoseconds) / 1e6, digits: 3)
   }
 }

@@ -4,7 +4,7 @@ import PacketKit
 
 /// How `send` reaches its destination: a connected UDP socket or a
 /// WebSocket client connection. Used on the event loop only.
-protocol SendTransport: AnyObject {
+package protocol SendTransport: AnyObject {
   var transportName: String { get }
   var localEndpoint: String? { get }
   var remoteEndpoint: String? { get }
@@ -16,24 +16,35 @@ protocol SendTransport: AnyObject {
 }
 
 /// What `send` was asked to do, as a plain value for the event loop.
-struct SendConfiguration: Sendable {
-  var codecs: CodecSet
-  var target: TargetURL
-  var steps: [SendAction]
-  var output: LiveOutputSettings
+package struct SendConfiguration: Sendable {
+  package var codecs: CodecSet
+  package var target: TargetURL
+  package var steps: [SendAction]
+  package var output: LiveOutputSettings
   /// How long to keep listening for replies after the last message.
-  var lingerNanoseconds: UInt64
+  package var lingerNanoseconds: UInt64
+
+  package init(
+    codecs: CodecSet, target: TargetURL, steps: [SendAction], output: LiveOutputSettings,
+    lingerNanoseconds: UInt64
+  ) {
+    self.codecs = codecs
+    self.target = target
+    self.steps = steps
+    self.output = output
+    self.lingerNanoseconds = lingerNanoseconds
+  }
 }
 
 /// One `send` run, on its event loop: sends step by step on a drift-free
 /// schedule (message k of a step at start + k·period on the monotonic
 /// clock, never "sleep a period after each send"), logs each message sent
 /// and each reply, and reports count, duration, mean rate and lateness.
-final class SendSession {
-  let configuration: SendConfiguration
-  let loop: EventLoop
-  let recorder: LiveRecorder
-  let decoding: LiveDecoding
+package final class SendSession {
+  package let configuration: SendConfiguration
+  package let loop: EventLoop
+  package let recorder: LiveRecorder
+  package let decoding: LiveDecoding
   private let out: OutputWriter
   private let done: EventLoopPromise<Int32>
   private var transport: SendTransport?
@@ -41,7 +52,7 @@ final class SendSession {
   private var sentInStep = 0
   private var stepStart = NIODeadline.now()
   private var nextTask: Scheduled<Void>?
-  private(set) var report: SendReport
+  package private(set) var report: SendReport
   private var stopReason: String?
   private var finished = false
   private var failure: String?
@@ -50,11 +61,11 @@ final class SendSession {
   /// Messages from the peer not yet looked at by an `expect` (the newest
   /// `inboxLimit`): a reply may arrive before its expect step starts.
   private var inbox: [DecodedFrame] = []
-  static let inboxLimit = 256
+  package static let inboxLimit = 256
   /// The `expect` step waiting, and when it started.
   private var expecting: (expectation: SendExpectation, since: NIODeadline)?
 
-  init(configuration: SendConfiguration, loop: EventLoop, done: EventLoopPromise<Int32>) {
+  package init(configuration: SendConfiguration, loop: EventLoop, done: EventLoopPromise<Int32>) {
     self.configuration = configuration
     self.loop = loop
     self.done = done
@@ -76,7 +87,7 @@ final class SendSession {
   }
 
   /// The transport is ready: start the first step.
-  func start(_ transport: SendTransport) {
+  package func start(_ transport: SendTransport) {
     guard self.transport == nil, stopReason == nil else { return }
     self.transport = transport
     startStep(at: NIODeadline.now())
@@ -84,7 +95,7 @@ final class SendSession {
 
   /// Gives up when no transport is ready by then (a server that accepts the
   /// connection but never answers the WebSocket upgrade).
-  func expectTransport(within seconds: Double) {
+  package func expectTransport(within seconds: Double) {
     loop.assumeIsolated().scheduleTask(in: .nanoseconds(Int64(seconds * 1e9))) {
       guard self.transport == nil else { return }
       self.stop(
@@ -95,7 +106,7 @@ final class SendSession {
   }
 
   /// Stops sending (Ctrl-C, or the peer went away) and closes.
-  func stop(_ reason: String, failure: String? = nil) {
+  package func stop(_ reason: String, failure: String? = nil) {
     if let failure, self.failure == nil {
       self.failure = failure
       OutputWriter.standardError.line("pktbench: \(failure)")
@@ -110,14 +121,14 @@ final class SendSession {
 
   /// A problem worth a line in the report that makes the exit status 1,
   /// though sending went on.
-  func noteFailure(_ text: String) {
+  package func noteFailure(_ text: String) {
     report.notes.append(text)
     if failure == nil { failure = text }
   }
 
   /// How many datagrams the peer refused (ICMP port unreachable): counted
   /// in the report, and the exit status is 1 as for any failure.
-  func noteRefused(_ count: Int) {
+  package func noteRefused(_ count: Int) {
     report.refused = count
     if count > 0, failure == nil {
       failure = "\(count) refused by the peer"
@@ -125,7 +136,7 @@ final class SendSession {
   }
 
   /// A message from the peer (a WebSocket reply, a UDP datagram back).
-  func received(_ bytes: [UInt8], extra: [FieldValue.Member] = []) {
+  package func received(_ bytes: [UInt8], extra: [FieldValue.Member] = []) {
     guard let transport else { return }
     var record = DecodedRecord(
       frame: recorder.nextFrame(), time: LiveClock.now(), transport: transport.transportName,
@@ -143,7 +154,9 @@ final class SendSession {
   }
 
   /// A transport event worth a line (ws.close, ws.ping), as decode shows it.
-  func event(_ name: String, _ fields: [FieldValue.Member], fromPeer: Bool, diagnostics: [Diagnostic] = []) {
+  package func event(
+    _ name: String, _ fields: [FieldValue.Member], fromPeer: Bool, diagnostics: [Diagnostic] = []
+  ) {
     var record = DecodedRecord(
       frame: recorder.nextFrame(), time: LiveClock.now(), transport: transport?.transportName ?? "websocket",
       source: fromPeer ? transport?.remoteEndpoint : transport?.localEndpoint,

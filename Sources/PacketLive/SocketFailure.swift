@@ -8,9 +8,9 @@ import NIOPosix
 #endif
 
 /// One line for a socket failure, saying what a person can do about it.
-enum SocketFailure {
+package enum SocketFailure {
   /// The errno behind a NIO error, if there is one.
-  static func errnoCode(_ error: Error) -> Int32? {
+  package static func errnoCode(_ error: Error) -> Int32? {
     if let io = error as? IOError { return io.errnoCode }
     if let connection = error as? NIOConnectionError {
       for failure in connection.connectionErrors {
@@ -22,7 +22,7 @@ enum SocketFailure {
   }
 
   /// Why binding `what` failed.
-  static func bind(_ error: Error, what: String) -> String {
+  package static func bind(_ error: Error, what: String) -> String {
     switch errnoCode(error) {
     case EADDRINUSE:
       return
@@ -40,7 +40,7 @@ enum SocketFailure {
   }
 
   /// Why reaching `what` failed.
-  static func connect(_ error: Error, what: String) -> String {
+  package static func connect(_ error: Error, what: String) -> String {
     switch errnoCode(error) {
     case ECONNREFUSED: return "\(what): connection refused (nothing listens there)"
     case ENETUNREACH: return "\(what): network unreachable (no route to that network)"
@@ -51,7 +51,7 @@ enum SocketFailure {
     return "\(what): \(describe(error))"
   }
 
-  static func describe(_ error: Error) -> String {
+  package static func describe(_ error: Error) -> String {
     if let code = errnoCode(error) { return String(cString: strerror(code)) }
     if let connection = error as? NIOConnectionError {
       if connection.dnsAError != nil || connection.dnsAAAAError != nil {
@@ -73,13 +73,13 @@ enum SocketFailure {
 
 /// `address:port` as the rest of pktbench writes endpoints (`[v6]:port`),
 /// with IPv4-mapped IPv6 addresses shown as the IPv4 address they are.
-enum EndpointText {
-  static func of(_ address: SocketAddress?) -> String? {
+package enum EndpointText {
+  package static func of(_ address: SocketAddress?) -> String? {
     guard let address, let ip = address.ipAddress, let port = address.port else { return nil }
     return of(ip: ip, port: port)
   }
 
-  static func of(ip: String, port: Int) -> String {
+  package static func of(ip: String, port: Int) -> String {
     var host = ip
     if host.lowercased().hasPrefix("::ffff:"), host.contains(".") { host = String(host.dropFirst(7)) }
     return HostPort.join(host, port)

@@ -17,14 +17,14 @@ import PacketDecode
 /// that would stop may be blocked for good, writing to a pipe that nobody
 /// reads (`pktbench listen … | a-reader-that-hangs`), and a signal must
 /// still end the run.
-final class StopSignals: @unchecked Sendable {
+package final class StopSignals: @unchecked Sendable {
   // Touched only on `queue` after init.
   private var sources: [DispatchSourceSignal] = []
   private var watchdog: DispatchSourceTimer?
   private var received = 0
   private let queue = DispatchQueue(label: "pktbench.stop-signals")
 
-  init(patience: Double? = nil, onStop: @escaping @Sendable (_ signalName: String) -> Void) {
+  package init(patience: Double? = nil, onStop: @escaping @Sendable (_ signalName: String) -> Void) {
     for (number, name) in [(SIGINT, "SIGINT"), (SIGTERM, "SIGTERM")] {
       signal(number, SIG_IGN)
       let source = DispatchSource.makeSignalSource(signal: number, queue: queue)
@@ -62,21 +62,23 @@ final class StopSignals: @unchecked Sendable {
 
 /// A stop request shared between a signal handler and a loop on another
 /// thread (capture, replay): the first reason wins.
-final class StopFlag: @unchecked Sendable {
+package final class StopFlag: @unchecked Sendable {
   private let lock = NSLock()
   private var storedReason: String?
 
-  func stop(_ reason: String) {
+  package init() {}
+
+  package func stop(_ reason: String) {
     lock.lock()
     defer { lock.unlock() }
     if storedReason == nil { storedReason = reason }
   }
 
-  var reason: String? {
+  package var reason: String? {
     lock.lock()
     defer { lock.unlock() }
     return storedReason
   }
 
-  var isSet: Bool { reason != nil }
+  package var isSet: Bool { reason != nil }
 }

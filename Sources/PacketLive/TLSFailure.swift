@@ -1,10 +1,10 @@
 import NIOSSL
 
 /// One sentence for a TLS failure, saying what a person can do about it.
-enum TLSFailure {
+package enum TLSFailure {
   /// Why a wss:// connection failed its handshake, or nil if `error` is
   /// not a TLS error.
-  static func connect(_ error: Error, what: String) -> String? {
+  package static func connect(_ error: Error, what: String) -> String? {
     if let extra = error as? NIOSSLExtraError, extra == .failedToValidateHostname {
       return "\(what): the server's certificate is not for this host (\(extra)); "
         + "connect by the name it was issued for, or use --insecure to skip the check"
@@ -21,12 +21,12 @@ enum TLSFailure {
     return "\(what): the TLS handshake failed (\(text))"
   }
 
-  static func isTLS(_ error: Error) -> Bool {
+  package static func isTLS(_ error: Error) -> Bool {
     error is NIOSSLError || error is NIOSSLExtraError || error is BoringSSLError
   }
 
   /// Why a client's TLS handshake with `listen`/`emulate` failed.
-  static func server(_ error: Error) -> String {
+  package static func server(_ error: Error) -> String {
     let reason = describe(error)
     switch reason {
     case "TLSV1_ALERT_UNKNOWN_CA", "SSLV3_ALERT_BAD_CERTIFICATE", "SSLV3_ALERT_CERTIFICATE_UNKNOWN":
@@ -41,7 +41,7 @@ enum TLSFailure {
 
   /// BoringSSL's reason (`CERTIFICATE_VERIFY_FAILED`), or the error's text
   /// when it carries none.
-  static func describe(_ error: Error) -> String {
+  package static func describe(_ error: Error) -> String {
     let text = String(describing: error)
     let marker = "OPENSSL_internal:"
     guard let start = text.range(of: marker)?.upperBound else { return text }

@@ -6,8 +6,8 @@ import Foundation
 /// (NIO reads no ancillary data of that kind). Rows are matched on the
 /// local port and on the socket inodes this process holds, so another
 /// program's socket is never counted. nil where /proc is not there.
-enum UDPKernelDrops {
-  static func count(ports: Set<Int>) -> Int? {
+package enum UDPKernelDrops {
+  package static func count(ports: Set<Int>) -> Int? {
     let inodes = ownSocketInodes()
     var total: Int?
     for table in ["/proc/net/udp", "/proc/net/udp6"] {
@@ -18,7 +18,7 @@ enum UDPKernelDrops {
   }
 
   /// The drops of the rows of one table whose local port and inode match.
-  static func drops(in table: String, ports: Set<Int>, inodes: Set<UInt64>) -> Int {
+  package static func drops(in table: String, ports: Set<Int>, inodes: Set<UInt64>) -> Int {
     var total = 0
     // sl local_address rem_address st tx:rx tr:when retrnsmt uid timeout inode ref pointer drops
     for line in table.split(separator: "\n").dropFirst() {
@@ -35,7 +35,7 @@ enum UDPKernelDrops {
   }
 
   /// The inodes of the sockets this process has open (`socket:[N]` links in /proc/self/fd).
-  static func ownSocketInodes() -> Set<UInt64> {
+  package static func ownSocketInodes() -> Set<UInt64> {
     let directory = "/proc/self/fd"
     guard let names = try? FileManager.default.contentsOfDirectory(atPath: directory) else { return [] }
     var inodes: Set<UInt64> = []

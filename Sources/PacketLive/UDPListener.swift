@@ -4,22 +4,22 @@ import PacketDecode
 
 /// Hands each datagram to the session. A socket error (an ICMP error
 /// reported on the socket, a read failure) is one line; the socket stays open.
-final class UDPListenHandler: ChannelInboundHandler {
-  typealias InboundIn = AddressedEnvelope<ByteBuffer>
+package final class UDPListenHandler: ChannelInboundHandler {
+  package typealias InboundIn = AddressedEnvelope<ByteBuffer>
 
   private let session: ListenSession
   private var reportedErrors: Set<String> = []
 
-  init(session: ListenSession) {
+  package init(session: ListenSession) {
     self.session = session
   }
 
-  func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+  package func channelRead(context: ChannelHandlerContext, data: NIOAny) {
     session.datagram(
       Self.unwrapInboundIn(data), local: context.channel.localAddress, channel: context.channel)
   }
 
-  func errorCaught(context: ChannelHandlerContext, error: Error) {
+  package func errorCaught(context: ChannelHandlerContext, error: Error) {
     let text = SocketFailure.describe(error)
     // The same error repeated (e.g. at 50 Hz) is said once.
     if reportedErrors.insert(text).inserted {
@@ -29,11 +29,11 @@ final class UDPListenHandler: ChannelInboundHandler {
 }
 
 /// Binds the UDP sockets of `listen udp:…` (see `ListenerBinding`).
-enum UDPListener {
+package enum UDPListener {
   /// Enough for any UDP payload (65,507 bytes over IPv4, 65,527 over IPv6).
-  static let receiveBufferBytes = 65_536
+  package static let receiveBufferBytes = 65_536
 
-  static func bind(
+  package static func bind(
     group: EventLoopGroup, address: ListenAddress, session: NIOLoopBound<ListenSession>,
     receiveBuffer: Int? = nil
   ) throws(CommandFailure) -> [Channel] {

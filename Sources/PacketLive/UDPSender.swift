@@ -15,21 +15,21 @@ import PacketDecode
 /// Datagrams are written with send(2) on the socket itself rather than
 /// through NIO, whose datagram channel closes on an ECONNREFUSED write: a
 /// device that is still booting would end the run. NIO still reads.
-final class UDPSendTransport: SendTransport {
+package final class UDPSendTransport: SendTransport {
   private let channel: Channel
   private let socket: CInt
   private let session: SendSession
-  let localEndpoint: String?
-  let remoteEndpoint: String?
+  package let localEndpoint: String?
+  package let remoteEndpoint: String?
   /// ICMP port unreachable answers the kernel reported (one per datagram
   /// refused, as long as each is read before the next arrives).
-  private(set) var refused = 0
+  package private(set) var refused = 0
   private var saidRefused = false
 
-  var transportName: String { "udp" }
-  var carrier: PayloadRouter.Carrier { .udp }
+  package var transportName: String { "udp" }
+  package var carrier: PayloadRouter.Carrier { .udp }
 
-  init(channel: Channel, socket: CInt, session: SendSession, remote: SocketAddress) {
+  package init(channel: Channel, socket: CInt, session: SendSession, remote: SocketAddress) {
     self.channel = channel
     self.socket = socket
     self.session = session
@@ -41,7 +41,7 @@ final class UDPSendTransport: SendTransport {
   /// is the refusal of an earlier datagram (the kernel keeps one pending
   /// error and returns it instead of sending), so it is counted and this
   /// datagram is sent again.
-  func send(_ bytes: [UInt8]) -> Bool {
+  package func send(_ bytes: [UInt8]) -> Bool {
     guard channel.isActive else { return false }
     for _ in 0..<2 {
       let result = bytes.withUnsafeBytes { POSIXSocket.send(socket, $0) }
@@ -54,7 +54,7 @@ final class UDPSendTransport: SendTransport {
     return false
   }
 
-  func close(_ done: @escaping () -> Void) {
+  package func close(_ done: @escaping () -> Void) {
     // The refusal of the last datagram may be pending on the socket still.
     var code: CInt = 0
     var length = socklen_t(MemoryLayout<CInt>.size)
@@ -68,7 +68,7 @@ final class UDPSendTransport: SendTransport {
   /// ECONNREFUSED (an ICMP port unreachable for an earlier datagram) is said
   /// once and sending goes on: the receiver may start later, and a
   /// keep-alive must not stop. No route to the host stops the run.
-  func failed(_ error: Error) {
+  package func failed(_ error: Error) {
     let target = session.configuration.target.display
     switch SocketFailure.errnoCode(error) {
     case ECONNREFUSED:
@@ -92,30 +92,30 @@ final class UDPSendTransport: SendTransport {
 }
 
 /// Hands datagrams coming back to the session, and socket errors to the transport.
-final class UDPSendHandler: ChannelInboundHandler {
-  typealias InboundIn = AddressedEnvelope<ByteBuffer>
+package final class UDPSendHandler: ChannelInboundHandler {
+  package typealias InboundIn = AddressedEnvelope<ByteBuffer>
 
   private let session: SendSession
-  var transport: UDPSendTransport?
+  package var transport: UDPSendTransport?
 
-  init(session: SendSession) {
+  package init(session: SendSession) {
     self.session = session
   }
 
-  func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+  package func channelRead(context: ChannelHandlerContext, data: NIOAny) {
     var envelope = Self.unwrapInboundIn(data)
     let bytes = envelope.data.readBytes(length: envelope.data.readableBytes) ?? []
     session.received(bytes)
   }
 
-  func errorCaught(context: ChannelHandlerContext, error: Error) {
+  package func errorCaught(context: ChannelHandlerContext, error: Error) {
     transport?.failed(error)
   }
 }
 
-enum UDPSender {
+package enum UDPSender {
   /// Opens a UDP socket connected to the target and hands it to the session.
-  static func connect(
+  package static func connect(
     group: EventLoopGroup, target: TargetURL, session: NIOLoopBound<SendSession>
   ) throws(CommandFailure) {
     let address: SocketAddress
@@ -154,7 +154,7 @@ enum UDPSender {
 
   /// A UDP socket connect(2)ed to `address`: the kernel then reports the
   /// peer's ICMP errors on it and delivers only the peer's datagrams.
-  static func connectedSocket(to address: SocketAddress) throws -> CInt {
+  package static func connectedSocket(to address: SocketAddress) throws -> CInt {
     let socket = POSIXSocket.datagram(family: CInt(address.protocol.rawValue))
     guard socket >= 0 else { throw IOError(errnoCode: errno, reason: "socket") }
     let result = address.withSockAddr { pointer, size in

@@ -11,10 +11,10 @@ import PacketKit
 /// client must send them, pongs for pings, and a clean close (1000). For
 /// wss:// the TLS handshake comes first (the certificate checked unless
 /// --insecure).
-enum WebSocketClient {
-  static let requestHandlerName = "pktbench.ws-upgrade-request"
+package enum WebSocketClient {
+  package static let requestHandlerName = "pktbench.ws-upgrade-request"
 
-  static func connect(
+  package static func connect(
     group: EventLoopGroup, target: TargetURL, session: NIOLoopBound<SendSession>,
     connectTimeout: TimeAmount, maxMessageBytes: Int, tls: NIOSSLContext? = nil
   ) throws(CommandFailure) {
@@ -64,19 +64,19 @@ enum WebSocketClient {
 
 /// Sends the upgrade request once connected; anything but 101 Switching
 /// Protocols ends the run with one line saying what the server answered.
-final class UpgradeRequestHandler: ChannelInboundHandler, RemovableChannelHandler {
-  typealias InboundIn = HTTPClientResponsePart
-  typealias OutboundOut = HTTPClientRequestPart
+package final class UpgradeRequestHandler: ChannelInboundHandler, RemovableChannelHandler {
+  package typealias InboundIn = HTTPClientResponsePart
+  package typealias OutboundOut = HTTPClientRequestPart
 
   private let session: SendSession
   private let target: TargetURL
 
-  init(session: SendSession, target: TargetURL) {
+  package init(session: SendSession, target: TargetURL) {
     self.session = session
     self.target = target
   }
 
-  func channelActive(context: ChannelHandlerContext) {
+  package func channelActive(context: ChannelHandlerContext) {
     var headers = HTTPHeaders()
     headers.add(name: "Host", value: HostPort.join(target.host, target.port))
     headers.add(name: "User-Agent", value: "pktbench")
@@ -87,7 +87,7 @@ final class UpgradeRequestHandler: ChannelInboundHandler, RemovableChannelHandle
     context.fireChannelActive()
   }
 
-  func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+  package func channelRead(context: ChannelHandlerContext, data: NIOAny) {
     guard case .head(let response) = Self.unwrapInboundIn(data) else { return }
     session.stop(
       "an error",
@@ -97,7 +97,7 @@ final class UpgradeRequestHandler: ChannelInboundHandler, RemovableChannelHandle
     context.close(promise: nil)
   }
 
-  func errorCaught(context: ChannelHandlerContext, error: Error) {
+  package func errorCaught(context: ChannelHandlerContext, error: Error) {
     let text: String
     if let upgrade = error as? NIOHTTPClientUpgradeError {
       text = "\(target.display): WebSocket handshake failed (\(upgrade))"
@@ -110,7 +110,7 @@ final class UpgradeRequestHandler: ChannelInboundHandler, RemovableChannelHandle
     context.close(promise: nil)
   }
 
-  func channelInactive(context: ChannelHandlerContext) {
+  package func channelInactive(context: ChannelHandlerContext) {
     session.stop(
       "an error", failure: "\(target.display): the server closed the connection during the handshake")
     context.fireChannelInactive()
@@ -119,26 +119,26 @@ final class UpgradeRequestHandler: ChannelInboundHandler, RemovableChannelHandle
 
 /// The upgraded connection: masked text frames out, messages and control
 /// frames in, the close handshake.
-final class WebSocketClientHandler: ChannelInboundHandler, SendTransport {
-  typealias InboundIn = WebSocketFrame
-  typealias OutboundOut = WebSocketFrame
+package final class WebSocketClientHandler: ChannelInboundHandler, SendTransport {
+  package typealias InboundIn = WebSocketFrame
+  package typealias OutboundOut = WebSocketFrame
 
   private let session: SendSession
   private let channel: Channel
   private let path: String
-  let localEndpoint: String?
-  let remoteEndpoint: String?
+  package let localEndpoint: String?
+  package let remoteEndpoint: String?
   private var closeSent = false
   private var closeReceived = false
   private var onClosed: [() -> Void] = []
 
   /// How long `close` waits for the server's close reply.
-  static let closeWaitSeconds: Int64 = 2
+  package static let closeWaitSeconds: Int64 = 2
 
-  var transportName: String { "websocket" }
-  var carrier: PayloadRouter.Carrier { .websocket(path: path) }
+  package var transportName: String { "websocket" }
+  package var carrier: PayloadRouter.Carrier { .websocket(path: path) }
 
-  init(session: SendSession, channel: Channel, path: String) {
+  package init(session: SendSession, channel: Channel, path: String) {
     self.session = session
     self.channel = channel
     self.path = path
@@ -147,7 +147,7 @@ final class WebSocketClientHandler: ChannelInboundHandler, SendTransport {
   }
 
   /// Queued on the TCP connection: counted as sent (TCP delivers or the connection fails).
-  func send(_ bytes: [UInt8]) -> Bool {
+  package func send(_ bytes: [UInt8]) -> Bool {
     guard !closeSent, channel.isActive else { return false }
     let frame = WebSocketFrame(
       fin: true, opcode: .text, maskKey: .random(), data: channel.allocator.buffer(bytes: bytes))
@@ -155,7 +155,7 @@ final class WebSocketClientHandler: ChannelInboundHandler, SendTransport {
     return true
   }
 
-  func close(_ done: @escaping () -> Void) {
+  package func close(_ done: @escaping () -> Void) {
     guard channel.isActive else { return done() }
     onClosed.append(done)
     guard !closeSent else { return }
@@ -166,7 +166,7 @@ final class WebSocketClientHandler: ChannelInboundHandler, SendTransport {
     }
   }
 
-  func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+  package func channelRead(context: ChannelHandlerContext, data: NIOAny) {
     let frame = Self.unwrapInboundIn(data)
     switch frame.opcode {
     case .text, .binary:
@@ -209,13 +209,13 @@ final class WebSocketClientHandler: ChannelInboundHandler, SendTransport {
     }
   }
 
-  func errorCaught(context: ChannelHandlerContext, error: Error) {
+  package func errorCaught(context: ChannelHandlerContext, error: Error) {
     session.stop(
       "an error", failure: "\(session.configuration.target.display): \(SocketFailure.describe(error))")
     context.close(promise: nil)
   }
 
-  func channelInactive(context: ChannelHandlerContext) {
+  package func channelInactive(context: ChannelHandlerContext) {
     if !closeReceived && !closeSent {
       session.stop(
         "the server",

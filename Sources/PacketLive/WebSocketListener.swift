@@ -12,8 +12,8 @@ import PacketKit
 /// the response simply carries no Sec-WebSocket-Extensions, which RFC 7692
 /// §5 says leaves the connection uncompressed. With a TLS context (--cert,
 /// --key) each connection starts with the TLS handshake: wss.
-enum WebSocketListener {
-  static func bind(
+package enum WebSocketListener {
+  package static func bind(
     group: EventLoopGroup, address: ListenAddress, session: NIOLoopBound<ListenSession>,
     maxMessageBytes: Int, tls: NIOSSLContext? = nil
   ) throws(CommandFailure) -> [Channel] {
@@ -75,7 +75,7 @@ enum WebSocketListener {
 extension ListenSession {
   /// The upgrade decision: only the paths the codecs name. The handshake is
   /// logged as `decode` shows it (ws.handshake with the offered extensions).
-  func shouldUpgrade(_ channel: Channel, _ head: HTTPRequestHead) -> HTTPHeaders? {
+  package func shouldUpgrade(_ channel: Channel, _ head: HTTPRequestHead) -> HTTPHeaders? {
     guard !isStopping else { return nil }
     let path = head.uri
     var record = DecodedRecord(
@@ -100,19 +100,19 @@ extension ListenSession {
 
 /// Answers every HTTP request that was not upgraded: 404 for another path,
 /// 426 for a plain request on the endpoint; then closes. One line in the log.
-final class HTTPRefusalHandler: ChannelInboundHandler, RemovableChannelHandler {
-  static let name = "pktbench.http-refusal"
-  typealias InboundIn = HTTPServerRequestPart
-  typealias OutboundOut = HTTPServerResponsePart
+package final class HTTPRefusalHandler: ChannelInboundHandler, RemovableChannelHandler {
+  package static let name = "pktbench.http-refusal"
+  package typealias InboundIn = HTTPServerRequestPart
+  package typealias OutboundOut = HTTPServerResponsePart
 
   private let session: ListenSession
   private var head: HTTPRequestHead?
 
-  init(session: ListenSession) {
+  package init(session: ListenSession) {
     self.session = session
   }
 
-  func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+  package func channelRead(context: ChannelHandlerContext, data: NIOAny) {
     switch Self.unwrapInboundIn(data) {
     case .head(let head):
       self.head = head

@@ -1,3 +1,4 @@
+import PacketLive
 import Testing
 
 @testable import PktbenchCLI

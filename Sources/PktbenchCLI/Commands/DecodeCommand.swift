@@ -25,11 +25,6 @@ struct DecodeCommand: CodecCommand {
         ]))
   }
 
-  /// The formats live commands share with `decode`.
-  enum Format: String, ExpressibleByArgument, CaseIterable {
-    case text, json, ndjson
-  }
-
   /// `decode`'s own: those, and the column formats.
   enum OutputFormat: String, ExpressibleByArgument, CaseIterable {
     case text, json, ndjson, csv, tsv

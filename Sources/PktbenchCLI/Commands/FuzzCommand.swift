@@ -4,6 +4,7 @@ import PacketCapture
 import PacketDecode
 import PacketFuzz
 import PacketKit
+import PacketLive
 
 /// `pktbench fuzz`: round-trip and mutation fuzzing of every codec.
 struct FuzzCommand: CodecCommand {

@@ -3,6 +3,7 @@ import NIOCore
 import NIOPosix
 import PacketCapture
 import PacketDecode
+import PacketLive
 
 /// `pktbench replay capture.pcap --to udp://HOST:PORT [--speed 2x] [--filter BPF]`.
 extension ReplaySockets.Mode: ExpressibleByArgument {}

@@ -3,6 +3,7 @@ import NIOCore
 import NIOPosix
 import NIOSSL
 import PacketDecode
+import PacketLive
 
 /// `pktbench send URL MESSAGE [fields] [--rate R] [--count N] [--duration D] [then ...]`.
 struct SendCommand: CodecCommand {

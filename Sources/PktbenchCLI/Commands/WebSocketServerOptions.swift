@@ -1,6 +1,7 @@
 import ArgumentParser
 import NIOSSL
 import PacketDecode
+import PacketLive
 
 #if canImport(Glibc)
   import Glibc
@@ -95,39 +96,4 @@ struct WebSocketServerOptions: ParsableArguments {
     }
     return settings
   }
-}
-
-/// The server guards as a plain value for the event loop.
-struct WebSocketServerSettings: Sendable {
-  static let defaultMaxBuffered = 64 << 20
-  static let defaultHeadTimeoutSeconds = 10.0
-  static let defaultIdleTimeoutSeconds = 300.0
-
-  /// The process's open-file limit (`ulimit -n`, the soft limit): every
-  /// connection takes one descriptor.
-  static var openFileLimit: Int {
-    var limit = rlimit()
-    #if os(Linux)
-      let resource = __rlimit_resource_t(RLIMIT_NOFILE.rawValue)
-    #else
-      let resource = RLIMIT_NOFILE
-    #endif
-    guard getrlimit(resource, &limit) == 0, limit.rlim_cur < rlim_t(Int32.max) else {
-      return 1 << 20
-    }
-    return Int(clamping: limit.rlim_cur)
-  }
-
-  /// The open-file limit less 64 for the process's own (standard streams,
-  /// the event loop's, the listening sockets, files it writes), so that a
-  /// client past the limit is refused by pktbench, with a line, rather
-  /// than left unaccepted by the kernel.
-  static var defaultMaxConnections: Int { max(1, openFileLimit - 64) }
-
-  var maxBufferedBytes = defaultMaxBuffered
-  var headTimeoutNanoseconds = UInt64(defaultHeadTimeoutSeconds * 1e9)
-  var idleTimeoutNanoseconds = UInt64(defaultIdleTimeoutSeconds * 1e9)
-  var maxConnections = defaultMaxConnections
-  /// wss: the server's TLS context; nil serves plain ws.
-  var tls: NIOSSLContext?
 }
