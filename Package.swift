@@ -112,11 +112,13 @@ let package = Package(
     .testTarget(name: "RallieCodecTests", dependencies: ["RallieCodec", "PacketKit"]),
     .testTarget(name: "FalconEyeCodecTests", dependencies: ["FalconEyeCodec", "PacketKit"]),
     .testTarget(name: "PacketCaptureTests", dependencies: ["PacketCapture", "PacketKit"]),
+    .testTarget(name: "PacketDecodeTests", dependencies: ["PacketDecode", "BuiltinCodecs", "PacketKit"]),
+    .testTarget(
+      name: "PacketAnalysisTests", dependencies: ["PacketAnalysis", "PacketDecode", "BuiltinCodecs", "PacketKit"]),
+    .testTarget(name: "PacketLiveTests", dependencies: ["PacketLive", "PacketDecode", "BuiltinCodecs", "PacketKit"]),
     .testTarget(
       name: "PktbenchCLITests",
-      dependencies: [
-        "PktbenchCLI", "PacketDecode", "PacketAnalysis", "PacketLive", "BuiltinCodecs", "PacketKit", "PacketCapture",
-      ]
+      dependencies: ["PktbenchCLI", "PacketDecode", "PacketLive", "BuiltinCodecs", "PacketKit"]
     ),
     .testTarget(
       name: "PacketFuzzTests", dependencies: ["PacketFuzz", "BuiltinCodecs", "PacketKit", "LegCtrlCodec", "RallieCodec"],

@@ -15,6 +15,7 @@ public struct ListenAddress: Equatable, Sendable {
   package static let usage =
     "expected udp:PORT, udp:ADDRESS:PORT, udp:[IPv6]:PORT or ws:PORT (e.g. udp:9000, ws:8080)"
 
+  /// The address `text` names, or one sentence saying what is wrong with it.
   public static func parse(_ text: String) throws(CommandFailure) -> ListenAddress {
     guard let colon = text.firstIndex(of: ":") else {
       throw CommandFailure("'\(text)': \(usage)")
@@ -29,7 +30,8 @@ public struct ListenAddress: Equatable, Sendable {
     return ListenAddress(kind: kind, host: host, port: port)
   }
 
-  package var display: String {
+  /// As `parse` takes it: `udp:9000`, `ws:[::1]:8080`.
+  public var display: String {
     guard let host else { return "\(kind.rawValue):\(port)" }
     return "\(kind.rawValue):\(HostPort.join(host, port))"
   }

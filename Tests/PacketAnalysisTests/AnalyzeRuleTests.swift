@@ -1,10 +1,9 @@
 import BuiltinCodecs
-import PacketAnalysis
 import PacketDecode
 import PacketKit
 import Testing
 
-@testable import PktbenchCLI
+@testable import PacketAnalysis
 
 /// The rules fed records directly, as the capture pipeline would.
 @Suite struct AnalyzeRuleTests {

@@ -1,9 +1,8 @@
 import BuiltinCodecs
-import PacketDecode
 import PacketKit
 import Testing
 
-@testable import PktbenchCLI
+@testable import PacketDecode
 
 /// Summary lines take a clean message's middle (endpoints to message name)
 /// from the last few flows'. Every line must be the one written afresh:

@@ -1,9 +1,8 @@
 import BuiltinCodecs
-import PacketDecode
 import PacketKit
 import Testing
 
-@testable import PktbenchCLI
+@testable import PacketDecode
 
 /// ndjson writes a clean message from the text of the last record of its
 /// shape, with frame, time, values and length written anew. Every record

@@ -1,9 +1,8 @@
 import BuiltinCodecs
-import PacketDecode
 import PacketKit
 import Testing
 
-@testable import PktbenchCLI
+@testable import PacketDecode
 
 /// Summary lines and ndjson write clean messages from flat fields instead of
 /// a dissection tree. The bytes must be the ones the tree gives: both

@@ -1,8 +1,7 @@
-import PacketAnalysis
 import PacketKit
 import Testing
 
-@testable import PktbenchCLI
+@testable import PacketAnalysis
 
 /// The bounded summaries the analysis keeps instead of records.
 @Suite struct AnalyzeBuildingBlockTests {

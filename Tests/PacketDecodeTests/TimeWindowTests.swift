@@ -1,7 +1,6 @@
-import PacketDecode
 import Testing
 
-@testable import PktbenchCLI
+@testable import PacketDecode
 
 /// `--start`/`--stop` times, against Python's datetime.fromisoformat(…).timestamp()
 /// (UTC when no offset is given).

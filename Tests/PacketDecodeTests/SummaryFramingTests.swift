@@ -1,9 +1,8 @@
 import BuiltinCodecs
-import PacketDecode
 import PacketKit
 import Testing
 
-@testable import PktbenchCLI
+@testable import PacketDecode
 
 /// Summary lines leave out the fields a plugin names as framing
 /// (`CodecInfo.framingFields`), and only those: the renderer itself knows

@@ -1,7 +1,6 @@
-import PacketLive
 import Testing
 
-@testable import PktbenchCLI
+@testable import PacketLive
 
 /// The small parsers behind the live limits: sizes as typed, and the
 /// kernel's UDP table. The tables are as this machine's /proc/net/udp and

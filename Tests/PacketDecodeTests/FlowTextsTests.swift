@@ -1,9 +1,8 @@
 import Foundation
-import PacketDecode
 import PacketKit
 import Testing
 
-@testable import PktbenchCLI
+@testable import PacketDecode
 
 /// ndjson writes a record's transport, src and dst from a small cache of
 /// flows. Records from more flows than it holds, interleaved, must each

@@ -1,8 +1,7 @@
-import PacketDecode
 import PacketKit
 import Testing
 
-@testable import PktbenchCLI
+@testable import PacketDecode
 
 /// The time column and other fixed-decimal numbers. Expected texts are
 /// Python's: the value times 10^digits in doubles, rounded half away from

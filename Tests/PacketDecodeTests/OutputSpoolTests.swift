@@ -1,9 +1,8 @@
 import Foundation
-import PacketDecode
 import PacketKit
 import Testing
 
-@testable import PktbenchCLI
+@testable import PacketDecode
 
 #if canImport(Glibc)
   import Glibc
