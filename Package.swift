@@ -11,6 +11,18 @@ let package = Package(
     .library(name: "PacketKit", targets: ["PacketKit"]),
     // The four codecs this repository ships, as `BuiltinCodecs.set`.
     .library(name: "BuiltinCodecs", targets: ["BuiltinCodecs"]),
+    // Captures and sockets down to application payloads with their
+    // carriers (`PayloadStage`), for programs of one's own.
+    .library(name: "PacketCapture", targets: ["PacketCapture"]),
+    // Decoded records and their output; what the libraries below share
+    // (`CommandFailure`, `ExitStatus`, `OutputWriter`).
+    .library(name: "PacketDecode", targets: ["PacketDecode"]),
+    // `analyze` without the command line: `CaptureAnalysis` reads capture
+    // files into an `AnalysisReport`; `TextReport`, `JSONReport`, `HTMLReport`.
+    .library(name: "PacketAnalysis", targets: ["PacketAnalysis"]),
+    // `listen` and `emulate` without the command line: `ListenRun` on a
+    // `ListenConfiguration` (a UDP or WebSocket port, a device to play).
+    .library(name: "PacketLive", targets: ["PacketLive"]),
     // The command line, for a pktbench with codecs of one's own:
     // `Pktbench.main(codecs: CodecSet(BuiltinCodecs.calls + [.bound(MyCodec())]))`.
     .library(name: "PktbenchCLI", targets: ["PktbenchCLI"]),
