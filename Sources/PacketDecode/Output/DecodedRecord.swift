@@ -38,33 +38,6 @@ package struct DecodedRecord {
   /// of `emit`, and a strong reference made every record's copies costly.
   package unowned(unsafe) var flat: FlatMessage?
 
-  package init(
-    frame: Int? = nil, time: Double? = nil, transport: String, source: String? = nil,
-    destination: String? = nil, result: FrameDecode? = nil, payload: [UInt8]? = nil, payloadLength: Int,
-    sourcePort: UInt16 = 0, destinationPort: UInt16 = 0, routing: String? = nil,
-    layerDiagnostics: [Diagnostic] = [], extra: [FieldValue.Member] = [], carrierNote: String? = nil,
-    layerError: DecodeError? = nil, event: (name: String, fields: [FieldValue.Member])? = nil,
-    flat: FlatMessage? = nil
-  ) {
-    self.frame = frame
-    self.time = time
-    self.transport = transport
-    self.source = source
-    self.destination = destination
-    self.result = result
-    self.payload = payload
-    self.payloadLength = payloadLength
-    self.sourcePort = sourcePort
-    self.destinationPort = destinationPort
-    self.routing = routing
-    self.layerDiagnostics = layerDiagnostics
-    self.extra = extra
-    self.carrierNote = carrierNote
-    self.layerError = layerError
-    self.event = event
-    self.flat = flat
-  }
-
   package var codecName: String? { result?.codec ?? flat?.codec }
 
   package var messageName: String? {
@@ -83,5 +56,28 @@ package struct DecodedRecord {
     if let layerError { return layerError }
     if case .failed(_, let error) = result { return error }
     return nil
+  }
+}
+
+extension DecodedRecord {
+  /// The memberwise initializer, for the other modules: Swift synthesizes
+  /// none at package level, and one written in the struct's body would
+  /// replace the synthesized one, which builds a record in place (written
+  /// out, it made the per-record path copy every record once more). This
+  /// one delegates to it; its last parameter only keeps the two apart, so
+  /// that this module calls the synthesized one.
+  package init(
+    frame: Int? = nil, time: Double? = nil, transport: String, source: String? = nil,
+    destination: String? = nil, result: FrameDecode? = nil, payload: [UInt8]? = nil, payloadLength: Int,
+    sourcePort: UInt16 = 0, destinationPort: UInt16 = 0, routing: String? = nil,
+    layerDiagnostics: [Diagnostic] = [], extra: [FieldValue.Member] = [], carrierNote: String? = nil,
+    layerError: DecodeError? = nil, event: (name: String, fields: [FieldValue.Member])? = nil,
+    flat: FlatMessage? = nil, _ anotherModule: Void = ()
+  ) {
+    self.init(
+      frame: frame, time: time, transport: transport, source: source, destination: destination,
+      result: result, payload: payload, payloadLength: payloadLength, sourcePort: sourcePort,
+      destinationPort: destinationPort, routing: routing, layerDiagnostics: layerDiagnostics, extra: extra,
+      carrierNote: carrierNote, layerError: layerError, event: event, flat: flat)
   }
 }
