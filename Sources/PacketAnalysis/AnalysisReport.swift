@@ -15,16 +15,16 @@ public struct AnalysisReport {
   public package(set) var interrupted: String?
   /// When the capture ended, as the file recorded it (pcapng isb_endtime).
   public package(set) var recordedEnd: Double?
-  package var flows: [FlowAnalyzer]
+  var flows: [FlowAnalyzer]
   /// The modelled devices, each with the flows that reached it.
-  package var devices: [DeviceAnalyzer]
+  var devices: [DeviceAnalyzer]
   /// Findings about the capture itself (damage, gaps), not a flow.
-  package var captureFindings: FindingLog
+  var captureFindings: FindingLog
   public package(set) var unclaimedPayloads: Int
   /// Records of flows beyond AnalysisSink.flowLimit.
   public package(set) var untrackedRecords: Int
 
-  package init(
+  init(
     file: String, stats: CaptureStats, flows: [FlowAnalyzer], devices: [DeviceAnalyzer] = [],
     captureFindings: FindingLog, unclaimedPayloads: Int, untrackedRecords: Int
   ) {
@@ -67,18 +67,18 @@ public struct AnalysisReport {
     count(.error) > 0 ? "error" : count(.warning) > 0 ? "warning" : "ok"
   }
 
-  package func flow(_ id: Int?) -> FlowAnalyzer? {
+  func flow(_ id: Int?) -> FlowAnalyzer? {
     guard let id else { return nil }
     return flows.first { $0.id == id }
   }
 
-  package func device(_ id: Int?) -> DeviceAnalyzer? {
+  func device(_ id: Int?) -> DeviceAnalyzer? {
     guard let id else { return nil }
     return devices.first { $0.id == id }
   }
 
   /// Flows that reached no modelled device.
-  package var loneFlows: [FlowAnalyzer] { flows.filter { $0.device == nil } }
+  var loneFlows: [FlowAnalyzer] { flows.filter { $0.device == nil } }
 
   /// Whether findings at or above `severity` were found (for `--fail-on`).
   public func fails(at severity: Finding.Severity) -> Bool {

@@ -8,7 +8,7 @@ import PacketKit
 package final class AnalysisSink: MessageSink {
   /// Flows beyond this are counted, not analysed (a scan or a flood must
   /// not exhaust memory).
-  package static let flowLimit = 1024
+  static let flowLimit = 1024
 
   private let options: AnalysisOptions
   private let catalog: RuleCatalog
@@ -132,7 +132,7 @@ package final class AnalysisSink: MessageSink {
 
   /// The capture missed `from`…`to` (between files): said as such, and the
   /// models told nothing was seen.
-  package func captureGap(from: Double, to: Double, text: String, frame: Int) {
+  func captureGap(from: Double, to: Double, text: String, frame: Int) {
     passTime(to: from)
     captureFindings.add(
       Finding(
@@ -202,7 +202,7 @@ package final class AnalysisSink: MessageSink {
 /// What the capture layer said about one kind of its own doing (fragments
 /// dropped, connections evicted, bytes that disagreed), summed over the
 /// capture: a flood makes millions, and one finding says it.
-package struct CaptureNoticeTally {
+struct CaptureNoticeTally {
   /// The notice events, and their finding's rule.
   package static let rules: [String: String] = [
     "ip.fragments-dropped": "capture.fragments-dropped",
@@ -214,7 +214,7 @@ package struct CaptureNoticeTally {
     "capture.beyond-snaplen": "capture.beyond-snaplen",
   ]
   /// Frames named in a finding, at most.
-  package static let frameLimit = 5
+  static let frameLimit = 5
 
   package static func rule(forEvent name: String) -> String? { rules[name] }
 

@@ -8,7 +8,7 @@ import PacketDecode
 package enum CaptureFileList {
   package static let extensions: Set<String> = ["pcap", "pcapng", "cap"]
 
-  package static func expand(_ inputs: [String]) throws -> [String] {
+  static func expand(_ inputs: [String]) throws -> [String] {
     var files: [String] = []
     for input in inputs {
       var isDirectory: ObjCBool = false
@@ -43,7 +43,7 @@ package enum CaptureFileList {
   }
 
   /// dumpcap's `<prefix>_<number>_<YYYYMMDDhhmmss>.<ext>`: the number.
-  package static func ringNumber(of path: String) -> Int? {
+  static func ringNumber(of path: String) -> Int? {
     let name = ((path as NSString).lastPathComponent as NSString).deletingPathExtension
     let parts = name.split(separator: "_", omittingEmptySubsequences: false)
     guard parts.count >= 3, let stamp = parts.last, stamp.count == 14, stamp.allSatisfy(\.isNumber),

@@ -6,10 +6,10 @@ import PacketKit
 /// the device's whole story) see all clients' records; their series and
 /// measurements go to the client whose record is being read, their
 /// findings are the device's.
-package final class DeviceAnalyzer: FlowContext {
+final class DeviceAnalyzer: FlowContext {
   /// Frames remembered with their client, for events a model gives later
   /// than the record (one that waits for the device's report that confirms).
-  package static let frameMemory = 4096
+  static let frameMemory = 4096
 
   package let id: Int
   package let key: DeviceKey
@@ -22,7 +22,7 @@ package final class DeviceAnalyzer: FlowContext {
   package private(set) var clients: [FlowAnalyzer] = []
   package private(set) var findings: FindingLog
   /// The device's state over time, for the HTML report.
-  package private(set) var deviceTrack = DeviceTrack()
+  private(set) var deviceTrack = DeviceTrack()
   package private(set) var firstTime: Double
   package private(set) var lastTime: Double
   package private(set) var clientRole = "client"
@@ -32,10 +32,10 @@ package final class DeviceAnalyzer: FlowContext {
   /// Whether the capture recorded its end (set before `finish`).
   package var captureEndRecorded = false
   /// Whether the sink checks this device's model deadlines.
-  package var isTrackedForTime = false
+  var isTrackedForTime = false
   /// Called with each event of the model and the client it concerns, in
   /// the order the model gives them (`analyze --timeline`).
-  package var onDeviceEvent: ((DeviceEvent, DeviceAnalyzer, FlowAnalyzer?) -> Void)?
+  var onDeviceEvent: ((DeviceEvent, DeviceAnalyzer, FlowAnalyzer?) -> Void)?
   /// The client whose record or event is being read (not retained: the
   /// device holds its clients).
   private unowned(unsafe) var current: FlowAnalyzer?
@@ -237,7 +237,7 @@ package final class DeviceAnalyzer: FlowContext {
   // MARK: For the reports
 
   /// Every finding of the device and its clients, in time order.
-  package var allFindings: [Finding] {
+  var allFindings: [Finding] {
     (findings.kept + clients.flatMap(\.findings.kept)).sorted { $0.time < $1.time }
   }
 
@@ -252,7 +252,7 @@ package final class DeviceAnalyzer: FlowContext {
 
   /// "two senders reached the <device>: 127.0.0.1:37465 (frames 1–73) and
   /// 127.0.0.1:45785 (frames 31–61)"; nil for one client.
-  package var clientsLine: String? {
+  var clientsLine: String? {
     guard clients.count > 1 else { return nil }
     let noun = key.family == "udp" ? "senders" : "connections"
     let listed = clients.prefix(8).map { flow in

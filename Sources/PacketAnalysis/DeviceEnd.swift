@@ -5,7 +5,7 @@ import PacketKit
 /// WebSocket server, the UDP port's owner, the GATT server). A WebSocket
 /// handshake names it, and otherwise the first message only one side
 /// sends does (with the codec's `DeviceDescription`).
-package enum DeviceEnd {
+enum DeviceEnd {
   package static func of(_ message: FlowMessage, description: DeviceDescription?) -> String? {
     if message.eventName == "ws.handshake" { return message.destination }
     if message.eventName == "ws.accept" { return message.source }
@@ -17,7 +17,7 @@ package enum DeviceEnd {
 
   /// The end that owns the port the record was routed by (`udp port 5005`,
   /// `--decode-as udp:29000`): a damaged payload still names its device so.
-  package static func byRouting(_ record: DecodedRecord) -> String? {
+  static func byRouting(_ record: DecodedRecord) -> String? {
     guard let routing = record.routing, routing.hasPrefix("udp port") || routing.hasPrefix("--decode-as"),
       let port = UInt16(String(routing.reversed().prefix { $0.isNumber }.reversed()))
     else { return nil }
@@ -38,7 +38,7 @@ package enum DeviceEnd {
 /// One device in a capture: the endpoint its clients reach. A BLE
 /// peripheral is known by its address across connection handles and
 /// reconnects when the capture shows the connection's peer.
-package struct DeviceKey: Hashable {
+struct DeviceKey: Hashable {
   /// "udp", "tcp", "ble", as `FlowKey.family`.
   package var family: String
   /// The device's endpoint ("127.0.0.1:5005", "peripheral AA:BB:…"), and

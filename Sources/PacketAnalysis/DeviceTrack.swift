@@ -4,10 +4,10 @@ import PacketKit
 /// state at each change (with the client whose record changed it), and the
 /// events that came of time (a watchdog stop, a deadman trip). Bounded:
 /// past `limit` points the rest is counted, not kept.
-package struct DeviceTrack {
+struct DeviceTrack {
   package static let limit = 4096
 
-  package struct Point {
+  struct Point {
     package var time: Double
     package var state: [FieldValue.Member]
     /// The event, when it came of time rather than of a message.

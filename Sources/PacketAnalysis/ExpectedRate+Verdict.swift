@@ -9,7 +9,7 @@ extension ExpectedRate {
     case tooFew = "too few to judge"
   }
 
-  package func judge(_ series: MessageSeries) -> Verdict {
+  func judge(_ series: MessageSeries) -> Verdict {
     if let slack = intervalSlack {
       let intervals = series.intervals
       guard intervals.count >= max(1, minimumIntervals) else { return .tooFew }

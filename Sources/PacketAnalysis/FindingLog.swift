@@ -5,16 +5,16 @@ import PacketKit
 /// second, or thousands of flows, must not grow the report without bound.
 /// The rest are counted, so the report can say "and 412 more".
 package struct FindingLog {
-  package static let defaultCap = 50
+  static let defaultCap = 50
 
   package let capPerRule: Int
   private let budget: FindingBudget?
   package private(set) var kept: [Finding] = []
   /// Every finding seen, per rule, kept or not.
-  package private(set) var totals: [String: Int] = [:]
+  private(set) var totals: [String: Int] = [:]
   private var keptPerRule: [String: Int] = [:]
   /// Every finding seen, per severity, kept or not.
-  package private(set) var bySeverity: [Finding.Severity: Int] = [:]
+  private(set) var bySeverity: [Finding.Severity: Int] = [:]
 
   package init(capPerRule: Int = FindingLog.defaultCap, budget: FindingBudget? = nil) {
     self.capPerRule = capPerRule
@@ -48,7 +48,7 @@ package struct FindingLog {
 
 /// How many findings the whole capture may keep in full, shared by its flows.
 package final class FindingBudget {
-  package static let defaultLimit = 5000
+  static let defaultLimit = 5000
 
   package private(set) var remaining: Int
 

@@ -6,10 +6,10 @@ import PacketKit
 /// rules feed, the findings they log. Its device (`DeviceAnalyzer`) reads
 /// its records with every other client's. Memory is bounded: summaries,
 /// reservoirs and capped findings, never the records.
-package final class FlowAnalyzer: FlowContext {
+final class FlowAnalyzer: FlowContext {
   /// Records held while the flow's device is not known yet (its first
   /// codec message names it); past this the oldest are not modelled.
-  package static let heldLimit = 64
+  static let heldLimit = 64
 
   package let id: Int
   package let key: FlowKey
@@ -34,9 +34,9 @@ package final class FlowAnalyzer: FlowContext {
   package private(set) var messages = 0
   package private(set) var bytes = 0
   package private(set) var events = 0
-  package private(set) var decodeErrors = 0
+  private(set) var decodeErrors = 0
   /// Codec warnings by code (out-of-range values and the like).
-  package private(set) var codecWarnings: [String: Int] = [:]
+  private(set) var codecWarnings: [String: Int] = [:]
   package private(set) var series: [MessageSeries] = []
   package private(set) var values: [ValueSeries] = []
   package private(set) var findings: FindingLog
@@ -47,13 +47,13 @@ package final class FlowAnalyzer: FlowContext {
   /// it is. Not retained (the device holds its clients); the sink and the
   /// report hold both for as long as either is read.
   package private(set) unowned(unsafe) var device: DeviceAnalyzer?
-  package private(set) var deviceEnd: String?
+  private(set) var deviceEnd: String?
   /// Records waiting for the device to be known.
   private var held: [FlowMessage] = []
   /// The flow's codec models no device: its records go to no model.
-  package private(set) var unmodelled = false
+  private(set) var unmodelled = false
   /// The BLE connection's peer address, when the capture shows the connection made.
-  package private(set) var blePeer: String?
+  private(set) var blePeer: String?
   /// Whether the capture recorded its end (set before `finish`).
   package var captureEndRecorded = false
   private var rulesFor: Set<String> = []
@@ -145,7 +145,7 @@ package final class FlowAnalyzer: FlowContext {
   }
 
   /// The flow's codec models no device: nothing will read what was held.
-  package func noDevice() {
+  func noDevice() {
     unmodelled = true
     for message in held { unheld(message) }
     held = []
@@ -154,7 +154,7 @@ package final class FlowAnalyzer: FlowContext {
   /// Learns the device end again with the codec's description (the codec
   /// may have become known after the first records), or from a device
   /// already known at one of the flow's ends.
-  package func learnDeviceEnd(description: DeviceDescription?, knownEnds: (String) -> Bool) {
+  func learnDeviceEnd(description: DeviceDescription?, knownEnds: (String) -> Bool) {
     guard deviceEnd == nil else { return }
     if let known = key.ends.first(where: knownEnds) {
       deviceEnd = known
@@ -203,7 +203,7 @@ package final class FlowAnalyzer: FlowContext {
   }
 
   /// The end of the flow that is not its device: the client.
-  package var peerEnd: String? {
+  var peerEnd: String? {
     guard let deviceEnd else { return nil }
     return key.ends.first { $0 != deviceEnd } ?? deviceEnd
   }
@@ -290,7 +290,7 @@ package final class FlowAnalyzer: FlowContext {
 
   /// A payload that did not decode, unless rules that read it (the flow's,
   /// or `others`, its device's) report it themselves.
-  package func decodeFinding(_ message: FlowMessage, claimedBy others: [any FlowRules]) {
+  func decodeFinding(_ message: FlowMessage, claimedBy others: [any FlowRules]) {
     guard let error = message.error else { return }
     if (rules + others).contains(where: { $0.claims(error, in: message) }) { return }
     let damaged = message.layerError != nil

@@ -6,17 +6,17 @@ import PacketKit
 /// them what the modelled device did: a number as steps, a state as bands,
 /// its timer events as lines) and small histograms. No scripts, no external
 /// anything: the page works offline.
-package enum HTMLCharts {
+enum HTMLCharts {
   package static let width = 1100.0
-  package static let labelWidth = 150.0
-  package static let laneHeight = 64.0
-  package static let markerLane = 30.0
-  package static let axisHeight = 26.0
-  package static let deviceLaneHeight = 44.0
+  static let labelWidth = 150.0
+  static let laneHeight = 64.0
+  static let markerLane = 30.0
+  static let axisHeight = 26.0
+  static let deviceLaneHeight = 44.0
   /// Series with at most this many messages are drawn as ticks, not a rate.
-  package static let tickSeriesLimit = 60
+  static let tickSeriesLimit = 60
 
-  package struct Marker {
+  struct Marker {
     package var number: Int
     package var time: Double
     package var finding: Finding
@@ -25,7 +25,7 @@ package enum HTMLCharts {
   // MARK: Timeline
 
   /// One lane of message rates: a series of a client, in the client's colour.
-  package struct Lane {
+  struct Lane {
     package var series: MessageSeries
     /// "flow 2 · 127.0.0.1:45785", for a device's lanes.
     package var client: String?
@@ -33,7 +33,7 @@ package enum HTMLCharts {
   }
 
   /// Clients' colours, in the order a device's clients came.
-  package static let clientColors = ["#2471a3", "#ca6f1e", "#7d3c98", "#148f77", "#b03a2e", "#5d6d7e"]
+  static let clientColors = ["#2471a3", "#ca6f1e", "#7d3c98", "#148f77", "#b03a2e", "#5d6d7e"]
 
   /// The timeline spans the flow's own stretch of the capture (a short
   /// connection late in a long capture stays readable); the axis counts
@@ -300,7 +300,7 @@ package enum HTMLCharts {
 
   /// The timeline's buckets merged so each holds a few messages: rate
   /// steps that show stalls without drowning in quantisation noise.
-  package static func displayRates(_ series: MessageSeries, span: Double) -> [(
+  static func displayRates(_ series: MessageSeries, span: Double) -> [(
     start: Double, end: Double, rate: Double
   )] {
     let timeline = series.timeline
@@ -385,7 +385,7 @@ package enum HTMLCharts {
     unit == .bytes ? Format.bytes(Int(exactly: value.rounded()) ?? 0) : Format.duration(value)
   }
 
-  package static func niceStep(_ span: Double, ticks: Int) -> Double {
+  static func niceStep(_ span: Double, ticks: Int) -> Double {
     let raw = max(span, 1e-9) / Double(max(ticks, 1))
     let magnitude = pow(10, (log10(raw)).rounded(.down))
     let scaled = raw / magnitude

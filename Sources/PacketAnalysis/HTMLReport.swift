@@ -7,7 +7,7 @@ import PacketKit
 /// device's state below) with the findings marked, per client its tables
 /// and histograms, and the findings as a table.
 public enum HTMLReport {
-  package static let minimumHistogram = 5
+  static let minimumHistogram = 5
 
   public static func page(_ report: AnalysisReport) -> String {
     var html = "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"

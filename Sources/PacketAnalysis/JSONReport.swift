@@ -36,7 +36,7 @@ public enum JSONReport {
   }
 
   /// A device: what it is, the flows that reached it, its rules' facts.
-  package static func device(_ device: DeviceAnalyzer) -> FieldValue {
+  static func device(_ device: DeviceAnalyzer) -> FieldValue {
     var facts: [FieldValue.Member] = []
     for rule in device.rules { facts += rule.facts() }
     return .object([
@@ -60,7 +60,7 @@ public enum JSONReport {
     ])
   }
 
-  package static func flow(_ flow: FlowAnalyzer) -> FieldValue {
+  static func flow(_ flow: FlowAnalyzer) -> FieldValue {
     var facts: [FieldValue.Member] = []
     for rule in flow.rules { facts += rule.facts() }
     return .object([
@@ -98,7 +98,7 @@ public enum JSONReport {
     ])
   }
 
-  package static func series(_ series: MessageSeries) -> FieldValue {
+  static func series(_ series: MessageSeries) -> FieldValue {
     .object([
       .init("name", .string(series.name)),
       .init("direction", series.direction.map { .string($0) } ?? .null),
@@ -140,7 +140,7 @@ public enum JSONReport {
     ])
   }
 
-  package static func values(_ values: ValueSeries) -> FieldValue {
+  static func values(_ values: ValueSeries) -> FieldValue {
     .object([
       .init("name", .string(values.name)), .init("text", .string(values.text)),
       .init("unit", .string(values.unit.rawValue)), .init("summary", percentiles(values.values.percentiles)),
@@ -165,7 +165,7 @@ public enum JSONReport {
     ])
   }
 
-  package static func percentiles(_ p: Percentiles?) -> FieldValue {
+  static func percentiles(_ p: Percentiles?) -> FieldValue {
     guard let p else { return .null }
     return .object([
       .init("count", int(p.count)), .init("p50", .number(p.p50)), .init("p90", .number(p.p90)),

@@ -10,9 +10,9 @@ import PacketKit
 /// Where the files say the capture stopped (a recorded `isb_endtime`) and
 /// the next file starts later, the time between was not captured: the
 /// analysis is told so (`onGap`) rather than reading it as silence.
-package final class MergedCaptureInput {
+final class MergedCaptureInput {
   /// A later start than the recorded end by less than this is the same instant.
-  package static let seamless = 0.010
+  static let seamless = 0.010
 
   private final class Source {
     let path: String
@@ -66,7 +66,7 @@ package final class MergedCaptureInput {
   package var progress: ProgressLine?
   /// A stretch no file covered: from, to, which files it lies between, and
   /// the frame after it.
-  package var onGap: ((Double, Double, String, Int) -> Void)?
+  var onGap: ((Double, Double, String, Int) -> Void)?
 
   package init(paths: [String], filter: String?) {
     self.paths = paths

@@ -4,7 +4,7 @@ import PacketKit
 /// telemetry): its count, its rate against what the protocol expects,
 /// inter-arrival percentiles, the longest gaps and a timeline, all in fixed
 /// memory.
-package final class MessageSeries {
+final class MessageSeries {
   package let name: String
   /// "app → robot": who sends it, in the protocol's words.
   package let direction: String?
@@ -18,8 +18,8 @@ package final class MessageSeries {
   package private(set) var gaps = LongestGaps()
   package private(set) var timeline: RateTimeline
   /// Intervals up to `expected.pauseAfter`, and their total: the rate while sending.
-  package private(set) var activeIntervals = 0
-  package private(set) var activeSeconds = 0.0
+  private(set) var activeIntervals = 0
+  private(set) var activeSeconds = 0.0
 
   package init(name: String, direction: String?, expected: ExpectedRate?, origin: Double) {
     self.name = name
@@ -64,7 +64,7 @@ package final class MessageSeries {
   }
 
   /// Messages per second while sending, pauses left out.
-  package var activeRate: Double? {
+  var activeRate: Double? {
     guard activeIntervals > 0, activeSeconds > 0 else { return nil }
     return Double(activeIntervals) / activeSeconds
   }

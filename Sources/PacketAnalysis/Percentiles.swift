@@ -2,7 +2,7 @@ import PacketKit
 
 /// The summary of a distribution a report shows: p50, p90, p99 (nearest
 /// rank over the sample) and the exact minimum, maximum and mean.
-package struct Percentiles: Equatable {
+struct Percentiles: Equatable {
   package var count: Int
   package var p50: Double
   package var p90: Double
@@ -27,7 +27,7 @@ package struct Percentiles: Equatable {
   }
 
   /// The smallest value with at least `fraction` of the values at or below it.
-  package static func nearestRank(_ sorted: [Double], _ fraction: Double) -> Double {
+  static func nearestRank(_ sorted: [Double], _ fraction: Double) -> Double {
     guard let last = sorted.last else { return 0 }
     let rank = Int((fraction * Double(sorted.count)).rounded(.up))
     let index = min(max(rank - 1, 0), sorted.count - 1)

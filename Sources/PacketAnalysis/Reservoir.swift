@@ -4,7 +4,7 @@ import PacketKit
 /// with the exact count, sum, minimum and maximum. Percentiles come from
 /// the sample; they are exact until the stream outgrows the capacity.
 package struct Reservoir {
-  package static let defaultCapacity = 2048
+  static let defaultCapacity = 2048
 
   package let capacity: Int
   package private(set) var samples: [Double] = []
@@ -40,5 +40,5 @@ package struct Reservoir {
   package var mean: Double? { count > 0 ? sum / Double(count) : nil }
 
   /// p50, p90, p99 and the exact maximum, nil when empty.
-  package var percentiles: Percentiles? { Percentiles(self) }
+  var percentiles: Percentiles? { Percentiles(self) }
 }

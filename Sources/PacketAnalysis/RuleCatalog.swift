@@ -3,7 +3,7 @@ import PacketKit
 /// Which rules a codec's messages get: those its plugin brings, read per
 /// device or per connection as the plugin says (per connection when the
 /// codec models no device).
-package struct RuleCatalog: Sendable {
+struct RuleCatalog: Sendable {
   package let codecs: CodecSet
   package let options: AnalysisOptions
 

@@ -64,8 +64,7 @@ public enum TextReport {
   /// A device once: what reached it, each client's rates and gaps, the
   /// facts of its model's rules, and every finding of it and its clients
   /// in one time line.
-  package static func deviceLines(_ device: DeviceAnalyzer, report: AnalysisReport, style: Style) -> [String]
-  {
+  static func deviceLines(_ device: DeviceAnalyzer, report: AnalysisReport, style: Style) -> [String] {
     var out: [String] = []
     let origin = report.origin
     out.append(
@@ -103,7 +102,7 @@ public enum TextReport {
     return out
   }
 
-  package static func flowLines(
+  static func flowLines(
     _ flow: FlowAnalyzer, report: AnalysisReport, style: Style, indent: String = "", withFindings: Bool = true
   ) -> [String] {
     var out: [String] = []
@@ -141,7 +140,7 @@ public enum TextReport {
     return out
   }
 
-  package static func seriesLines(_ series: MessageSeries, origin: Double, style: Style) -> [String] {
+  static func seriesLines(_ series: MessageSeries, origin: Double, style: Style) -> [String] {
     var head = "  \(series.name)"
     if let direction = series.direction { head += " (\(direction))" }
     head += ": \(series.count) message\(series.count == 1 ? "" : "s")"
@@ -166,7 +165,7 @@ public enum TextReport {
     return out
   }
 
-  package static func valuesLine(_ values: ValueSeries) -> String {
+  static func valuesLine(_ values: ValueSeries) -> String {
     func show(_ value: Double) -> String {
       values.unit == .bytes ? Format.bytes(Int(exactly: value.rounded()) ?? 0) : Format.duration(value)
     }
@@ -176,7 +175,7 @@ public enum TextReport {
       + "p99 \(show(p.p99))  max \(show(p.maximum))"
   }
 
-  package static func findingLines(_ finding: Finding, origin: Double, style: Style, client: String? = nil)
+  static func findingLines(_ finding: Finding, origin: Double, style: Style, client: String? = nil)
     -> [String]
   {
     let label: String =
@@ -195,7 +194,7 @@ public enum TextReport {
 
   /// Facts on one line; lists are for JSON (the rules' summary lines say
   /// them for people, and closes are findings).
-  package static func factLines(_ facts: [FieldValue.Member]) -> [String] {
+  static func factLines(_ facts: [FieldValue.Member]) -> [String] {
     let scalars = facts.compactMap { fact -> String? in
       if case .array = fact.value { return nil }
       return "\(fact.key.replacingOccurrences(of: "_", with: " ")) \(compact(fact.value))"
@@ -219,7 +218,7 @@ public enum TextReport {
       + "\(notes) note\(notes == 1 ? "" : "s")"
   }
 
-  package static func verdictText(_ verdict: String, style: Style) -> String {
+  static func verdictText(_ verdict: String, style: Style) -> String {
     switch verdict {
     case "error": style.error("ERROR")
     case "warning": style.warning("WARNING")

@@ -10,10 +10,10 @@ import PacketKit
 /// can settle it in place: one line, not two. Memory stays bounded by
 /// `limit` events however dense the capture.
 package final class TimelineWriter {
-  package static let horizon = 2.0
+  static let horizon = 2.0
   /// Past a 10 s timer (a server's auth timeout), the latest a recorded
   /// guess was settled.
-  package static let guessHorizon = 12.0
+  static let guessHorizon = 12.0
   package static let limit = 65_536
 
   package struct Item {
@@ -33,7 +33,7 @@ package final class TimelineWriter {
     self.out = out
   }
 
-  package func add(_ event: DeviceEvent, device: DeviceAnalyzer?, flow: FlowAnalyzer?) {
+  func add(_ event: DeviceEvent, device: DeviceAnalyzer?, flow: FlowAnalyzer?) {
     let item = Item(
       event: event, device: device?.key.name, flow: flow?.id, codec: device?.codec ?? flow?.codec ?? "")
     if let settled = event.settles, settle(settled, by: item) { return }

@@ -3,8 +3,8 @@ import PacketKit
 /// A distribution a flow reports beside its message rates: a latency
 /// (command → response, request → reply), a
 /// one-way delay or a size.
-package final class ValueSeries {
-  package typealias Unit = MeasureUnit
+final class ValueSeries {
+  typealias Unit = MeasureUnit
 
   /// Machine name, e.g. `response_latency`.
   package let name: String

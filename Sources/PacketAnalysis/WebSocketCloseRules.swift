@@ -5,7 +5,7 @@ import PacketKit
 /// what each side sent last (and the largest that got through), each close
 /// handshake (code, reason, who closed, whether the peer answered) with its
 /// likely cause, and connections that end without one (RFC 6455 §7).
-package final class WebSocketCloseRules: FlowRules {
+final class WebSocketCloseRules: FlowRules {
   private struct Sent {
     var frame: Int?
     var time: Double

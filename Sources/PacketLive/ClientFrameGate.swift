@@ -7,9 +7,9 @@ import NIOWebSocket
 /// the connection with close 1002.
 /// Sits between NIO's frame decoder and the aggregator, so it also tells
 /// the connection's guard how many bytes each frame freed or keeps held.
-package final class ClientFrameGate: ChannelInboundHandler {
-  package typealias InboundIn = WebSocketFrame
-  package typealias InboundOut = WebSocketFrame
+final class ClientFrameGate: ChannelInboundHandler {
+  typealias InboundIn = WebSocketFrame
+  typealias InboundOut = WebSocketFrame
 
   private let connectionGuard: ConnectionGuard
   /// Payload bytes of a fragmented message the aggregator holds.
@@ -22,7 +22,7 @@ package final class ClientFrameGate: ChannelInboundHandler {
     self.connectionGuard = connectionGuard
   }
 
-  package func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+  func channelRead(context: ChannelHandlerContext, data: NIOAny) {
     guard !failed else { return }
     let frame = Self.unwrapInboundIn(data)
     connectionGuard.consumed(Self.wireSize(frame))
@@ -78,7 +78,7 @@ package final class ClientFrameGate: ChannelInboundHandler {
   /// The frame's size on the wire with the shortest length encoding, which
   /// RFC 6455 §5.2 requires (a longer one only makes its own connection
   /// look larger to the budget).
-  package static func wireSize(_ frame: WebSocketFrame) -> Int {
+  static func wireSize(_ frame: WebSocketFrame) -> Int {
     let length = frame.length
     let extended = length <= 125 ? 0 : (length <= 0xFFFF ? 2 : 8)
     return 2 + extended + (frame.maskKey == nil ? 0 : 4) + length

@@ -4,7 +4,7 @@
 /// limit the connection holding the most is cut: one flood cannot take the
 /// machine's memory, and the cut is said, never silent. It also keeps the
 /// connections to `--max-connections`: past it a new client is refused.
-package final class ConnectionBudget {
+final class ConnectionBudget {
   /// Why a connection was cut (or refused), as the summary counts them.
   package enum Cut: CaseIterable {
     case slowHead, overBudget, protocolError, invalidText, idle, refused
@@ -25,21 +25,21 @@ package final class ConnectionBudget {
     maxConnections = settings.maxConnections
   }
 
-  package var connectionCount: Int { guards.count }
+  var connectionCount: Int { guards.count }
 
   /// Whether one more connection fits under `--max-connections`.
-  package var hasRoom: Bool { guards.count < maxConnections }
+  var hasRoom: Bool { guards.count < maxConnections }
 
   package func register(_ connection: ConnectionGuard) {
     guards[ObjectIdentifier(connection)] = connection
   }
 
-  package func unregister(_ connection: ConnectionGuard) {
+  func unregister(_ connection: ConnectionGuard) {
     guards[ObjectIdentifier(connection)] = nil
   }
 
   /// More bytes held; cuts the largest holders until the total fits.
-  package func charge(_ bytes: Int) {
+  func charge(_ bytes: Int) {
     total += bytes
     while total > limit, let largest = guards.values.max(by: { $0.holding < $1.holding }), largest.holding > 0
     {

@@ -12,15 +12,15 @@ import PacketKit
 /// `--idle-timeout`, so slow and silent clients cannot hold sockets (and
 /// open files) for ever. Each cut is one line on stderr and counted in
 /// the summary.
-package final class ConnectionGuard: ChannelDuplexHandler {
-  package typealias InboundIn = ByteBuffer
-  package typealias InboundOut = ByteBuffer
-  package typealias OutboundIn = ByteBuffer
-  package typealias OutboundOut = ByteBuffer
+final class ConnectionGuard: ChannelDuplexHandler {
+  typealias InboundIn = ByteBuffer
+  typealias InboundOut = ByteBuffer
+  typealias OutboundIn = ByteBuffer
+  typealias OutboundOut = ByteBuffer
 
   /// How long a cut connection's last words (a 408, a close frame) may take
   /// to reach a peer that reads nothing before the socket is closed anyway.
-  package static let lastWordsSeconds: Int64 = 1
+  static let lastWordsSeconds: Int64 = 1
 
   private let session: ListenSession
   private let isTLS: Bool
@@ -54,29 +54,29 @@ package final class ConnectionGuard: ChannelDuplexHandler {
   /// What this connection holds, as the budget weighs it.
   package var holding: Int { buffered + queued }
 
-  package func handlerAdded(context: ChannelHandlerContext) {
+  func handlerAdded(context: ChannelHandlerContext) {
     self.context = context
     peer = EndpointText.of(context.channel.remoteAddress) ?? "?"
     budget.register(self)
     if context.channel.isActive { startHeadTimer(context) }
   }
 
-  package func handlerRemoved(context: ChannelHandlerContext) {
+  func handlerRemoved(context: ChannelHandlerContext) {
     forget()
     self.context = nil
   }
 
-  package func channelActive(context: ChannelHandlerContext) {
+  func channelActive(context: ChannelHandlerContext) {
     startHeadTimer(context)
     context.fireChannelActive()
   }
 
-  package func channelInactive(context: ChannelHandlerContext) {
+  func channelInactive(context: ChannelHandlerContext) {
     forget()
     context.fireChannelInactive()
   }
 
-  package func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+  func channelRead(context: ChannelHandlerContext, data: NIOAny) {
     guard !isCut, counted else { return }
     // Bytes behind TLS come only once its handshake is done.
     handshaken = true
@@ -90,7 +90,7 @@ package final class ConnectionGuard: ChannelDuplexHandler {
 
   /// A TLS handshake that failed (a client that does not trust the
   /// certificate, or speaks plain ws to wss) is one line; the socket closes.
-  package func errorCaught(context: ChannelHandlerContext, error: Error) {
+  func errorCaught(context: ChannelHandlerContext, error: Error) {
     guard !isCut, TLSFailure.isTLS(error) else { return context.fireErrorCaught(error) }
     isCut = true
     session.warn("ws \(peer): TLS handshake failed: \(TLSFailure.server(error))")
@@ -124,7 +124,7 @@ package final class ConnectionGuard: ChannelDuplexHandler {
     context.read()
   }
 
-  package func channelWritabilityChanged(context: ChannelHandlerContext) {
+  func channelWritabilityChanged(context: ChannelHandlerContext) {
     if context.channel.isWritable, heldRead {
       heldRead = false
       context.read()
@@ -137,7 +137,7 @@ package final class ConnectionGuard: ChannelDuplexHandler {
   /// The request head was read whole (upgraded or answered): the head
   /// timer stops, the idle timer starts, and the head's bytes are no
   /// longer held.
-  package func headArrived(upgraded: Bool) {
+  func headArrived(upgraded: Bool) {
     headTimer?.cancel()
     headTimer = nil
     self.upgraded = upgraded
@@ -149,7 +149,7 @@ package final class ConnectionGuard: ChannelDuplexHandler {
 
   /// A whole frame came from the client: it is not idle. Only the time is
   /// noted (no timer per frame); the one timer looks at it when it fires.
-  package func frameArrived() {
+  func frameArrived() {
     lastFrame = monotonicNanoseconds()
   }
 
@@ -184,7 +184,7 @@ package final class ConnectionGuard: ChannelDuplexHandler {
 
   // MARK: Cuts
 
-  package func cutOverBudget(total: Int, limit: Int, connections: Int) {
+  func cutOverBudget(total: Int, limit: Int, connections: Int) {
     let what =
       queued > buffered
       ? "\(ByteCountArgument.text(queued)) written to it and not taken (it reads nothing)"

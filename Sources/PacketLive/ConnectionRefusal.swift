@@ -5,9 +5,9 @@ import NIOCore
 /// stay with the connections already open. The first refusal is a line on
 /// stderr; a burst of them is one line a second with the count, so a flood
 /// of connections cannot flood the terminal too.
-package final class RefusedConnection: ChannelInboundHandler {
-  package typealias InboundIn = ByteBuffer
-  package typealias OutboundOut = ByteBuffer
+final class RefusedConnection: ChannelInboundHandler {
+  typealias InboundIn = ByteBuffer
+  typealias OutboundOut = ByteBuffer
 
   private let tls: Bool
 
@@ -15,7 +15,7 @@ package final class RefusedConnection: ChannelInboundHandler {
     self.tls = tls
   }
 
-  package func channelActive(context: ChannelHandlerContext) {
+  func channelActive(context: ChannelHandlerContext) {
     let channel = context.channel
     guard !tls else { return channel.close(promise: nil) }
     let answer =
@@ -28,11 +28,11 @@ package final class RefusedConnection: ChannelInboundHandler {
     }
   }
 
-  package func channelRead(context: ChannelHandlerContext, data: NIOAny) {}
+  func channelRead(context: ChannelHandlerContext, data: NIOAny) {}
 }
 
 /// The lines refusals make: the first at once, the rest counted and said a second later.
-package final class RefusalLog {
+final class RefusalLog {
   private var unsaid = 0
   private var waiting = false
 

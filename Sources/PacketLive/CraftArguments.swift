@@ -176,7 +176,7 @@ package struct CraftArguments {
     }
   }
 
-  package func flagList() -> String {
+  func flagList() -> String {
     var flags: [String] = []
     for field in schema.fields {
       flags.append("--\(field.flag)")

@@ -7,16 +7,16 @@ import PacketKit
 /// connection) and the wall clock, its timers kept on the event loop, its
 /// replies sent where the device sends them and its events printed. Lives
 /// on the session's event loop only.
-package final class DeviceEmulator {
+final class DeviceEmulator {
   /// How to reach one peer: a UDP sender's address, a WebSocket connection.
-  package struct Peer {
+  struct Peer {
     package var send: ([UInt8]) -> Void
     package var close: (UInt16, String) -> Void
   }
 
   /// Peers the emulator can reach at once (every WebSocket connection is
   /// one; past it, UDP senders other than the last writer are forgotten).
-  package static let peerLimit = 1024
+  static let peerLimit = 1024
 
   private let codec: String
   private let answers: DeviceAnswers
@@ -72,7 +72,7 @@ package final class DeviceEmulator {
   }
 
   /// A peer's connection went away: the device's code sees its socket close.
-  package func detach(_ peer: String) {
+  func detach(_ peer: String) {
     guard peers.removeValue(forKey: peer) != nil else { return }
     take(
       FlowMessage(

@@ -27,7 +27,7 @@ public struct ListenRun {
 
   /// How long a signal's stop may take (closing every connection takes at
   /// most `WebSocketConnectionHandler.closeGraceSeconds`).
-  package static let stopPatienceSeconds = 5.0
+  static let stopPatienceSeconds = 5.0
 
   /// Binds, writes `listening on …` and `note` to stderr, runs until
   /// stopped and returns the exit status (`ExitStatus`). Throws when a

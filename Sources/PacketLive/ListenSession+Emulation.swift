@@ -7,7 +7,7 @@ import PacketKit
 /// writer (a device that notifies whoever wrote last), and is logged as `sent` so
 /// `--messages` and `-Y` see it.
 extension ListenSession {
-  package func makeDevice() -> DeviceEmulator? {
+  func makeDevice() -> DeviceEmulator? {
     guard let emulation = configuration.emulation, let timeline,
       let behaviour = configuration.codecs.named(emulation.codec) as? any DeviceBehaviour,
       let model = try? behaviour.makeModel(mode: .emulation, settings: emulation.settings)

@@ -54,7 +54,7 @@ public struct ListenConfiguration: Sendable {
 /// every socket's handler calls into it there, so decoding and output are
 /// never concurrent. `stop` closes every socket, writes the summary and
 /// completes `done` with the exit status.
-package final class ListenSession {
+final class ListenSession {
   package let configuration: ListenConfiguration
   package let loop: EventLoop
   package let recorder: LiveRecorder
@@ -107,7 +107,7 @@ package final class ListenSession {
     }
   }
 
-  package var isStopping: Bool { stopReason != nil }
+  var isStopping: Bool { stopReason != nil }
 
   package func add(_ channel: Channel) {
     channels.append(channel)

@@ -11,8 +11,8 @@ import PacketDecode
 /// is ([::] alone is dual-stack there). No address: 0.0.0.0 and [::] as two
 /// sockets, the IPv6 one IPv6-only, so each family has its own socket
 /// whatever net.ipv6.bindv6only says; a machine without IPv6 keeps IPv4.
-package enum ListenerBinding {
-  package typealias BindOne = (_ address: SocketAddress, _ ipv6Only: Bool) throws -> Channel
+enum ListenerBinding {
+  typealias BindOne = (_ address: SocketAddress, _ ipv6Only: Bool) throws -> Channel
 
   package static func bind(_ address: ListenAddress, _ bindOne: BindOne) throws(CommandFailure) -> [Channel] {
     if let host = address.host {

@@ -16,7 +16,7 @@ package enum LiveClock {
   }
 
   /// "14:03:22.123456", local time, for the text view.
-  package static func clockText(_ time: Double) -> String {
+  static func clockText(_ time: Double) -> String {
     var seconds = time_t(time.rounded(.down))
     var parts = tm()
     localtime_r(&seconds, &parts)
@@ -26,7 +26,7 @@ package enum LiveClock {
   }
 
   /// "2026-05-01T12:03:22.123456Z", UTC, for JSON.
-  package static func isoText(_ time: Double) -> String {
+  static func isoText(_ time: Double) -> String {
     var seconds = time_t(time.rounded(.down))
     var parts = tm()
     gmtime_r(&seconds, &parts)

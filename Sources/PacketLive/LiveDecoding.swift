@@ -4,9 +4,9 @@ import PacketKit
 /// Decodes one live payload into a record, exactly as the capture pipeline
 /// does for a payload it found in a file: the router picks the codec
 /// (`--codec`, `--decode-as`, well-known ports and paths, probes).
-package struct LiveDecoding {
+struct LiveDecoding {
   package var router: PayloadRouter
-  package var keepPayload: Bool
+  var keepPayload: Bool
 
   package func decode(
     _ payload: UnsafeRawBufferPointer, carrier: PayloadRouter.Carrier, into record: inout DecodedRecord

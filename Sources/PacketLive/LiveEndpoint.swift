@@ -92,7 +92,7 @@ package struct TargetURL: Equatable, Sendable {
 }
 
 /// `HOST:PORT`, `[V6]:PORT` or `PORT`.
-package enum HostPort {
+enum HostPort {
   package static func split(_ text: String, whole: String, defaultPort: Int?) throws(CommandFailure)
     -> (host: String?, port: Int)
   {

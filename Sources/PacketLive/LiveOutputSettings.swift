@@ -49,8 +49,8 @@ public struct LiveOutputSettings: Sendable {
 
   /// Where the summary goes: stdout, unless messages already stream there as
   /// JSON (then stderr, as text, so the stream stays one kind of object).
-  package var summaryGoesToStandardError: Bool { !quiet && format != .text }
+  var summaryGoesToStandardError: Bool { !quiet && format != .text }
 
   /// The summary as JSON when stdout carries only the summary in a JSON format.
-  package var summaryAsJSON: Bool { quiet && format != .text }
+  var summaryAsJSON: Bool { quiet && format != .text }
 }

@@ -14,12 +14,12 @@ package final class LiveRecorder: MessageSink {
   private let displayFilter: RecordFilter?
   package let countLimit: Int?
   package private(set) var stats: CaptureStats
-  package private(set) var timings: [String: SourceTiming] = [:]
+  private(set) var timings: [String: SourceTiming] = [:]
   /// Sources in the order they were first seen.
-  package private(set) var sourceOrder: [String] = []
+  private(set) var sourceOrder: [String] = []
   /// Messages counted toward `--count` (received application messages).
   package private(set) var counted = 0
-  package private(set) var limitReached = false
+  private(set) var limitReached = false
   private var sequence = 0
   /// Called once, when the `--count`th message has been written.
   package var onLimitReached: (() -> Void)?
@@ -39,7 +39,7 @@ package final class LiveRecorder: MessageSink {
 
   /// No per-message output (`-q`): callers may skip building records that
   /// only the output would show.
-  package var isSilent: Bool { inner == nil }
+  var isSilent: Bool { inner == nil }
 
   /// The next 1-based record number of this run (live records have no file position).
   package func nextFrame() -> Int {
@@ -97,13 +97,13 @@ package final class LiveRecorder: MessageSink {
 }
 
 /// Arrival statistics for one source: count, span, gaps.
-package struct SourceTiming {
+struct SourceTiming {
   package var count = 1
   package var first: Double
   package var last: Double
-  package var minimumGap = Double.infinity
-  package var maximumGap = 0.0
-  package var gapSum = 0.0
+  var minimumGap = Double.infinity
+  var maximumGap = 0.0
+  var gapSum = 0.0
 
   package init(first: Double) {
     self.first = first
@@ -126,5 +126,5 @@ package struct SourceTiming {
     count > 1 && last > first ? Double(count - 1) / (last - first) : nil
   }
 
-  package var meanGap: Double? { count > 1 ? gapSum / Double(count - 1) : nil }
+  var meanGap: Double? { count > 1 ? gapSum / Double(count - 1) : nil }
 }

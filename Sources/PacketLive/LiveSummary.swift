@@ -9,11 +9,11 @@ package struct LiveSummary: LiveReport {
   package var stopReason: String
   package var elapsedSeconds: Double
   package var stats: CaptureStats
-  package var timings: [(source: String, timing: SourceTiming)]
+  var timings: [(source: String, timing: SourceTiming)]
   /// Extra lines for the command (packets captured, drops, bytes written).
   package var notes: [String] = []
   /// udp: datagrams the kernel dropped before they were read (nil: not a UDP listener).
-  package var kernelDrops: Int?
+  var kernelDrops: Int?
 
   package init(name: String, stopReason: String, elapsedSeconds: Double, recorder: LiveRecorder) {
     self.name = name
@@ -80,7 +80,7 @@ package struct LiveSummary: LiveReport {
     return json.bytes
   }
 
-  package static func kernelDropsText(_ drops: Int) -> String {
+  static func kernelDropsText(_ drops: Int) -> String {
     guard drops > 0 else { return "none (no datagram was dropped by the kernel)" }
     return "\(drops) datagram\(drops == 1 ? "" : "s") dropped by the kernel before pktbench read them "
       + "(the socket's receive buffer was full; raise it with --receive-buffer)"

@@ -4,7 +4,7 @@ import PacketKit
 /// The text view of live traffic: `decode`'s summary line, led by the
 /// record number, the wall-clock arrival time and the gap since the
 /// previous message from the same source. `-V` and `-x` are `decode`'s.
-package enum LiveTextSink {
+enum LiveTextSink {
   package static func make(
     out: OutputWriter, style: Style, verbose: Bool, hexDump: Bool,
     framing: SummaryFraming

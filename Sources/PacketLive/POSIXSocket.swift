@@ -5,7 +5,7 @@
 #endif
 
 /// The libc calls the sender makes itself, under names its methods do not shadow.
-package enum POSIXSocket {
+enum POSIXSocket {
   package static func datagram(family: CInt) -> CInt {
     #if canImport(Glibc)
       Glibc.socket(family, CInt(SOCK_DGRAM.rawValue), 0)

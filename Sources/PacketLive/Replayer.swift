@@ -55,7 +55,7 @@ package final class Replayer {
   private var clockStart: UInt64 = 0
   private var lastDue: UInt64 = 0
   private var sent = 0
-  package private(set) var skippedStreams = 0
+  private(set) var skippedStreams = 0
 
   package init(configuration: Configuration, sockets: ReplaySockets, errors: ReplayErrors, stop: StopFlag) {
     self.configuration = configuration
@@ -203,8 +203,8 @@ package final class ReplayErrors: @unchecked Sendable {
 }
 
 /// Reports the replay socket's errors.
-package final class ReplayErrorHandler: ChannelInboundHandler {
-  package typealias InboundIn = AddressedEnvelope<ByteBuffer>
+final class ReplayErrorHandler: ChannelInboundHandler {
+  typealias InboundIn = AddressedEnvelope<ByteBuffer>
 
   private let errors: ReplayErrors
   private let target: String
@@ -214,9 +214,9 @@ package final class ReplayErrorHandler: ChannelInboundHandler {
     self.target = target
   }
 
-  package func channelRead(context: ChannelHandlerContext, data: NIOAny) {}
+  func channelRead(context: ChannelHandlerContext, data: NIOAny) {}
 
-  package func errorCaught(context: ChannelHandlerContext, error: Error) {
+  func errorCaught(context: ChannelHandlerContext, error: Error) {
     errors.add(error, target: target)
   }
 }

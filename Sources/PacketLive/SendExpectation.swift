@@ -9,9 +9,9 @@ package struct SendExpectation: Sendable {
   package var codec: String
   package var message: String
   package var fields: [(name: String, value: String)]
-  package var withinNanoseconds: UInt64
+  var withinNanoseconds: UInt64
 
-  package static let defaultWithinNanoseconds: UInt64 = 2_000_000_000
+  static let defaultWithinNanoseconds: UInt64 = 2_000_000_000
 
   /// "authResponse success=true within 2s"
   package var label: String {

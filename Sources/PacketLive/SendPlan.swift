@@ -12,11 +12,11 @@ package struct SendStep: Sendable {
   package var schema: MessageSchema
   package var values: CraftValues
   /// Time between sends; nil for a single message.
-  package var periodNanoseconds: UInt64?
+  var periodNanoseconds: UInt64?
   package var count: Int?
   package var durationNanoseconds: UInt64?
   /// A camera frame without --frame-id gets f-0001, f-0002, … as the app numbers its frames.
-  package var numbersFrames = false
+  var numbersFrames = false
 
   /// The values for message number `index` (0-based) of the step.
   package func values(forMessage index: Int) -> CraftValues {
@@ -64,9 +64,9 @@ package enum SendAction: Sendable {
 
 package enum SendPlan {
   /// The default pace when --count or --duration is given without --rate.
-  package static let defaultPeriodNanoseconds: UInt64 = 1_000_000_000
+  static let defaultPeriodNanoseconds: UInt64 = 1_000_000_000
   /// No faster than this: a loop faster than 100 kHz would measure itself.
-  package static let minimumPeriodNanoseconds: UInt64 = 10_000
+  static let minimumPeriodNanoseconds: UInt64 = 10_000
 
   /// Splits `tokens` on `then` and parses each step. `pathField` fills a
   /// field the user left out from the URL's path, where a codec names one
@@ -120,7 +120,7 @@ package enum SendPlan {
     return steps
   }
 
-  package static func step(
+  static func step(
     _ name: String, _ arguments: [String], codecs: CodecSet, force: Bool, badCheck: Bool,
     pathField: (field: String, value: String)? = nil
   ) throws(CommandFailure) -> SendStep {
@@ -182,7 +182,7 @@ package enum SendPlan {
   }
 
   /// `20hz`, `20Hz`, `20/s` or `20` (per second); `50ms` or `0.5s` (the period).
-  package static func periodNanoseconds(_ text: String) throws(CommandFailure) -> UInt64 {
+  static func periodNanoseconds(_ text: String) throws(CommandFailure) -> UInt64 {
     let lower = text.lowercased()
     var hertz: Double?
     if lower.hasSuffix("hz") {
@@ -206,7 +206,7 @@ package enum SendPlan {
   }
 
   /// Crafts the step's message now (timestamps that default to now are fresh).
-  package static func bytes(for step: SendStep, message index: Int = 0) throws(CommandFailure) -> [UInt8] {
+  static func bytes(for step: SendStep, message index: Int = 0) throws(CommandFailure) -> [UInt8] {
     do {
       return try step.codec.craft(step.schema.name, values: step.values(forMessage: index))
     } catch {
@@ -221,7 +221,7 @@ package enum SendPlan {
     }
   }
 
-  package static func hertzText(_ periodNanoseconds: UInt64) -> String {
+  static func hertzText(_ periodNanoseconds: UInt64) -> String {
     let hertz = 1e9 / Double(periodNanoseconds)
     return hertz.rounded() == hertz ? String(Int64(hertz)) : SummaryRenderer.fixed(hertz, digits: 3)
   }

@@ -4,14 +4,14 @@ import PacketKit
 /// What `send` says at the end: per step and in all, how many messages
 /// went out, over how long, the mean rate and interval, and how late the
 /// latest one left compared with its schedule.
-package struct SendReport: LiveReport {
+struct SendReport: LiveReport {
   package struct Step {
     package var label: String
     package var count = 0
-    package var firstNanoseconds: UInt64?
-    package var lastNanoseconds: UInt64?
-    package var maximumLatenessNanoseconds: UInt64 = 0
-    package var latenessSumNanoseconds: UInt64 = 0
+    var firstNanoseconds: UInt64?
+    var lastNanoseconds: UInt64?
+    var maximumLatenessNanoseconds: UInt64 = 0
+    var latenessSumNanoseconds: UInt64 = 0
 
     package var durationSeconds: Double {
       guard let firstNanoseconds, let lastNanoseconds else { return 0 }
@@ -30,7 +30,7 @@ package struct SendReport: LiveReport {
   /// Datagrams the peer refused (ICMP port unreachable), as the kernel reported them.
   package var refused = 0
   /// Messages the kernel did not take (a full socket buffer); not in `total`.
-  package var notSent = 0
+  var notSent = 0
   package var stopReason = ""
   package var notes: [String] = []
 
@@ -51,7 +51,7 @@ package struct SendReport: LiveReport {
 
   package var total: Int { steps.reduce(0) { $0 + $1.count } }
 
-  package var maximumLatenessNanoseconds: UInt64 { steps.map(\.maximumLatenessNanoseconds).max() ?? 0 }
+  var maximumLatenessNanoseconds: UInt64 { steps.map(\.maximumLatenessNanoseconds).max() ?? 0 }
 
   package var durationSeconds: Double {
     let first = steps.compactMap(\.firstNanoseconds).min()

@@ -4,7 +4,7 @@ import PacketKit
 
 /// How `send` reaches its destination: a connected UDP socket or a
 /// WebSocket client connection. Used on the event loop only.
-package protocol SendTransport: AnyObject {
+protocol SendTransport: AnyObject {
   var transportName: String { get }
   var localEndpoint: String? { get }
   var remoteEndpoint: String? { get }
@@ -19,7 +19,7 @@ package protocol SendTransport: AnyObject {
 package struct SendConfiguration: Sendable {
   package var codecs: CodecSet
   package var target: TargetURL
-  package var steps: [SendAction]
+  var steps: [SendAction]
   package var output: LiveOutputSettings
   /// How long to keep listening for replies after the last message.
   package var lingerNanoseconds: UInt64
@@ -44,7 +44,7 @@ package final class SendSession {
   package let configuration: SendConfiguration
   package let loop: EventLoop
   package let recorder: LiveRecorder
-  package let decoding: LiveDecoding
+  let decoding: LiveDecoding
   private let out: OutputWriter
   private let done: EventLoopPromise<Int32>
   private var transport: SendTransport?
@@ -52,7 +52,7 @@ package final class SendSession {
   private var sentInStep = 0
   private var stepStart = NIODeadline.now()
   private var nextTask: Scheduled<Void>?
-  package private(set) var report: SendReport
+  private(set) var report: SendReport
   private var stopReason: String?
   private var finished = false
   private var failure: String?
@@ -61,7 +61,7 @@ package final class SendSession {
   /// Messages from the peer not yet looked at by an `expect` (the newest
   /// `inboxLimit`): a reply may arrive before its expect step starts.
   private var inbox: [DecodedFrame] = []
-  package static let inboxLimit = 256
+  static let inboxLimit = 256
   /// The `expect` step waiting, and when it started.
   private var expecting: (expectation: SendExpectation, since: NIODeadline)?
 
@@ -87,7 +87,7 @@ package final class SendSession {
   }
 
   /// The transport is ready: start the first step.
-  package func start(_ transport: SendTransport) {
+  func start(_ transport: SendTransport) {
     guard self.transport == nil, stopReason == nil else { return }
     self.transport = transport
     startStep(at: NIODeadline.now())
@@ -121,14 +121,14 @@ package final class SendSession {
 
   /// A problem worth a line in the report that makes the exit status 1,
   /// though sending went on.
-  package func noteFailure(_ text: String) {
+  func noteFailure(_ text: String) {
     report.notes.append(text)
     if failure == nil { failure = text }
   }
 
   /// How many datagrams the peer refused (ICMP port unreachable): counted
   /// in the report, and the exit status is 1 as for any failure.
-  package func noteRefused(_ count: Int) {
+  func noteRefused(_ count: Int) {
     report.refused = count
     if count > 0, failure == nil {
       failure = "\(count) refused by the peer"

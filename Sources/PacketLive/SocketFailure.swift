@@ -10,7 +10,7 @@ import NIOPosix
 /// One line for a socket failure, saying what a person can do about it.
 package enum SocketFailure {
   /// The errno behind a NIO error, if there is one.
-  package static func errnoCode(_ error: Error) -> Int32? {
+  static func errnoCode(_ error: Error) -> Int32? {
     if let io = error as? IOError { return io.errnoCode }
     if let connection = error as? NIOConnectionError {
       for failure in connection.connectionErrors {
@@ -73,7 +73,7 @@ package enum SocketFailure {
 
 /// `address:port` as the rest of pktbench writes endpoints (`[v6]:port`),
 /// with IPv4-mapped IPv6 addresses shown as the IPv4 address they are.
-package enum EndpointText {
+enum EndpointText {
   package static func of(_ address: SocketAddress?) -> String? {
     guard let address, let ip = address.ipAddress, let port = address.port else { return nil }
     return of(ip: ip, port: port)

@@ -21,7 +21,7 @@ package enum TLSFailure {
     return "\(what): the TLS handshake failed (\(text))"
   }
 
-  package static func isTLS(_ error: Error) -> Bool {
+  static func isTLS(_ error: Error) -> Bool {
     error is NIOSSLError || error is NIOSSLExtraError || error is BoringSSLError
   }
 

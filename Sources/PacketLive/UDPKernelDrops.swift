@@ -35,7 +35,7 @@ package enum UDPKernelDrops {
   }
 
   /// The inodes of the sockets this process has open (`socket:[N]` links in /proc/self/fd).
-  package static func ownSocketInodes() -> Set<UInt64> {
+  static func ownSocketInodes() -> Set<UInt64> {
     let directory = "/proc/self/fd"
     guard let names = try? FileManager.default.contentsOfDirectory(atPath: directory) else { return [] }
     var inodes: Set<UInt64> = []

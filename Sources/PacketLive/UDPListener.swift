@@ -4,8 +4,8 @@ import PacketDecode
 
 /// Hands each datagram to the session. A socket error (an ICMP error
 /// reported on the socket, a read failure) is one line; the socket stays open.
-package final class UDPListenHandler: ChannelInboundHandler {
-  package typealias InboundIn = AddressedEnvelope<ByteBuffer>
+final class UDPListenHandler: ChannelInboundHandler {
+  typealias InboundIn = AddressedEnvelope<ByteBuffer>
 
   private let session: ListenSession
   private var reportedErrors: Set<String> = []
@@ -14,12 +14,12 @@ package final class UDPListenHandler: ChannelInboundHandler {
     self.session = session
   }
 
-  package func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+  func channelRead(context: ChannelHandlerContext, data: NIOAny) {
     session.datagram(
       Self.unwrapInboundIn(data), local: context.channel.localAddress, channel: context.channel)
   }
 
-  package func errorCaught(context: ChannelHandlerContext, error: Error) {
+  func errorCaught(context: ChannelHandlerContext, error: Error) {
     let text = SocketFailure.describe(error)
     // The same error repeated (e.g. at 50 Hz) is said once.
     if reportedErrors.insert(text).inserted {
@@ -29,7 +29,7 @@ package final class UDPListenHandler: ChannelInboundHandler {
 }
 
 /// Binds the UDP sockets of `listen udp:…` (see `ListenerBinding`).
-package enum UDPListener {
+enum UDPListener {
   /// Enough for any UDP payload (65,507 bytes over IPv4, 65,527 over IPv6).
   package static let receiveBufferBytes = 65_536
 

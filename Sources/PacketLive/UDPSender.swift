@@ -15,18 +15,18 @@ import PacketDecode
 /// Datagrams are written with send(2) on the socket itself rather than
 /// through NIO, whose datagram channel closes on an ECONNREFUSED write: a
 /// device that is still booting would end the run. NIO still reads.
-package final class UDPSendTransport: SendTransport {
+final class UDPSendTransport: SendTransport {
   private let channel: Channel
   private let socket: CInt
   private let session: SendSession
-  package let localEndpoint: String?
-  package let remoteEndpoint: String?
+  let localEndpoint: String?
+  let remoteEndpoint: String?
   /// ICMP port unreachable answers the kernel reported (one per datagram
   /// refused, as long as each is read before the next arrives).
   package private(set) var refused = 0
   private var saidRefused = false
 
-  package var transportName: String { "udp" }
+  var transportName: String { "udp" }
   package var carrier: PayloadRouter.Carrier { .udp }
 
   package init(channel: Channel, socket: CInt, session: SendSession, remote: SocketAddress) {
@@ -92,8 +92,8 @@ package final class UDPSendTransport: SendTransport {
 }
 
 /// Hands datagrams coming back to the session, and socket errors to the transport.
-package final class UDPSendHandler: ChannelInboundHandler {
-  package typealias InboundIn = AddressedEnvelope<ByteBuffer>
+final class UDPSendHandler: ChannelInboundHandler {
+  typealias InboundIn = AddressedEnvelope<ByteBuffer>
 
   private let session: SendSession
   package var transport: UDPSendTransport?
@@ -102,13 +102,13 @@ package final class UDPSendHandler: ChannelInboundHandler {
     self.session = session
   }
 
-  package func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+  func channelRead(context: ChannelHandlerContext, data: NIOAny) {
     var envelope = Self.unwrapInboundIn(data)
     let bytes = envelope.data.readBytes(length: envelope.data.readableBytes) ?? []
     session.received(bytes)
   }
 
-  package func errorCaught(context: ChannelHandlerContext, error: Error) {
+  func errorCaught(context: ChannelHandlerContext, error: Error) {
     transport?.failed(error)
   }
 }
@@ -154,7 +154,7 @@ package enum UDPSender {
 
   /// A UDP socket connect(2)ed to `address`: the kernel then reports the
   /// peer's ICMP errors on it and delivers only the peer's datagrams.
-  package static func connectedSocket(to address: SocketAddress) throws -> CInt {
+  static func connectedSocket(to address: SocketAddress) throws -> CInt {
     let socket = POSIXSocket.datagram(family: CInt(address.protocol.rawValue))
     guard socket >= 0 else { throw IOError(errnoCode: errno, reason: "socket") }
     let result = address.withSockAddr { pointer, size in

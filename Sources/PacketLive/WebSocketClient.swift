@@ -12,7 +12,7 @@ import PacketKit
 /// wss:// the TLS handshake comes first (the certificate checked unless
 /// --insecure).
 package enum WebSocketClient {
-  package static let requestHandlerName = "pktbench.ws-upgrade-request"
+  static let requestHandlerName = "pktbench.ws-upgrade-request"
 
   package static func connect(
     group: EventLoopGroup, target: TargetURL, session: NIOLoopBound<SendSession>,
@@ -64,9 +64,9 @@ package enum WebSocketClient {
 
 /// Sends the upgrade request once connected; anything but 101 Switching
 /// Protocols ends the run with one line saying what the server answered.
-package final class UpgradeRequestHandler: ChannelInboundHandler, RemovableChannelHandler {
-  package typealias InboundIn = HTTPClientResponsePart
-  package typealias OutboundOut = HTTPClientRequestPart
+final class UpgradeRequestHandler: ChannelInboundHandler, RemovableChannelHandler {
+  typealias InboundIn = HTTPClientResponsePart
+  typealias OutboundOut = HTTPClientRequestPart
 
   private let session: SendSession
   private let target: TargetURL
@@ -76,7 +76,7 @@ package final class UpgradeRequestHandler: ChannelInboundHandler, RemovableChann
     self.target = target
   }
 
-  package func channelActive(context: ChannelHandlerContext) {
+  func channelActive(context: ChannelHandlerContext) {
     var headers = HTTPHeaders()
     headers.add(name: "Host", value: HostPort.join(target.host, target.port))
     headers.add(name: "User-Agent", value: "pktbench")
@@ -87,7 +87,7 @@ package final class UpgradeRequestHandler: ChannelInboundHandler, RemovableChann
     context.fireChannelActive()
   }
 
-  package func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+  func channelRead(context: ChannelHandlerContext, data: NIOAny) {
     guard case .head(let response) = Self.unwrapInboundIn(data) else { return }
     session.stop(
       "an error",
@@ -97,7 +97,7 @@ package final class UpgradeRequestHandler: ChannelInboundHandler, RemovableChann
     context.close(promise: nil)
   }
 
-  package func errorCaught(context: ChannelHandlerContext, error: Error) {
+  func errorCaught(context: ChannelHandlerContext, error: Error) {
     let text: String
     if let upgrade = error as? NIOHTTPClientUpgradeError {
       text = "\(target.display): WebSocket handshake failed (\(upgrade))"
@@ -110,7 +110,7 @@ package final class UpgradeRequestHandler: ChannelInboundHandler, RemovableChann
     context.close(promise: nil)
   }
 
-  package func channelInactive(context: ChannelHandlerContext) {
+  func channelInactive(context: ChannelHandlerContext) {
     session.stop(
       "an error", failure: "\(target.display): the server closed the connection during the handshake")
     context.fireChannelInactive()
@@ -119,23 +119,23 @@ package final class UpgradeRequestHandler: ChannelInboundHandler, RemovableChann
 
 /// The upgraded connection: masked text frames out, messages and control
 /// frames in, the close handshake.
-package final class WebSocketClientHandler: ChannelInboundHandler, SendTransport {
-  package typealias InboundIn = WebSocketFrame
-  package typealias OutboundOut = WebSocketFrame
+final class WebSocketClientHandler: ChannelInboundHandler, SendTransport {
+  typealias InboundIn = WebSocketFrame
+  typealias OutboundOut = WebSocketFrame
 
   private let session: SendSession
   private let channel: Channel
   private let path: String
-  package let localEndpoint: String?
-  package let remoteEndpoint: String?
+  let localEndpoint: String?
+  let remoteEndpoint: String?
   private var closeSent = false
   private var closeReceived = false
   private var onClosed: [() -> Void] = []
 
   /// How long `close` waits for the server's close reply.
-  package static let closeWaitSeconds: Int64 = 2
+  static let closeWaitSeconds: Int64 = 2
 
-  package var transportName: String { "websocket" }
+  var transportName: String { "websocket" }
   package var carrier: PayloadRouter.Carrier { .websocket(path: path) }
 
   package init(session: SendSession, channel: Channel, path: String) {
@@ -166,7 +166,7 @@ package final class WebSocketClientHandler: ChannelInboundHandler, SendTransport
     }
   }
 
-  package func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+  func channelRead(context: ChannelHandlerContext, data: NIOAny) {
     let frame = Self.unwrapInboundIn(data)
     switch frame.opcode {
     case .text, .binary:
@@ -209,13 +209,13 @@ package final class WebSocketClientHandler: ChannelInboundHandler, SendTransport
     }
   }
 
-  package func errorCaught(context: ChannelHandlerContext, error: Error) {
+  func errorCaught(context: ChannelHandlerContext, error: Error) {
     session.stop(
       "an error", failure: "\(session.configuration.target.display): \(SocketFailure.describe(error))")
     context.close(promise: nil)
   }
 
-  package func channelInactive(context: ChannelHandlerContext) {
+  func channelInactive(context: ChannelHandlerContext) {
     if !closeReceived && !closeSent {
       session.stop(
         "the server",

@@ -9,9 +9,9 @@ import PacketKit
 /// control frame as `decode` shows them, answers pings, echoes the client's
 /// close, and under `emulate` gives the connection to the server's one
 /// device model, which answers and closes as the real server would.
-package final class WebSocketConnectionHandler: ChannelInboundHandler {
-  package typealias InboundIn = WebSocketFrame
-  package typealias OutboundOut = WebSocketFrame
+final class WebSocketConnectionHandler: ChannelInboundHandler {
+  typealias InboundIn = WebSocketFrame
+  typealias OutboundOut = WebSocketFrame
 
   private let session: ListenSession
   private let channel: Channel
@@ -29,7 +29,7 @@ package final class WebSocketConnectionHandler: ChannelInboundHandler {
   private var closeReceived = false
 
   /// How long to wait for the client's close reply before dropping the socket.
-  package static let closeGraceSeconds: Int64 = 2
+  static let closeGraceSeconds: Int64 = 2
 
   package init(
     session: ListenSession, channel: Channel, request: HTTPRequestHead, connectionGuard: ConnectionGuard
@@ -46,7 +46,7 @@ package final class WebSocketConnectionHandler: ChannelInboundHandler {
     device = session.device()
   }
 
-  package func handlerAdded(context: ChannelHandlerContext) {
+  func handlerAdded(context: ChannelHandlerContext) {
     session.opened(self)
     var fields: [FieldValue.Member] = [.init("status", .integer(101))]
     var diagnostics: [Diagnostic] = []
@@ -72,13 +72,13 @@ package final class WebSocketConnectionHandler: ChannelInboundHandler {
     }
   }
 
-  package func channelInactive(context: ChannelHandlerContext) {
+  func channelInactive(context: ChannelHandlerContext) {
     if let client { device?.detach(client) }
     session.closed(self)
     context.fireChannelInactive()
   }
 
-  package func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+  func channelRead(context: ChannelHandlerContext, data: NIOAny) {
     let frame = Self.unwrapInboundIn(data)
     switch frame.opcode {
     case .text, .binary:
@@ -116,7 +116,7 @@ package final class WebSocketConnectionHandler: ChannelInboundHandler {
     }
   }
 
-  package func errorCaught(context: ChannelHandlerContext, error: Error) {
+  func errorCaught(context: ChannelHandlerContext, error: Error) {
     var record = newRecord(fromClient: true)
     record.layerError = DecodeError(code: "ws-protocol") {
       .init("WebSocket protocol error from the client: \(error); connection closed")
@@ -126,7 +126,7 @@ package final class WebSocketConnectionHandler: ChannelInboundHandler {
   }
 
   /// Closes with 1001 (going away) because the listener stops.
-  package func goAway() -> EventLoopFuture<Void> {
+  func goAway() -> EventLoopFuture<Void> {
     close(code: .goingAway, reason: "listener stopping", grace: false)
     return channel.closeFuture
   }
@@ -194,7 +194,7 @@ package final class WebSocketConnectionHandler: ChannelInboundHandler {
   /// What RFC 6455 makes a close frame from a client fail the connection
   /// for: a 1-byte body or a code that may not be sent (§7.4, 1002), a
   /// reason that is not UTF-8 (§8.1, 1007).
-  package static func closeProblem(_ body: ByteBuffer) -> (ConnectionBudget.Cut, String, UInt16)? {
+  static func closeProblem(_ body: ByteBuffer) -> (ConnectionBudget.Cut, String, UInt16)? {
     var body = body
     if body.readableBytes == 1 {
       return (

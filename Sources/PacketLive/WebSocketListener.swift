@@ -12,7 +12,7 @@ import PacketKit
 /// the response simply carries no Sec-WebSocket-Extensions, which RFC 7692
 /// §5 says leaves the connection uncompressed. With a TLS context (--cert,
 /// --key) each connection starts with the TLS handshake: wss.
-package enum WebSocketListener {
+enum WebSocketListener {
   package static func bind(
     group: EventLoopGroup, address: ListenAddress, session: NIOLoopBound<ListenSession>,
     maxMessageBytes: Int, tls: NIOSSLContext? = nil
@@ -75,7 +75,7 @@ package enum WebSocketListener {
 extension ListenSession {
   /// The upgrade decision: only the paths the codecs name. The handshake is
   /// logged as `decode` shows it (ws.handshake with the offered extensions).
-  package func shouldUpgrade(_ channel: Channel, _ head: HTTPRequestHead) -> HTTPHeaders? {
+  func shouldUpgrade(_ channel: Channel, _ head: HTTPRequestHead) -> HTTPHeaders? {
     guard !isStopping else { return nil }
     let path = head.uri
     var record = DecodedRecord(
@@ -100,10 +100,10 @@ extension ListenSession {
 
 /// Answers every HTTP request that was not upgraded: 404 for another path,
 /// 426 for a plain request on the endpoint; then closes. One line in the log.
-package final class HTTPRefusalHandler: ChannelInboundHandler, RemovableChannelHandler {
+final class HTTPRefusalHandler: ChannelInboundHandler, RemovableChannelHandler {
   package static let name = "pktbench.http-refusal"
-  package typealias InboundIn = HTTPServerRequestPart
-  package typealias OutboundOut = HTTPServerResponsePart
+  typealias InboundIn = HTTPServerRequestPart
+  typealias OutboundOut = HTTPServerResponsePart
 
   private let session: ListenSession
   private var head: HTTPRequestHead?
@@ -112,7 +112,7 @@ package final class HTTPRefusalHandler: ChannelInboundHandler, RemovableChannelH
     self.session = session
   }
 
-  package func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+  func channelRead(context: ChannelHandlerContext, data: NIOAny) {
     switch Self.unwrapInboundIn(data) {
     case .head(let head):
       self.head = head

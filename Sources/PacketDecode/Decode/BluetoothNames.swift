@@ -7,7 +7,7 @@ import PacketKit
 /// capture uses few of each, and making them per ATT value cost more than
 /// decoding the value; each table is bounded (cleared when full), so
 /// memory stays flat whatever the capture.
-package struct BluetoothNames {
+struct BluetoothNames {
   private var endpointNames = Kept<UInt32, (String, String)>(recent: 4)
   private var carriers = Kept<CarrierKey, Carrier>(recent: 8)
   private var lastUUID: String?
@@ -96,7 +96,7 @@ package struct BluetoothNames {
 
   /// The codec whose GATT characteristic `uuid` is; the last answer is
   /// kept, since values keep coming on the same characteristic.
-  package mutating func gattChoice(_ uuid: String, router: PayloadRouter) -> PayloadRouter.Choice? {
+  mutating func gattChoice(_ uuid: String, router: PayloadRouter) -> PayloadRouter.Choice? {
     if let lastUUID, lastUUID == uuid { return lastChoice }
     let choice = router.gattChoice(uuid.lowercased())
     lastUUID = uuid

@@ -6,7 +6,7 @@ import PacketKit
 /// (routing, codecs, `-Y`, `-c`, `-w`, counters, the sink). Owns both:
 /// the stage delivers to the records, which know nothing of the stage.
 package final class CapturePipeline {
-  package let records: PayloadRecords
+  let records: PayloadRecords
   package let stage: PayloadStage
   /// `--start`/`--stop`: records outside these Unix times are not read,
   /// as editcap -A/-B leaves them out.
@@ -82,7 +82,7 @@ package final class CapturePipeline {
   }
 
   /// Whether the codec named travels in WebSocket messages (it names a WebSocket path).
-  package static func speaksWebSocket(_ codec: String, codecs: CodecSet) -> Bool {
+  static func speaksWebSocket(_ codec: String, codecs: CodecSet) -> Bool {
     codecs.named(codec)?.info.wellKnown.contains { if case .webSocket = $0 { true } else { false } } ?? false
   }
 }

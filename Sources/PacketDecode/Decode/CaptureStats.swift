@@ -11,17 +11,17 @@ package struct CaptureStats {
   package var lastTime: Double?
   /// Per codec, per message: count and bytes. Nested, so that counting
   /// does not build a "codec message" string for every packet.
-  package var perCodec: [String: [String: MessageTally]] = [:]
+  var perCodec: [String: [String: MessageTally]] = [:]
   package var errors: [String: Int] = [:]
   package var warnings: [String: Int] = [:]
   package var transports: [String: Int] = [:]
   package var undecoded: [String: Int] = [:]
   package var damaged: [String: Int] = [:]
   package var unclaimedPayloads = 0
-  package var unclaimedBytes = 0
+  var unclaimedBytes = 0
   package var events: [String: Int] = [:]
   /// Per flow and kind of message: counts and rates over the flow's own span.
-  package var flows = FlowRates()
+  var flows = FlowRates()
   /// Where a damaged file stopped the reading.
   package var stoppedEarly: String?
   /// The signal that stopped the reading (SIGINT, SIGTERM), if one did.
@@ -44,7 +44,7 @@ package struct CaptureStats {
   private var cleanTransportCounts = Array(repeating: 0, count: CleanTransport.allCases.count)
 
   /// The transports `countClean` counts without hashing their names.
-  package enum CleanTransport: Int, CaseIterable {
+  enum CleanTransport: Int, CaseIterable {
     case udp, bleATT
 
     /// The name `transports` counts it under (a record's `transport`).
@@ -80,8 +80,7 @@ package struct CaptureStats {
 
   /// A message its codec's `cleanKind` classified: no diagnostics, so only
   /// its kind and size count.
-  package mutating func countClean(codec: Int, kind: Int, bytes: Int, time: Double, transport: CleanTransport)
-  {
+  mutating func countClean(codec: Int, kind: Int, bytes: Int, time: Double, transport: CleanTransport) {
     cleanCounts[cleanStart[codec] + kind].add(bytes: bytes, time: time)
     cleanTransportCounts[transport.rawValue] += 1
   }
@@ -89,7 +88,7 @@ package struct CaptureStats {
   /// A clean message of a flow whose slot `flows.cleanSlot` gave: its one
   /// tally is the flow's, folded into the per-message counts for reports.
   @inline(__always)
-  package mutating func countClean(slot: Int, bytes: Int, time: Double) {
+  mutating func countClean(slot: Int, bytes: Int, time: Double) {
     flows.addClean(slot: slot, bytes: bytes, time: time)
   }
 

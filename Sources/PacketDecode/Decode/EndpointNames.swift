@@ -3,7 +3,7 @@ import PacketCapture
 /// "10.0.0.2:50000" for an endpoint, remembered for the few endpoints a
 /// capture keeps using: formatting an address per message cost more than
 /// decoding the message.
-package struct EndpointNames {
+struct EndpointNames {
   private var names = RecentTable<Endpoint, String>(capacity: 16)
 
   package mutating func name(_ endpoint: Endpoint) -> String {

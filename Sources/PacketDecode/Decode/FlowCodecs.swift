@@ -5,7 +5,7 @@ import PacketCapture
 /// claims (a damaged frame is the one a field engineer looks for) goes to
 /// the same codec and is shown as its error at its offset, not as bytes
 /// nobody claimed. Routed flows (ports, paths, --decode-as) need no memory.
-package struct FlowCodecs<Key: Hashable> {
+struct FlowCodecs<Key: Hashable> {
   /// Flows remembered at most; a scan of more starts the memory afresh.
   package static var limit: Int { 4096 }
   private var known: [Key: Int] = [:]
@@ -30,7 +30,7 @@ package struct FlowCodecs<Key: Hashable> {
 }
 
 /// A UDP flow, the same in both directions.
-package struct UDPFlowKey: Hashable {
+struct UDPFlowKey: Hashable {
   package var low: Endpoint
   package var high: Endpoint
 
@@ -40,14 +40,14 @@ package struct UDPFlowKey: Hashable {
 }
 
 /// An ATT attribute on one BLE connection.
-package struct BLEHandleKey: Hashable {
+struct BLEHandleKey: Hashable {
   package var connection: UInt16
   package var handle: UInt16
 }
 
 extension DecodedRecord {
   /// Whether the codec decoded the payload (as a tree or as flat fields).
-  package var decodedByCodec: Bool {
+  var decodedByCodec: Bool {
     if flat != nil { return true }
     if case .decoded = result { return true }
     return false

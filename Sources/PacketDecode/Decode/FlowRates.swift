@@ -5,7 +5,7 @@ import PacketKit
 /// span a 20 Hz stream that ran half the capture read 9.5/s; over a kind's
 /// span in all flows, a heartbeat and its reply 0.3 ms apart read 3,000/s.
 /// One message has no rate.
-package struct FlowRates {
+struct FlowRates {
   package struct Key: Hashable {
     package var source: String
     package var destination: String
@@ -25,7 +25,7 @@ package struct FlowRates {
   private var clean: [MessageTally] = []
   private var cleanKinds: [CleanKind?] = []
 
-  package struct CleanKind {
+  struct CleanKind {
     package var codec: Int
     package var kind: Int
     package var transport: CaptureStats.CleanTransport
@@ -71,7 +71,7 @@ package struct FlowRates {
 
   /// The slot for clean messages of this flow and kind (`CodecSet` indices
   /// for the kind); nil past `limit`, and then they are counted elsewhere.
-  package mutating func cleanSlot(
+  mutating func cleanSlot(
     source: String, destination: String, codec: String, message: String, kind: CleanKind
   ) -> Int? {
     guard let slot = slot(source, destination, codec, message) else { return nil }
@@ -81,12 +81,12 @@ package struct FlowRates {
 
   /// Counts a clean message of the flow and kind whose slot `cleanSlot` gave.
   @inline(__always)
-  package mutating func addClean(slot: Int, bytes: Int, time: Double) {
+  mutating func addClean(slot: Int, bytes: Int, time: Double) {
     clean[slot].add(bytes: bytes, time: time)
   }
 
   /// The clean messages counted per slot, with what they are.
-  package var cleanCounts: some Sequence<(kind: CleanKind, tally: MessageTally)> {
+  var cleanCounts: some Sequence<(kind: CleanKind, tally: MessageTally)> {
     zip(cleanKinds, clean).lazy.compactMap { kind, tally in
       kind.flatMap { tally.count > 0 ? (kind: $0, tally: tally) : nil }
     }

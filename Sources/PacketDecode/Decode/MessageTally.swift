@@ -3,7 +3,7 @@ import PacketKit
 /// One kind of message (of a flow, or in all) in `--stats`: how many, how
 /// many bytes, and when the first and last came, for a rate over its own
 /// active span.
-package struct MessageTally {
+struct MessageTally {
   package var count = 0
   package var bytes = 0
   package var first = Double.infinity

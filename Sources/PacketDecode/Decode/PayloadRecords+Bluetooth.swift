@@ -39,7 +39,7 @@ extension PayloadRecords {
     deliver(record, context: context)
   }
 
-  package func attOperation(_ operation: ATTOperation, context: CarrierContext) {
+  func attOperation(_ operation: ATTOperation, context: CarrierContext) {
     var record = bleRecord(
       operation.connectionHandle, operation.direction, frame: operation.frame, time: operation.time)
     record.event = (
@@ -72,7 +72,7 @@ extension PayloadRecords {
 
   /// The capturing host's own words (PacketLogger notes, syslog lines):
   /// shown where they fell among the packets, belonging to no connection.
-  package func bluetoothLog(_ entry: BluetoothLogEntry, context: CarrierContext) {
+  func bluetoothLog(_ entry: BluetoothLogEntry, context: CarrierContext) {
     var record = DecodedRecord(
       frame: entry.frame, time: entry.time, transport: "packetlogger", payloadLength: 0)
     var fields: [FieldValue.Member] = [.init("message", .string(entry.message))]

@@ -5,7 +5,7 @@ import PacketKit
 /// the router chooses, each event as a record of its own; then `-Y`, `-c`,
 /// `-w`'s selection and the counters, and the sink. Nothing here knows what
 /// any protocol's frame is.
-package final class PayloadRecords: PayloadConsumer {
+final class PayloadRecords: PayloadConsumer {
   /// The codecs, called directly per payload.
   package let codecs: CodecSet
   /// What a WebSocket handshake's path names.
@@ -13,30 +13,30 @@ package final class PayloadRecords: PayloadConsumer {
   package let router: PayloadRouter
   package let sink: MessageSink
   package var bleMap: [BLEMapRule] = []
-  package var bleRoles: [UInt16: BluetoothRole] = [:]
+  var bleRoles: [UInt16: BluetoothRole] = [:]
   /// The addresses of the last IP-level notice, and their text.
   private var noticeAddresses:
     (source: IPAddress, destination: IPAddress, sourceText: String, destinationText: String)?
   @exclusivity(unchecked) package var stats: CaptureStats
   /// What the sink reads, asked once rather than per message.
-  package let wantsRecords: Bool
-  package let wantsCounts: Bool
+  let wantsRecords: Bool
+  let wantsCounts: Bool
   package let wantsPayload: Bool
   /// Clean messages go to the sink as flat fields, without a tree.
   private let flatRecords: Bool
   /// `-Y`: only the records it keeps reach the sink and the counters.
   private let displayFilter: RecordFilter?
   private let flatMessage = FlatMessage()
-  @exclusivity(unchecked) package var endpointNames = EndpointNames()
-  @exclusivity(unchecked) package var bleNames = BluetoothNames()
+  @exclusivity(unchecked) var endpointNames = EndpointNames()
+  @exclusivity(unchecked) var bleNames = BluetoothNames()
   private var processNames = ProcessNames()
   /// The codecs probes found on flows, for their later payloads.
   @exclusivity(unchecked) private var udpCodecs = FlowCodecs<UDPFlowKey>()
   @exclusivity(unchecked) private var streamCodecs = FlowCodecs<TCPConnectionID>()
-  @exclusivity(unchecked) package var bleCodecs = FlowCodecs<BLEHandleKey>()
+  @exclusivity(unchecked) var bleCodecs = FlowCodecs<BLEHandleKey>()
   /// `--stats`: the flows clean messages were last counted for.
   @exclusivity(unchecked) private var recentUDPFlows = RecentFlowSlots<DirectedFlow>()
-  @exclusivity(unchecked) package var recentBLEFlows = RecentFlowSlots<BLEFlow>()
+  @exclusivity(unchecked) var recentBLEFlows = RecentFlowSlots<BLEFlow>()
   /// `decode -w`: the records behind every message shown; nil unless asked.
   @exclusivity(unchecked) package var selection: FrameSelection?
   /// `-c N`: messages still to show; nil for no limit. At 0 nothing more
@@ -249,7 +249,7 @@ package final class PayloadRecords: PayloadConsumer {
 
   /// An IP notice's addresses as text: a flood comes from few addresses,
   /// so the last pair's text is kept.
-  package func noticeNames(_ source: IPAddress, _ destination: IPAddress) -> (
+  func noticeNames(_ source: IPAddress, _ destination: IPAddress) -> (
     source: String, destination: String
   ) {
     if noticeAddresses?.source != source || noticeAddresses?.destination != destination {

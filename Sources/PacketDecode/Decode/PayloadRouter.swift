@@ -21,7 +21,7 @@ package final class PayloadRouter {
     /// only when a record shows them.
     package var why: Reason
     /// Chosen by a probe (not by a port, path, characteristic or rule).
-    package var byProbe = false
+    var byProbe = false
 
   }
 
@@ -42,7 +42,7 @@ package final class PayloadRouter {
   /// `--decode-as` rules with their codec resolved once, not per payload.
   private let ruleChoices: [(rule: DecodeAsRule, choice: Choice)]
   /// `--codec`'s index in `codecs.all`.
-  package let forcedIndex: Int?
+  let forcedIndex: Int?
   package var forcedCodec: (any FrameCodec)? { forcedIndex.map { codecs.all[$0] } }
   /// Probes must be at least this sure to claim a payload nobody routed.
   private let minimumProbeScore: Int
@@ -120,13 +120,13 @@ package final class PayloadRouter {
   }
 
   /// The codec whose characteristic this is (a lower-case 128-bit UUID).
-  package func gattChoice(_ uuid: String) -> Choice? {
+  func gattChoice(_ uuid: String) -> Choice? {
     gattUUIDs.firstIndex(of: uuid).map { gattChoices[$0] }
   }
 
   /// The codec whose probe is surest of a payload nothing else routed, when
   /// it is sure enough.
-  package func probe(_ payload: UnsafeRawBufferPointer) -> Choice? {
+  func probe(_ payload: UnsafeRawBufferPointer) -> Choice? {
     let best = codecs.bestProbe(payload)
     guard best.score >= minimumProbeScore else { return nil }
     return Choice(index: best.index, why: .probe(best.score), byProbe: true)

@@ -7,7 +7,7 @@ import PacketKit
 /// `effective: {"name", "pid"}` inside it when the process worked for
 /// another; and `[HawkSight 412]` on the summary line. The last process's
 /// texts are kept: packets come in runs from one app.
-package struct ProcessNames {
+struct ProcessNames {
   private var last: PKTAP.Process?
   private var member: FieldValue.Member?
   private var note = ""

@@ -88,7 +88,7 @@ package final class ProgressLine {
     return out
   }
 
-  package static func megabytes(_ bytes: Int) -> String {
+  static func megabytes(_ bytes: Int) -> String {
     "\(SummaryRenderer.fixed(Double(bytes) / 1e6, digits: 1)) MB"
   }
 

@@ -72,7 +72,7 @@ package final class ReadInterruption: Sendable {
   }
 
   /// For tests: as if `number` had been received.
-  package func simulate(_ number: Int32) {
+  func simulate(_ number: Int32) {
     received.store(number, ordering: .relaxed)
   }
 

@@ -5,7 +5,7 @@ import PacketCapture
 /// direction, with the codec and kind) and their tallies' slots in
 /// `FlowRates`, compared before any endpoint name is made or hashed: a
 /// capture's messages come from a handful of flows at a time.
-package struct RecentFlowSlots<Key: Equatable> {
+struct RecentFlowSlots<Key: Equatable> {
   private var entries: [(key: Key, codec: Int, kind: Int, slot: Int)] = []
   private var next = 0
   /// The entry found last, kept apart: a flow's messages mostly come in runs.
@@ -37,7 +37,7 @@ package struct RecentFlowSlots<Key: Equatable> {
 }
 
 /// A directed pair of endpoints (`UDPFlowKey` is either way round).
-package struct DirectedFlow: Equatable {
+struct DirectedFlow: Equatable {
   package var source: Endpoint
   package var destination: Endpoint
 
@@ -49,7 +49,7 @@ package struct DirectedFlow: Equatable {
 }
 
 /// A BLE connection and the direction its values went.
-package struct BLEFlow: Equatable {
+struct BLEFlow: Equatable {
   package var connection: UInt16
   package var direction: BluetoothDirection
 }

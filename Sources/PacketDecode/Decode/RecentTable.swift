@@ -3,7 +3,7 @@
 /// the capture holds, and a handful of entries is searched faster than a
 /// key is hashed. Endpoint and BLE names, key fields per layout, ndjson
 /// shapes and the texts of `RecentTable+Text` are kept in one.
-package struct RecentTable<Key, Value> {
+struct RecentTable<Key, Value> {
   /// At most this many entries; 0 keeps nothing.
   package let capacity: Int
   private var keys: [Key] = []
@@ -37,7 +37,7 @@ package struct RecentTable<Key, Value> {
 }
 
 extension RecentTable where Key: Equatable {
-  package func value(for key: Key) -> Value? {
+  func value(for key: Key) -> Value? {
     value { $0 == key }
   }
 }

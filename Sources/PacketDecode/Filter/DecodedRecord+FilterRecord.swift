@@ -114,7 +114,7 @@ extension DecodedRecord: FilterRecord {
   /// How many of `path`'s parts the event's name takes, when the path
   /// names this event (`ws.close`, `ws.close.code`) or a family it belongs
   /// to (`ws`, `att`); nil otherwise. Compared in place, part by part.
-  package static func eventParts(_ name: String, _ path: FilterPath) -> Int? {
+  static func eventParts(_ name: String, _ path: FilterPath) -> Int? {
     FilterValue.withText(name) { name -> Int? in
       var start = 0
       var part = 0

@@ -5,7 +5,7 @@ import PacketKit
 /// pattern that backtracks without bound, such as `(a+)+$`): each counts as
 /// not matching, and the first few are named on stderr, so that a filter
 /// that silently drops records is not taken for one that found nothing.
-package final class FilterGiveUps: @unchecked Sendable {
+final class FilterGiveUps: @unchecked Sendable {
   /// Records named one by one; after them, one line says more followed.
   package static let named = 5
 

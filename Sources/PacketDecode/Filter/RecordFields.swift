@@ -6,7 +6,7 @@ import PacketKit
 /// ndjson's nested `fields`), transport events under their names
 /// (`ws.close.code`, `tcp.gap`), and transport details (`ws.compressed`,
 /// `handle`).
-package struct RecordFields: FilterVocabulary {
+struct RecordFields: FilterVocabulary {
   /// The codecs whose names start fields.
   package let codecs: CodecSet
 
@@ -20,7 +20,7 @@ package struct RecordFields: FilterVocabulary {
     case named
   }
 
-  package static let codecBase = 100
+  static let codecBase = 100
 
   package static let scalars: [String: Root] = [
     "frame": .frame, "time": .time, "src": .source, "dst": .destination, "transport": .transport,
@@ -28,7 +28,7 @@ package struct RecordFields: FilterVocabulary {
   ]
 
   /// The first part of every event name the pipeline and the live commands make.
-  package static let eventFamilies: Set<String> = ["ws", "tcp", "att", "ble"]
+  static let eventFamilies: Set<String> = ["ws", "tcp", "att", "ble"]
 
   /// Keys the pipeline and the live commands add to a record (`extra`)
   /// before it is filtered (a live record's `arrival` and `gap_ms` come after).

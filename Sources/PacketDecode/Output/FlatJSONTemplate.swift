@@ -23,7 +23,7 @@ package struct FlatJSONTemplate {
   }
 
   /// Where the renderer wrote each part, when it records.
-  package struct Holes {
+  struct Holes {
     package let recording: Bool
     package private(set) var parts: [(part: Part, range: Range<Int>)] = []
     private var open: (part: Part, start: Int)?

@@ -5,7 +5,7 @@ import PacketKit
 /// addresses (with the same lengths and groups) are laid out alike: what
 /// depends on the layout alone (a summary line's key fields, the constant
 /// text of an ndjson record) is worked out once per layout.
-package struct FlatLayout {
+struct FlatLayout {
   private let names: [(address: UnsafeRawPointer, length: Int, members: Int?)]
 
   package init(_ fields: UnsafeBufferPointer<FlatFields.Field>) {

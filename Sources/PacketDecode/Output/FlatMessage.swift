@@ -33,7 +33,7 @@ package final class FlatMessage {
 
   /// Writes a `verbatim` field as its payload text and says so; false
   /// (nothing written) for any other field.
-  package func writeVerbatim(_ field: FlatFields.Field, into out: inout JSONWriter) -> Bool {
+  func writeVerbatim(_ field: FlatFields.Field, into out: inout JSONWriter) -> Bool {
     guard let text = field.verbatimText(in: payload) else { return false }
     out.append(bytes: text)
     return true
@@ -42,7 +42,7 @@ package final class FlatMessage {
   /// The key fields of `fields`: as chosen before for fields named and
   /// grouped as these under the same framing, or as `choose` chooses them
   /// (then kept).
-  package func keyFields(
+  func keyFields(
     for fields: UnsafeBufferPointer<FlatFields.Field>, framing: SummaryFraming,
     _ choose: (UnsafeBufferPointer<FlatFields.Field>) -> Int
   ) -> Int {

@@ -22,7 +22,7 @@ package enum HexDump {
   }
 
   /// The leaf fields with the bytes they span, in offset order.
-  package static func fieldMap(_ nodes: [DissectionNode], prefix: String = "") -> [(String, Range<Int>)] {
+  static func fieldMap(_ nodes: [DissectionNode], prefix: String = "") -> [(String, Range<Int>)] {
     var out: [(String, Range<Int>)] = []
     for node in nodes {
       let own = TerminalText.escaped(node.name)

@@ -29,7 +29,7 @@ package enum JSONRenderer {
   /// `write`, marking in `holes` (when it records) where the texts that
   /// differ between records of one shape went: frame, time, each field's
   /// value and length.
-  package static func write(
+  static func write(
     _ record: DecodedRecord, includeDissection: Bool, flows: inout FlowTexts, into json: inout JSONWriter,
     holes: inout FlatJSONTemplate.Holes
   ) {
@@ -155,7 +155,7 @@ package enum JSONRenderer {
   /// codec's plain ASCII literals, written without escaping; a group is an
   /// object of its members. Reads the fields in place, through
   /// `FlatMessage.fields`.
-  package static func folded(
+  static func folded(
     _ flat: FlatMessage, into json: inout JSONWriter, holes: inout FlatJSONTemplate.Holes
   ) {
     let fields = FlatFields.fields(at: flat.fields)

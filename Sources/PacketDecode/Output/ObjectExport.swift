@@ -21,7 +21,7 @@ package final class ObjectExport {
   package let maxFiles: Int
   package private(set) var written = 0
   /// Objects past `maxFiles`, not written.
-  package private(set) var leftOut = 0
+  private(set) var leftOut = 0
   /// Names written in this run: never replaced, even with --overwrite.
   private var names: Set<String> = []
   /// Per name, the next suffix to try.

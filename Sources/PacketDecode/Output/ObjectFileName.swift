@@ -8,7 +8,7 @@ import PacketKit
 /// terminal that lists the directory; and at most `maxBytes` UTF-8 bytes,
 /// cut between characters, so a suffix and extension still fit in a file
 /// system's 255.
-package enum ObjectFileName {
+enum ObjectFileName {
   package static let maxBytes = 200
 
   package static func of(_ name: String) -> String {

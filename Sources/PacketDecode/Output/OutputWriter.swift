@@ -105,7 +105,7 @@ public final class OutputWriter {
 
   /// Writes every byte to `descriptor`, past short writes and EINTR; the
   /// errno when the descriptor refuses (EPIPE, ENOSPC), else nil.
-  package static func writeAll(_ descriptor: Int32, _ bytes: UnsafeRawBufferPointer) -> Int32? {
+  static func writeAll(_ descriptor: Int32, _ bytes: UnsafeRawBufferPointer) -> Int32? {
     guard let base = bytes.baseAddress else { return nil }
     var offset = 0
     while offset < bytes.count {

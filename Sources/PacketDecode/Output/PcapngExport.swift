@@ -208,7 +208,7 @@ package final class PcapngExport {
 
   /// Whether a pcap file's magic number says microsecond stamps (pcapng
   /// says so per interface: taken as nanoseconds, the finer).
-  package static func hasMicrosecondStamps(_ path: String) -> Bool {
+  static func hasMicrosecondStamps(_ path: String) -> Bool {
     guard let handle = FileHandle(forReadingAtPath: path) else { return false }
     defer { try? handle.close() }
     let magic = [UInt8]((try? handle.read(upToCount: 4)) ?? Data())

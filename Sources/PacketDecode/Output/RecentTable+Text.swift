@@ -5,7 +5,7 @@ extension RecentTable where Value == [UInt8] {
   /// `render` writes, then kept for `key()` (built only then): output that
   /// depends on a few things a run keeps repeating (a flow's names, a
   /// summary line's middle) is written once per key, and copied after.
-  package mutating func write(
+  mutating func write(
     into out: inout JSONWriter, where matches: (Key) -> Bool, key: () -> Key,
     _ render: (inout JSONWriter) -> Void
   ) {

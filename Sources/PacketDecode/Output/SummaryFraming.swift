@@ -5,15 +5,15 @@ import PacketKit
 package struct SummaryFraming: Sendable {
   /// A class, so that key fields chosen under one framing (and kept per
   /// layout of names) can tell another framing by identity.
-  package final class Table: Sendable {
-    package let byCodec: [String: Set<String>]
+  final class Table: Sendable {
+    let byCodec: [String: Set<String>]
 
     package init(_ byCodec: [String: Set<String>]) {
       self.byCodec = byCodec
     }
   }
 
-  package let table: Table
+  let table: Table
 
   /// No field is left out.
   package static let none = SummaryFraming(table: Table([:]))

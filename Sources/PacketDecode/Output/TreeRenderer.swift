@@ -58,7 +58,7 @@ package enum TreeRenderer {
       + members.map { "\(TerminalText.escaped($0.key)): \(inline($0.value))" }.joined(separator: ", ") + "}"
   }
 
-  package static func diagnosticLine(_ diagnostic: Diagnostic, style: Style) -> String {
+  static func diagnosticLine(_ diagnostic: Diagnostic, style: Style) -> String {
     let where_ = diagnostic.range.map { " \(HexDump.rangeText($0))" } ?? ""
     let text =
       "\(diagnostic.severity.rawValue) [\(diagnostic.code)]\(where_): \(TerminalText.escaped(diagnostic.text))"
