@@ -60,7 +60,7 @@ let package = Package(
 
     // Codecs described by spec files (YAML or JSON), loaded at run time.
     .target(
-      name: "SpecCodecs", dependencies: ["PacketKit", .product(name: "Yams", package: "Yams")]),
+      name: "SpecCodecs", dependencies: ["PacketKit", "CZlib", .product(name: "Yams", package: "Yams")]),
 
     // The codecs this repository ships.
     .target(

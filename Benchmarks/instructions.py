@@ -55,6 +55,9 @@ def main():
                         help="the pktbench to measure (default: the release build; built when missing)")
     parser.add_argument("--data", default=os.path.join(ROOT, "Benchmarks", ".data"))
     parser.add_argument("--skip-fuzz", action="store_true")
+    parser.add_argument("--spec", action="append", default=[],
+                        help="also measure the btsnoop LegCtrl log with this spec replacing the built-in codec "
+                             "(Specs/legctrl.ksy), row by row beside it")
     args = parser.parse_args()
 
     if not shutil.which("valgrind"):
@@ -82,6 +85,14 @@ def main():
             small = instructions([measured, "decode", paths[0]] + flags)
             large = instructions([measured, "decode", paths[1]] + flags)
             print(f"{kind:22} {label:18} {(large - small) / (counts[1] - counts[0]):20,.0f}", flush=True)
+            if kind != "btsnoop":
+                continue
+            for spec in args.spec:
+                spec_flags = flags + ["--spec", os.path.join(ROOT, spec)]
+                small = instructions([measured, "decode", paths[0]] + spec_flags)
+                large = instructions([measured, "decode", paths[1]] + spec_flags)
+                name = f"  {os.path.basename(spec)}"
+                print(f"{name:22} {label:18} {(large - small) / (counts[1] - counts[0]):20,.0f}", flush=True)
 
     if args.skip_fuzz:
         return

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Installs what pktbench needs on a fresh Debian machine with the Swift
-# toolchain: libpcap and zlib headers (build), and tcpdump/tshark/jq (tests
-# compare against them), and with --test-tools Python's websockets (live
-# tests). Quiet and quick when everything is present.
+# toolchain: libpcap and zlib headers (build); with --test-tools
+# tcpdump/tshark/jq (tests compare against them) and Python's websockets and
+# duckdb; with --bench-tools valgrind. Quiet and quick when all is present.
 set -euo pipefail
 
 need=()
@@ -18,6 +18,12 @@ if [ "${1:-}" = "--test-tools" ]; then
   [ -x /usr/bin/time ] || need+=(time)
   # The wss tests make their certificates with the openssl command.
   command -v openssl >/dev/null 2>&1 || need+=(openssl)
+fi
+
+# The speed guard counts instructions with callgrind on a copy without DWARF.
+if [ "${1:-}" = "--bench-tools" ]; then
+  command -v valgrind >/dev/null 2>&1 || need+=(valgrind)
+  command -v objcopy >/dev/null 2>&1 || need+=(binutils)
 fi
 
 if [ ${#need[@]} -gt 0 ]; then

@@ -14,7 +14,7 @@ ROLE = {"central→peripheral": ("central", "peripheral"), "peripheral→central
 LEGCTRL_NOTES = [
     "Not a radio capture: the phone's HCI trace of one LE connection, built packet by packet with Scapy's "
     "Bluetooth layers (scripts/ble_make.py). The peripheral is a Python model of the LegCtrl firmware as its own "
-    "code behaves (PROTOCOLS.md §5, checked against the device-truth recordings by scripts/firmware_truth.py) "
+    "code behaves (docs/protocols.md §5, checked against the device-truth recordings by scripts/firmware_truth.py) "
     "behind a GATT server; timing follows connection events (45 ms, then 15 ms after the LE Connection Update).",
     "The phone is central; the connection handle is 0x0040. Android-style: LE Set Scan Enable (off), LE Create "
     "Connection, LE Read Remote Features, ATT Exchange MTU (phone 517, peripheral 247 → ATT_MTU 247), full "

@@ -39,7 +39,7 @@ TELEMETRY_DESCRIPTION = b"Telemetry: state, error, age ms, battery mV"
 
 class LegCtrlFirmware:
     """The LegCtrl firmware behind the GATT server, as its own code behaves
-    (PROTOCOLS.md §5, checked against ../shared/device-truth/legctrl; the
+    (docs/protocols.md §5, checked against ../shared/device-truth/legctrl; the
     same rules as the UDP model in scenarios.py): every 100 ms the timer
     checks the deadman (ARMED and age >= 200 ms -> FAULT / DEADMAN_TIMEOUT,
     servo output off), then notifies telemetry if the CCCD is on.
@@ -195,7 +195,7 @@ RALLIE_COMMANDS = [  # upper, lower, pitch, yaw, feed, control, note, ACL split
     (70, 70, 120, 45, 50, 1, "pitch 120 is outside 0…90: the machine rejects it; a decoder warns", None),
     (80, 80, 20, 30, 70, 1, "the Write Request is sent as two ACL packets: 9 bytes of L2CAP (header, opcode, "
                             "handle and the first 2 value bytes) then 8", 9),
-    (0x32, 0x32, 0x2D, 0x2D, 0x32, 0, "the PROTOCOLS.md §3 vector (check 4E)", None),
+    (0x32, 0x32, 0x2D, 0x2D, 0x32, 0, "the docs/protocols.md §3 vector (check 4E)", None),
 ]
 
 

@@ -4,7 +4,7 @@ with pktbench) and check its fixture in ../ble/expected/: record and HCI
 packet counts, the connection, the discovered handles and UUIDs, every ATT
 PDU (frame, opcode, handle, value), the ACL fragments of split PDUs, the
 application messages (decoded again here from the bytes tshark shows, by
-PROTOCOLS.md), and the damage of the truncated copy. Exit status 1 on any
+docs/protocols.md), and the damage of the truncated copy. Exit status 1 on any
 failure."""
 
 import glob
@@ -56,7 +56,7 @@ def num(text):
     return None if text is None else int(text, 0)
 
 
-# --------------------------------------------- the payloads, by PROTOCOLS.md
+# --------------------------------------------- the payloads, by docs/protocols.md
 
 
 def decode_legctrl(p):

@@ -1,5 +1,5 @@
 """LegCtrl (§2) and Rallie (§3) application payloads for the BLE captures,
-written from /work/shared/PROTOCOLS.md alone (not from pktbench, and not
+written from docs/protocols.md alone (not from pktbench, and not
 shared with the UDP generators' wire.py, so the two stay independent
 checks of each other). self_test() asserts every golden vector of §2/§3."""
 

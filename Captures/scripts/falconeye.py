@@ -1,4 +1,4 @@
-"""A FalconEye session (PROTOCOLS.md §4) over a real WebSocket on
+"""A FalconEye session (docs/protocols.md §4) over a real WebSocket on
 127.0.0.1:8000: a stand-in for the Aerie server and a HawkSight-like client,
 both written with the `websockets` library, in one asyncio loop.
 

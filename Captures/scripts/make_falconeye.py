@@ -42,7 +42,7 @@ def main():
                   "(RSV1), with context takeover." if args.deflate else "No extension was negotiated."),
                "cameraFrame fields leave out imageData; jpeg_bytes and jpeg_sha256 describe the decoded JPEG.",
                "token_signing: the token is base64(HMAC-SHA256(secret, signed)); the server never checks it "
-               "(PROTOCOLS.md §4).",
+               "(docs/protocols.md §4).",
                "TCP checksums are partial (loopback offload); normal for lo, not damage."])
     print(f"{name}.pcap: {fx['records']} records, {len(fx['messages'])} messages, {len(events)} events")
 

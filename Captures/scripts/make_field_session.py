@@ -54,7 +54,7 @@ def main():
     ws_sent, device_id = results["falconeye"]
     sent = results["rider"] + results["legctrl"] + results["rallie"] + ws_sent
     pcaplib.match_udp(path, sent)
-    # The LegCtrl device is a model of the real firmware (PROTOCOLS.md §5): age 0 whenever DISARMED.
+    # The LegCtrl device is a model of the real firmware (docs/protocols.md §5): age 0 whenever DISARMED.
     assert all(m["fields"]["last_cmd_age_ms"] == 0 for m in results["legctrl"]
                if m["message"] == "telemetry" and m["fields"]["state"] == "DISARMED")
     events = wsstream.match_websocket(path, sent)

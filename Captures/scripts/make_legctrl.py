@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""legctrl-udp.pcap: LegCtrl (PROTOCOLS.md §2) over UDP, app 127.0.0.1:40002
+"""legctrl-udp.pcap: LegCtrl (docs/protocols.md §2) over UDP, app 127.0.0.1:40002
 → device :9000. PING, ARM, SET_SERVO_CH0 at 50 Hz for ~2 s (1000…2000 µs),
 telemetry at 10 Hz, a 300 ms stall that trips the deadman (FAULT /
 DEADMAN_TIMEOUT), DISARM, telemetry DISARMED. The device is a model of the
@@ -32,7 +32,7 @@ def main():
     fx = pcaplib.write_fixture(os.path.join(CAPTURES, "expected", "legctrl-udp.json"), "legctrl-udp.pcap", path, sent,
                                made_by="scripts/make_legctrl.py",
                                notes=["The device side is a Python model of the LegCtrl firmware as its own code "
-                                      "behaves (PROTOCOLS.md §5, checked against the device-truth recordings "
+                                      "behaves (docs/protocols.md §5, checked against the device-truth recordings "
                                       "by scripts/firmware_truth.py): 100 ms tick, deadman check, then "
                                       "telemetry.",
                                       "The PING before ARM is ignored in DISARMED, and DISARM resets the age: "

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""rallie-udp.pcap: Rallie v0.3 (PROTOCOLS.md §3) over UDP, app
+"""rallie-udp.pcap: Rallie v0.3 (docs/protocols.md §3) over UDP, app
 127.0.0.1:40003 → machine :9100, one command every 2 s (the app's minimum):
 4 commands with the XOR check (accepted, accepted, rejected, completed), then
 2 with the MODBUS-low check (accepted, completed)."""

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """damaged/rider-bad-json.pcap: Rider datagrams really sent (app
 127.0.0.1:40006 → robot :5005, 20 Hz) with broken or odd JSON between good
-ones. Each fixture entry says what PROTOCOLS.md §1a makes of it:
+ones. Each fixture entry says what docs/protocols.md §1a makes of it:
 "ok", "warning" (decodes, with a diagnostic) or "error" (a decode error)."""
 
 import json

@@ -105,7 +105,7 @@ def rider_traffic(app_port, drive_count=60, moves=2, legacies=2, robot_port=5005
 
 class LegCtrlDevice(threading.Thread):
     """The LegCtrl firmware on a UDP socket, as its own code behaves
-    (PROTOCOLS.md §5, checked against ../shared/device-truth/legctrl): every
+    (docs/protocols.md §5, checked against ../shared/device-truth/legctrl): every
     100 ms the timer checks the deadman (ARMED and age >= 200 ms -> FAULT /
     DEADMAN_TIMEOUT, servo output off), then sends telemetry.
 
@@ -280,7 +280,7 @@ RALLIE_SESSION = [
     (60, 40, 30, 45, 50, 1, "xor", None),
     (80, 80, 20, 30, 70, 1, "xor", None),
     (70, 70, 120, 45, 50, 1, "xor", "pitch 120 is outside 0…90: the machine rejects it; a decoder warns"),
-    (0x32, 0x32, 0x2D, 0x2D, 0x32, 0, "xor", "the PROTOCOLS.md §3 vector (check 4E)"),
+    (0x32, 0x32, 0x2D, 0x2D, 0x32, 0, "xor", "the docs/protocols.md §3 vector (check 4E)"),
     (55, 45, 40, 45, 60, 1, "modbus16lo", "later firmware's check: low byte of CRC-16/MODBUS"),
-    (0x32, 0x32, 0x2D, 0x2D, 0x32, 0, "modbus16lo", "the PROTOCOLS.md §3 vector (check 41)"),
+    (0x32, 0x32, 0x2D, 0x2D, 0x32, 0, "modbus16lo", "the docs/protocols.md §3 vector (check 41)"),
 ]

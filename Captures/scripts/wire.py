@@ -1,7 +1,7 @@
-"""Encoders for the four wire formats of /work/shared/PROTOCOLS.md.
+"""Encoders for the four wire formats of docs/protocols.md.
 
-Written from PROTOCOLS.md alone (pktbench is not used to make the samples).
-Every golden vector PROTOCOLS.md gives is asserted by `self_test()`, which
+Written from docs/protocols.md alone (pktbench is not used to make the samples).
+Every golden vector docs/protocols.md gives is asserted by `self_test()`, which
 every generator runs before it sends anything.
 """
 
@@ -168,4 +168,4 @@ def self_test():
 
 if __name__ == "__main__":
     self_test()
-    print("wire.py: all PROTOCOLS.md vectors pass")
+    print("wire.py: all docs/protocols.md vectors pass")

@@ -53,7 +53,7 @@ enum AerieRequest: Equatable {
     }
   }
 
-  /// The message kind in PROTOCOLS.md's words, for texts.
+  /// The message kind in docs/protocols.md's words, for texts.
   var kind: String {
     switch self {
     case .authRequest: "authRequest"

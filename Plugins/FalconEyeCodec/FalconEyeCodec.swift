@@ -1,6 +1,6 @@
 import PacketKit
 
-/// FalconEye (PROTOCOLS.md §4): JSON envelopes over WebSocket text messages
+/// FalconEye (docs/protocols.md §4): JSON envelopes over WebSocket text messages
 /// between the HawkSight app and the Aerie server, each carrying a base64
 /// inner JSON message.
 public struct FalconEyeCodec: FrameCodec {

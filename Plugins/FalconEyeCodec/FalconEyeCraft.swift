@@ -97,7 +97,7 @@ extension FalconEyeCodec {
     let jpeg = try values.bytes("imageData")
     let image = FalconEyeImage(jpeg)
     if !values.force, !image.isJPEG {
-      // A frame of anything else is a frame the app never sends (PROTOCOLS.md §4).
+      // A frame of anything else is a frame the app never sends (docs/protocols.md §4).
       throw EncodeError(
         code: "not-jpeg",
         text:

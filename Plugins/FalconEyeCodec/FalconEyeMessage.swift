@@ -11,7 +11,7 @@ public enum FalconEyeKind: String, Sendable, CaseIterable {
   private static let byName = NameList(rawValuesOf: FalconEyeKind.self)
 }
 
-/// A FalconEye message (PROTOCOLS.md §4): one inner message, either wrapped
+/// A FalconEye message (docs/protocols.md §4): one inner message, either wrapped
 /// in the `{"type", "timestamp", "payload"}` envelope the app and the server
 /// exchange, or bare, as the design document shows the structs.
 public struct FalconEyeMessage: Sendable, Equatable {

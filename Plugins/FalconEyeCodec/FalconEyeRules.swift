@@ -1,6 +1,6 @@
 import PacketKit
 
-/// FalconEye (PROTOCOLS.md §4) over one WebSocket, read with the Aerie
+/// FalconEye (docs/protocols.md §4) over one WebSocket, read with the Aerie
 /// server's model (§5): what the server did with the client's messages —
 /// the authRequest its auth race dropped, its error reports and what each
 /// answered, refusals, unanswered requests — and the client's side: auth

@@ -1,7 +1,7 @@
 import PacketKit
 
 /// Checks a FalconEye auth token against a known secret. The app signs
-/// `"<deviceId>:<timestamp>"` (PROTOCOLS.md §4) but never sends the signed
+/// `"<deviceId>:<timestamp>"` (docs/protocols.md §4) but never sends the signed
 /// timestamp, so the check tries the seconds just before the envelope was
 /// stamped, written as an integer and as Swift writes a Double.
 enum FalconEyeTokenCheck {

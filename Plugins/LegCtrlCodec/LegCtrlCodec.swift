@@ -1,6 +1,6 @@
 import PacketKit
 
-/// LegCtrl (PROTOCOLS.md §2): little-endian binary, 4-byte header.
+/// LegCtrl (docs/protocols.md §2): little-endian binary, 4-byte header.
 public struct LegCtrlCodec: FastFrameCodec {
   public typealias Message = LegCtrlMessage
 
@@ -97,7 +97,7 @@ public struct LegCtrlCodec: FastFrameCodec {
     switch msgType {
     case LegCtrlMsgType.arm, LegCtrlMsgType.disarm, LegCtrlMsgType.ping:
       if payloadLength != 0 {
-        // The firmware runs these whatever follows them (PROTOCOLS.md §5):
+        // The firmware runs these whatever follows them (docs/protocols.md §5):
         // the message is what it executes, the payload a warning beside it.
         diagnostics.append(
           .warning(
@@ -220,7 +220,7 @@ public struct LegCtrlCodec: FastFrameCodec {
       batteryMillivolts: battery, reserved: reserved)
   }
 
-  /// The name the dissection shows for `msgType`: PROTOCOLS.md's, or
+  /// The name the dissection shows for `msgType`: docs/protocols.md's, or
   /// `unknown(0x3f)`. Written once for all 256 (a mutated or damaged frame
   /// has an unknown type more often than not, and each was built anew).
   static func typeName(_ msgType: UInt8) -> String {
@@ -232,7 +232,7 @@ public struct LegCtrlCodec: FastFrameCodec {
     return knownTypeName(msgType)?.description ?? "unknown(0x\(Hex.compact([msgType])))"
   }
 
-  /// PROTOCOLS.md §2's msg_type names, as literals (flat fields carry them).
+  /// docs/protocols.md §2's msg_type names, as literals (flat fields carry them).
   static func knownTypeName(_ msgType: UInt8) -> StaticString? {
     switch msgType {
     case LegCtrlMsgType.arm: "ARM"

@@ -1,7 +1,7 @@
 import PacketKit
 
 /// The LegCtrl firmware's state machine as its own code runs it
-/// (PROTOCOLS.md §5, checked against the logs in device-truth/legctrl):
+/// (docs/protocols.md §5, checked against the logs in device-truth/legctrl):
 /// state, error_code, the time of the last command that refreshed the
 /// deadman, the servo output and the link. Times are seconds on one clock;
 /// the firmware counts whole milliseconds, and so does `age(at:)`.

@@ -1,6 +1,6 @@
 import PacketKit
 
-/// The LegCtrl firmware as a device model (PROTOCOLS.md §5): in analysis it
+/// The LegCtrl firmware as a device model (docs/protocols.md §5): in analysis it
 /// predicts the firmware from a capture and checks it against the
 /// firmware's own telemetry; in emulation it is the firmware.
 ///

@@ -1,6 +1,6 @@
 import PacketKit
 
-/// A LegCtrl message (PROTOCOLS.md §2): a 4-byte header and a payload.
+/// A LegCtrl message (docs/protocols.md §2): a 4-byte header and a payload.
 public struct LegCtrlMessage: Sendable, Equatable {
   public enum Body: Sendable, Equatable {
     case arm

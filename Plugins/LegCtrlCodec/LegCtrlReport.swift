@@ -1,7 +1,7 @@
 /// A TELEMETRY notification as the app reads it: the firmware's own report
 /// of its state, error_code and last_cmd_age_ms at one tick of its 100 ms
 /// timer. The app accepts 12 bytes or more and reads the first 12
-/// (PROTOCOLS.md §5).
+/// (docs/protocols.md §5).
 struct LegCtrlReport: Sendable, Equatable {
   var state: UInt8
   var errorCode: UInt8

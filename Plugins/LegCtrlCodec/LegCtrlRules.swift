@@ -3,7 +3,7 @@ import PacketKit
 /// LegCtrl's findings, built from what the firmware model says the firmware
 /// did (its events, which come once the telemetry that confirms them has
 /// been seen) and from the traffic itself (rates, telemetry gaps).
-/// PROTOCOLS.md §5: the deadman trips on the 100 ms tick once no valid
+/// docs/protocols.md §5: the deadman trips on the 100 ms tick once no valid
 /// command came for 200 ms while ARMED; FAULT ignores servo commands and
 /// refuses ARM until DISARM; the write handler rejects malformed writes.
 final class LegCtrlRules: FlowRules {

@@ -1,6 +1,6 @@
 import PacketKit
 
-/// The message kinds and fields of LegCtrl, in PROTOCOLS.md's names.
+/// The message kinds and fields of LegCtrl, in docs/protocols.md's names.
 enum LegCtrlSchema {
   /// `state`'s names, as literals: flat fields carry them without a
   /// String, and the schema's cases are made from them.

@@ -1,7 +1,7 @@
 import PacketKit
 
 /// One write to the command characteristic as the firmware's write handler
-/// and work queue read it (PROTOCOLS.md §5): the handler checks only the
+/// and work queue read it (docs/protocols.md §5): the handler checks only the
 /// header's length, version and total length; the work queue then looks at
 /// msg_type alone, and only SET_SERVO_CH0 reads its payload. So ARM with a
 /// payload is ARM, and TELEMETRY written to the device is an unknown command.
@@ -57,7 +57,7 @@ enum LegCtrlWrite: Sendable, Equatable {
     }
   }
 
-  /// The command's name as the firmware's log and PROTOCOLS.md call it.
+  /// The command's name as the firmware's log and docs/protocols.md call it.
   var name: String {
     switch self {
     case .rejected: "write"

@@ -1,6 +1,6 @@
 import PacketKit
 
-/// How the Rallie app (`sophieluo/rallie`) builds a command (PROTOCOLS.md §5
+/// How the Rallie app (`sophieluo/rallie`) builds a command (docs/protocols.md §5
 /// "Rallie app", device-truth `rallie/app-encoder.jsonl`): its inputs are
 /// bytes, clamped to the documented ranges (wheels and feed 100, pitch and
 /// yaw 90, control 1) rather than refused, and the check is always XOR.

@@ -1,7 +1,7 @@
 import PacketKit
 
 /// What the Rallie app (`sophieluo/rallie`, `BluetoothManager.swift`)
-/// makes of a notification from the machine (PROTOCOLS.md §5 "Rallie
+/// makes of a notification from the machine (docs/protocols.md §5 "Rallie
 /// app", device-truth `rallie/app-parser.jsonl`). Its parser checks the
 /// length, then the header and source, then the check, which is XOR only,
 /// and stores whatever code gets through: there is no success rule and

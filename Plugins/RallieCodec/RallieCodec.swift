@@ -1,6 +1,6 @@
 import PacketKit
 
-/// Rallie v0.3 (PROTOCOLS.md §3): fixed-length binary frames that start with
+/// Rallie v0.3 (docs/protocols.md §3): fixed-length binary frames that start with
 /// the magic `5A A5` and end with a one-byte check of one of two variants.
 public struct RallieCodec: FrameCodec {
   public typealias Message = RallieMessage
@@ -51,7 +51,7 @@ public struct RallieCodec: FrameCodec {
     var fields: [DissectionNode] = []
     fields.reserveCapacity(isCommand ? 10 : 5)
     fields.append(DissectionNode("magic", .bytes(magic), range: 0..<2))
-    // "hex": shown as the byte it is (0x83), as PROTOCOLS.md writes it.
+    // "hex": shown as the byte it is (0x83), as docs/protocols.md writes it.
     fields.append(DissectionNode("source", .unsigned(UInt64(source)), unit: "hex", range: 2..<3))
     let expectedSource = isCommand ? RallieSource.command : RallieSource.response
     if source != expectedSource {

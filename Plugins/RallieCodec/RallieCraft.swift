@@ -31,7 +31,7 @@ enum RallieCraft {
     }
   }
 
-  /// Refuses an enumeration value that has no name in PROTOCOLS.md.
+  /// Refuses an enumeration value that has no name in docs/protocols.md.
   @inline(__always)
   static func checkKnown(_ schema: FieldSchema, _ raw: Int64) throws(EncodeError) {
     guard schema.enumCase(raw: raw) == nil else { return }

@@ -2,7 +2,7 @@ import PacketKit
 
 /// What is known of the check the machine's firmware verifies. Its code is
 /// not public: v0.3 checks XOR, later firmware the low byte of
-/// CRC-16/MODBUS (PROTOCOLS.md §3). `--checksum` says which; without it,
+/// CRC-16/MODBUS (docs/protocols.md §3). `--checksum` says which; without it,
 /// the machine's own responses tell which variant it writes, and a
 /// firmware is taken to verify the variant it writes.
 public struct RallieMachineCheck: Sendable, Equatable {

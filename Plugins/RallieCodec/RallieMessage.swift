@@ -1,6 +1,6 @@
 import PacketKit
 
-/// A Rallie v0.3 frame (PROTOCOLS.md §3): a 10-byte `command` from the app or
+/// A Rallie v0.3 frame (docs/protocols.md §3): a 10-byte `command` from the app or
 /// a 5-byte `response` from the machine, and the check variant it carried.
 public struct RallieMessage: Sendable, Equatable {
   public enum Body: Sendable, Equatable {

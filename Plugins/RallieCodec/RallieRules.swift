@@ -1,6 +1,6 @@
 import PacketKit
 
-/// Rallie (PROTOCOLS.md §3, §5 "Rallie app"): the app writes a command and
+/// Rallie (docs/protocols.md §3, §5 "Rallie app"): the app writes a command and
 /// the machine answers with a response. What the two sides make of each
 /// frame comes from `RallieModel`: the machine (its firmware is not public)
 /// and the app build recorded in device-truth (`sophieluo/rallie`: XOR

@@ -1,6 +1,6 @@
 import PacketKit
 
-/// The message kinds and fields of Rallie v0.3, in PROTOCOLS.md's names.
+/// The message kinds and fields of Rallie v0.3, in docs/protocols.md's names.
 enum RallieSchema {
   static let commandLength = 10
   static let responseLength = 5

@@ -1,6 +1,6 @@
 import PacketKit
 
-/// Rider (PROTOCOLS.md §1): one motor command per UDP datagram, as JSON
+/// Rider (docs/protocols.md §1): one motor command per UDP datagram, as JSON
 /// (`drive`, `move`) or as the legacy text `left,right,direction`.
 public struct RiderCodec: FastFrameCodec {
   public typealias Message = RiderMessage

@@ -136,7 +136,7 @@ enum RiderCraft {
   }
 }
 
-/// The app's joystick mixing (PROTOCOLS.md §1a).
+/// The app's joystick mixing (docs/protocols.md §1a).
 public enum RiderJoystick {
   /// `left = 100y + 100x`, `right = 100y − 100x`; when either magnitude
   /// exceeds 100 both are scaled by the same factor so the larger is 100.

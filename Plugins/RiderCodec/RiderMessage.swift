@@ -1,6 +1,6 @@
 import PacketKit
 
-/// A Rider motor command (PROTOCOLS.md §1), in one of its three dialects.
+/// A Rider motor command (docs/protocols.md §1), in one of its three dialects.
 public enum RiderMessage: Sendable, Equatable {
   /// The JSON the app really sends: `{"left":…, "right":…, "timestamp":…}`.
   case drive(RiderDrive)

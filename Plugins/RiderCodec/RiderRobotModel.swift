@@ -1,6 +1,6 @@
 import PacketKit
 
-/// The Rider robot's UDP server as it really behaves (PROTOCOLS.md §5):
+/// The Rider robot's UDP server as it really behaves (docs/protocols.md §5):
 /// every datagram resets the watchdog before it is parsed, also one the
 /// robot then ignores; a parsed command sets both motors at once; a thread
 /// polls every 100 ms and stops the motors once more than 1.0 s has passed

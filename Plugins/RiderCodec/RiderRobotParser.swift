@@ -1,7 +1,7 @@
 import PacketKit
 
 /// What the robot's `motor_controller.py` makes of one datagram
-/// (PROTOCOLS.md §5): `recvfrom(1024)`, the bytes decoded as UTF-8, Python's
+/// (docs/protocols.md §5): `recvfrom(1024)`, the bytes decoded as UTF-8, Python's
 /// `json.loads`, then `left` and `right` (default 0, booleans as 1/0, the
 /// last of duplicate keys). The codec's decoder is strict RFC 8259 and says
 /// what is wrong with a datagram; this says what the robot did with it,

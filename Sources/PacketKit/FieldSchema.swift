@@ -21,7 +21,7 @@ public final class FieldSchema: Sendable {
   }
 
   public struct EnumCase: Sendable, Hashable {
-    /// The name in PROTOCOLS.md (`ARMED`, `DEADMAN_TIMEOUT`, `start`).
+    /// The name in docs/protocols.md (`ARMED`, `DEADMAN_TIMEOUT`, `start`).
     public var name: String
     public var raw: Int64
     public init(_ name: String, _ raw: Int64) {

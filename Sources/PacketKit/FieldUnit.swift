@@ -1,4 +1,4 @@
-/// A field's unit as PROTOCOLS.md writes it (`µs`, `%`, `mV`, `°`).
+/// A field's unit as docs/protocols.md writes it (`µs`, `%`, `mV`, `°`).
 ///
 /// Units come from the codecs' schemas, so they are literals: a
 /// `StaticString` needs no reference counting, which keeps `DissectionNode`

@@ -92,7 +92,7 @@ public struct FlatFields: Sendable {
 
   public static let capacity = 12
 
-  /// The message kind's name in PROTOCOLS.md.
+  /// The message kind's name in docs/protocols.md.
   public var message: StaticString = ""
   @inlinable public var count: Int { used }
   @usableFromInline

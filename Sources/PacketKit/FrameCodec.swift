@@ -90,7 +90,7 @@ extension FrameCodec {
 /// A successful decode: the typed message, its dissection and diagnostics.
 public struct Decoded<Message: Sendable & Equatable>: Sendable {
   public var message: Message
-  /// The message kind's name in PROTOCOLS.md.
+  /// The message kind's name in docs/protocols.md.
   public var messageName: String
   /// Top-level fields in wire order.
   public var fields: [DissectionNode]

@@ -1,4 +1,4 @@
-/// One message kind of a codec: its name in PROTOCOLS.md, the names `craft`
+/// One message kind of a codec: its name in docs/protocols.md, the names `craft`
 /// accepts for it, and its fields.
 public struct MessageSchema: Sendable {
   public enum Direction: String, Sendable {
@@ -7,7 +7,7 @@ public struct MessageSchema: Sendable {
     case either = "either"
   }
 
-  /// The name in PROTOCOLS.md (`set_servo_ch0`, `authRequest`).
+  /// The name in docs/protocols.md (`set_servo_ch0`, `authRequest`).
   public var name: String
   /// The same name as the literal it was written as (`FlatFields.message`);
   /// nil for a name made at run time.

@@ -8,6 +8,10 @@ import PacketKit
 /// nothing at run time reads codecs from context.
 enum CommandContext {
   @TaskLocal static var codecs: CodecSet = .empty
+  /// False while a command line is only parsed: ArgumentParser reads every
+  /// command's configuration many times then, and the examples and
+  /// settings a help text shows are made only when one is written.
+  @TaskLocal static var writesHelp = true
 }
 
 /// What a command runs with, besides its own flags.

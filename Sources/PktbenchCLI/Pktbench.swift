@@ -17,12 +17,7 @@ public struct Pktbench: ParsableCommand {
           pktbench listen udp:PORT         decode live traffic (also ws:PORT)
           pktbench CMD … --spec FILE       any command: a codec from a spec file
         """
-          + "\n"
-          + CommandContext.codecs.all.compactMap { codec in
-            ["craft", "send", "emulate"].compactMap { codec.info.examples[$0]?.first }.first.map {
-              "  pktbench " + $0
-            }
-          }.flatMap { HelpExamples.wrapped($0, continuation: "      ") }.joined(separator: "\n"),
+          + "\n" + codecExamples,
       version: "0.1.0",
       subcommands: [
         AnalyzeCommand.self, CaptureCommand.self, CodecsCommand.self, CraftCommand.self, DecodeCommand.self,
@@ -33,6 +28,16 @@ public struct Pktbench: ParsableCommand {
   }
 
   public init() {}
+
+  /// One example a codec, from its plugin.
+  private static var codecExamples: String {
+    guard CommandContext.writesHelp else { return "" }
+    return CommandContext.codecs.all.compactMap { codec in
+      ["craft", "send", "emulate"].compactMap { codec.info.examples[$0]?.first }.first.map {
+        "  pktbench " + $0
+      }
+    }.flatMap { HelpExamples.wrapped($0, continuation: "      ") }.joined(separator: "\n")
+  }
 
   /// Runs the command line with these codecs and returns the exit status.
   /// A usage error is one line on stderr naming what is wrong and what is
@@ -86,7 +91,7 @@ public struct Pktbench: ParsableCommand {
       return .failure(ParseEnd(status: ExitStatus.usage))
     }
     do {
-      return .success(try parseAsRoot(arguments))
+      return .success(try CommandContext.$writesHelp.withValue(false) { try parseAsRoot(arguments) })
     } catch {
       return .failure(ParseEnd(status: report(error)))
     }

@@ -46,7 +46,7 @@ import Testing
     let tripDelay = (trip["time"] as? Double ?? 0) - (before["time"] as? Double ?? 0)
     #expect(abs((details["fault_after_s"] as? Double ?? 0) - tripDelay) < 2e-6)
     // Nothing else in this capture is wrong: its device side is a model of
-    // the real firmware (PROTOCOLS.md §5), which reports age 0 whenever it
+    // the real firmware (docs/protocols.md §5), which reports age 0 whenever it
     // is DISARMED (before any command that counts, after DISARM), and
     // pktbench's firmware model must find nothing to contradict.
     let disarmedAges = messages.compactMap { message -> Int? in
@@ -60,7 +60,7 @@ import Testing
 
   /// No shipped capture holds a device answer that pktbench's device
   /// models say the real device would never give: the LegCtrl ones are
-  /// made by models of the real firmware (PROTOCOLS.md §5, Captures/README.md).
+  /// made by models of the real firmware (docs/protocols.md §5, Captures/README.md).
   @Test func noShippedCaptureContradictsTheDeviceModels() throws {
     let root = Pktbench.root.appendingPathComponent("Captures")
     let files = FileManager.default.enumerator(atPath: root.path)?.compactMap { $0 as? String } ?? []
@@ -77,7 +77,7 @@ import Testing
 
   /// A steady 20 Hz stream whose only trouble is the robot's: the `move`
   /// variant asking for speed stops it (the robot reads only left/right,
-  /// PROTOCOLS.md §5), and it ignores the legacy text form.
+  /// docs/protocols.md §5), and it ignores the legacy text form.
   @Test func riderAtTwentyHertzKeepsItsRateAndTheMoveVariantStopsTheRobot() throws {
     let fixture = try Analyze.fixture("Captures/expected/rider-20hz.json")
     let messages = try #require(fixture["messages"] as? [[String: Any]])

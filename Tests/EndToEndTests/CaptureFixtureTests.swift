@@ -105,7 +105,7 @@ import Testing
         #expect(summary.hasPrefix("\(bytes) bytes"), "\(capture) frame \(frame ?? -1): \(summary)")
       }
       // The legacy text form's direction is a number on the wire; pktbench
-      // names it (PROTOCOLS.md §1b: 0 straight, 1 left, 2 right).
+      // names it (docs/protocols.md §1b: 0 straight, 1 left, 2 right).
       if want["message"] as? String == "legacy", let raw = comparable["direction"] as? Int {
         comparable["direction"] = ["straight", "left", "right"][safe: raw] ?? "unknown(\(raw))"
       }

@@ -30,7 +30,7 @@ import Testing
   }
 
   @Test func rallieCommandBothCheckVariants() throws {
-    // PROTOCOLS.md §3: 5A A5 83 32 32 2D 2D 32 00 → XOR 4E, MODBUS-low 41 (control stop).
+    // docs/protocols.md §3: 5A A5 83 32 32 2D 2D 32 00 → XOR 4E, MODBUS-low 41 (control stop).
     let base = [
       "craft", "rallie", "--upper", "50", "--lower", "50", "--pitch", "45", "--yaw", "45", "--feed", "50",
     ]

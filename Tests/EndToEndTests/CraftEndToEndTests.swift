@@ -5,7 +5,7 @@ import Testing
 /// terminal gets a hex dump, bad flags get one clear line.
 @Suite struct CraftEndToEndTests {
   @Test func servoPipedGivesExactlyTheSixBytes() throws {
-    // PROTOCOLS.md §2 golden vector: SET_SERVO_CH0 1500 µs.
+    // docs/protocols.md §2 golden vector: SET_SERVO_CH0 1500 µs.
     let result = try Pktbench.run(["craft", "servo", "--us", "1500"])
     #expect(result.status == 0)
     #expect(result.stdout == [0x01, 0x03, 0x02, 0x00, 0xDC, 0x05])

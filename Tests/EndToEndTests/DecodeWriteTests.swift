@@ -56,7 +56,7 @@ import Testing
     ])
     defer { try? FileManager.default.removeItem(atPath: out) }
     // Independently: tshark picks the same frames by bytes (LegCtrl's
-    // msg_type, PING 0x04, is the second byte of the UDP payload: PROTOCOLS.md).
+    // msg_type, PING 0x04, is the second byte of the UDP payload: docs/protocols.md).
     let frames = try Self.tshark([
       "-r", "Captures/legctrl-udp.pcap", "-Y", "udp.dstport == 9000 and udp.payload[1] == 0x04",
       "-T", "fields", "-e", "frame.number",

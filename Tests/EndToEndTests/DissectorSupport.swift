@@ -24,9 +24,12 @@ enum DissectorSupport {
 
   /// The codec's messages in `capture` as tshark dissects them with `lua`,
   /// in order (a frame may carry several).
-  static func tshark(_ tshark: String, lua: URL, capture: String, codec: String) throws -> [Dissected] {
+  static func tshark(_ tshark: String, lua: URL, capture: String, codec: String, options: [String] = [])
+    throws
+    -> [Dissected]
+  {
     let result = try Pktbench.runProgram(
-      tshark, ["-X", "lua_script:\(lua.path)", "-r", capture, "-T", "pdml", "-Y", codec])
+      tshark, ["-X", "lua_script:\(lua.path)", "-r", capture, "-T", "pdml", "-Y", codec] + options)
     #expect(!result.stderr.contains("Lua"), "tshark: \(result.stderr)")
     var messages: [Dissected] = []
     var inside = false
@@ -64,7 +67,11 @@ enum DissectorSupport {
   /// Every difference between pktbench's decode of the codec's messages
   /// (ndjson lines) and tshark's, as sentences; empty when they agree on
   /// each message's fields, its warnings and its damage.
-  static func differences(ndjson: String, dissected: [Dissected], codec: String) -> [String] {
+  /// `protocol`: the dissector's name in Wireshark, when not the codec's.
+  static func differences(ndjson: String, dissected: [Dissected], codec: String, protocol: String? = nil)
+    -> [String]
+  {
+    let name = `protocol` ?? codec
     let ours = ndjson.split(separator: "\n").compactMap {
       try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]
     }.filter { $0["codec"] as? String == codec }
@@ -76,7 +83,7 @@ enum DissectorSupport {
       var theirs = message
       let frame = object["frame"] as? Int ?? 0
       let experts = { (kind: String) -> [String] in
-        (theirs.fields.removeValue(forKey: "\(codec).\(kind)") ?? []).map {
+        (theirs.fields.removeValue(forKey: "\(name).\(kind)") ?? []).map {
           String($0.showname.prefix { $0 != ":" })
         }
       }
@@ -96,7 +103,7 @@ enum DissectorSupport {
       }
       var parents: Set<String> = []
       var flat: [(String, Any)] = []
-      flatten(object["fields"] ?? [:], prefix: codec, into: &flat, parents: &parents)
+      flatten(object["fields"] ?? [:], prefix: name, into: &flat, parents: &parents)
       for (key, value) in flat {
         guard var shown = theirs.fields[key], !shown.isEmpty else {
           problems.append("frame \(frame): tshark has no \(key) (pktbench: \(value))")

@@ -10,7 +10,7 @@ import Testing
     let path = FileManager.default.temporaryDirectory
       .appendingPathComponent("pktbench-flow-\(UUID().uuidString).pcap").path
     defer { try? FileManager.default.removeItem(atPath: path) }
-    // PROTOCOLS.md §2: ARM 01 01 00 00, SET_SERVO_CH0 1500 µs 01 03 02 00 DC 05;
+    // docs/protocols.md §2: ARM 01 01 00 00, SET_SERVO_CH0 1500 µs 01 03 02 00 DC 05;
     // then one cut a byte short, then one whose version is 0x7f.
     let script = """
       import struct, sys

@@ -2,7 +2,7 @@ import Foundation
 import Testing
 
 /// Rallie in the summary line and in -V, against the bytes tshark reads
-/// from the same datagrams (PROTOCOLS.md: a command's byte 8 is control,
+/// from the same datagrams (docs/protocols.md: a command's byte 8 is control,
 /// 0 stop and 1 start; byte 2 is the source, 0x83 for the app, 0x82 for
 /// the machine; the last byte is the check).
 @Suite struct RallieSummaryTests {

@@ -454,7 +454,7 @@ import Testing
     #expect(!result.stderr.contains("Error("), "\(arguments): \(result.stderr)")
   }
 
-  /// PROTOCOLS.md §2: pulse_us is a u16. 70000 cannot be written with or
+  /// docs/protocols.md §2: pulse_us is a u16. 70000 cannot be written with or
   /// without --force; the message says the width, not "use --force".
   @Test func forceCannotWidenAField() throws {
     let result = try Pktbench.run(["craft", "servo", "--us", "70000", "--force"])
@@ -470,12 +470,12 @@ import Testing
       result.stderr
         == "pktbench: --bad-check: rider frames have no check byte to spoil (rallie frames have one)\n")
     #expect(result.stdout.isEmpty)
-    // Rallie frames end in a check byte (PROTOCOLS.md §3): spoiling it is allowed.
+    // Rallie frames end in a check byte (docs/protocols.md §3): spoiling it is allowed.
     let rallie = try Pktbench.run(["craft", "rallie-response", "--bad-check"])
     #expect(rallie.status == 0, "\(rallie.stderr)")
   }
 
-  /// PROTOCOLS.md §4: imageData is a JPEG, FF D8 … FF D9. README.md is not.
+  /// docs/protocols.md §4: imageData is a JPEG, FF D8 … FF D9. README.md is not.
   @Test func aFrameOfSomethingElseIsRefusedUnlessForced() throws {
     let refused = try Pktbench.run(["craft", "frame", "--jpeg", "README.md"])
     #expect(refused.status == 64)

@@ -1,12 +1,12 @@
 import Foundation
 import Testing
 
-/// `Examples/beacon.yaml`, the README's spec-file example: the Beacon
+/// `Examples/beacon.ksy`, the README's spec-file example: the Beacon
 /// protocol of `Examples/ExternalCodec/` without Swift. It decodes that
 /// example's capture to the values its Python generator packed, and crafts
 /// the bytes Python's `struct` packs for the README's reading.
 @Suite struct SpecExampleTests {
-  static let spec = "Examples/beacon.yaml"
+  static let spec = "Examples/beacon.ksy"
   static let capture = "Examples/ExternalCodec/Captures/beacon.pcap"
 
   @Test func decodesTheExampleCaptureAsItsGeneratorWroteIt() throws {

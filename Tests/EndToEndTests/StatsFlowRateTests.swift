@@ -3,7 +3,7 @@ import Testing
 
 /// `decode --stats`: a flow's rate is over its own span (first message to
 /// last), not the capture's; one message has none. The spans come from
-/// tshark, picking the same datagrams by their bytes (PROTOCOLS.md: LegCtrl's
+/// tshark, picking the same datagrams by their bytes (docs/protocols.md: LegCtrl's
 /// msg_type is the second byte, TELEMETRY 0x10, SET_SERVO_CH0 0x03).
 @Suite struct StatsFlowRateTests {
   static func flows(_ arguments: [String]) throws -> [[String: Any]] {

@@ -2,7 +2,7 @@ import FalconEyeCodec
 import PacketKit
 import Testing
 
-/// The Aerie server model reading a capture (PROTOCOLS.md §5 "Aerie
+/// The Aerie server model reading a capture (docs/protocols.md §5 "Aerie
 /// server"): the timings are the recordings' (send-vs-aerie.pcap and
 /// aerie-real-session.pcap), the replies the real server's own messages.
 @Suite struct AerieServerAnalysisTests {

@@ -4,7 +4,7 @@ import PacketKit
 import Testing
 
 /// The Aerie server model fed by several WebSockets at once, no sockets:
-/// its state is kept by the path's deviceId (PROTOCOLS.md §5, recording
+/// its state is kept by the path's deviceId (docs/protocols.md §5, recording
 /// `overlap-close-old`), each socket's own story (timer, replies) by the
 /// socket. The events name the socket they concern.
 @Suite struct AerieServerPeersTests {

@@ -28,7 +28,7 @@ import Testing
     }
   }
 
-  /// intrinsics.fx lies at inner bytes [a, a+6); per PROTOCOLS.md it maps
+  /// intrinsics.fx lies at inner bytes [a, a+6); per docs/protocols.md it maps
   /// to base64 characters [4*(a/3), 4*((a+6+2)/3)) after the opening quote:
   //   python3 (second script in FalconEyeVectors.swift): "fx node range 283 295"
   @Test func innerRangesMapToTheirBase64Characters() throws {

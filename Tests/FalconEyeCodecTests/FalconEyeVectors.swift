@@ -35,7 +35,7 @@ import PacketKit
 //   print("heartbeat server", env("heartbeat", 1700000003, dumps({"pong": True})))
 //
 /// The error offsets were computed by this second script, from the formula in
-/// PROTOCOLS.md's base64 layout (inner byte i lies in base64 characters
+/// docs/protocols.md's base64 layout (inner byte i lies in base64 characters
 /// [4*(i/3), 4*(i/3)+4) after the payload's opening quote):
 //
 //   import json, base64

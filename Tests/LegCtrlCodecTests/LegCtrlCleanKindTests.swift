@@ -48,7 +48,7 @@ import Testing
     #expect(clean > 100, "clean frames should appear among these; saw \(clean)")
   }
 
-  /// PROTOCOLS.md §2's servo vector as flat fields: the header group and
+  /// docs/protocols.md §2's servo vector as flat fields: the header group and
   /// the pulse, in the names and units the dissection tree uses.
   @Test func servoVectorAsFlatFields() throws {
     var flat = FlatFields()

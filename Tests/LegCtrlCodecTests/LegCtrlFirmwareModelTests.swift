@@ -5,7 +5,7 @@ import Testing
 
 /// The firmware model through the DeviceModel contract, as `analyze` and
 /// `emulate` drive it: records in time order, `advance` when a deadline
-/// passed, then `take`. Expectations are PROTOCOLS.md §5's.
+/// passed, then `take`. Expectations are docs/protocols.md §5's.
 @Suite struct LegCtrlFirmwareModelTests {
   typealias Firmware = LegCtrlFirmwareTests
 

@@ -4,7 +4,7 @@ import Testing
 @testable import LegCtrlCodec
 
 /// The firmware model fed by several writers, as the firmware's one state
-/// is (PROTOCOLS.md §5: writes from any source port act on the same state,
+/// is (docs/protocols.md §5: writes from any source port act on the same state,
 /// telemetry goes to the last writer; recording `restart`). No sockets:
 /// the writers are told apart by their endpoints only.
 @Suite struct LegCtrlFirmwarePeersTests {

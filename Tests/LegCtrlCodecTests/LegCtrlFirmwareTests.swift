@@ -4,9 +4,9 @@ import Testing
 @testable import LegCtrlCodec
 
 /// The firmware's state machine alone, transition by transition, as
-/// PROTOCOLS.md §5 and the recordings' logs (device-truth/legctrl) show it.
+/// docs/protocols.md §5 and the recordings' logs (device-truth/legctrl) show it.
 @Suite struct LegCtrlFirmwareTests {
-  // PROTOCOLS.md §2 vectors and the recordings' writes.
+  // docs/protocols.md §2 vectors and the recordings' writes.
   static let arm: [UInt8] = [0x01, 0x01, 0x00, 0x00]
   static let disarm: [UInt8] = [0x01, 0x02, 0x00, 0x00]
   static let ping: [UInt8] = [0x01, 0x04, 0x00, 0x00]
@@ -210,7 +210,7 @@ import Testing
   }
 
   @Test func telemetryBytesAreTheGoldenVectors() {
-    // PROTOCOLS.md §2: DISARMED, no error, age 0, 7400 mV; FAULT, deadman, age 200.
+    // docs/protocols.md §2: DISARMED, no error, age 0, 7400 mV; FAULT, deadman, age 200.
     #expect(
       LegCtrlFirmware().telemetry(at: 5, batteryMillivolts: 7400)
         == [0x01, 0x10, 0x08, 0x00, 0x00, 0x00, 0x00, 0x00, 0xE8, 0x1C, 0x00, 0x00])

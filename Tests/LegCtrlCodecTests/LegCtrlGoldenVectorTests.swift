@@ -2,7 +2,7 @@ import LegCtrlCodec
 import PacketKit
 import Testing
 
-/// The golden vectors of PROTOCOLS.md §2, both directions.
+/// The golden vectors of docs/protocols.md §2, both directions.
 @Suite struct LegCtrlGoldenVectorTests {
   let codec = LegCtrlCodec()
 
@@ -48,7 +48,7 @@ import Testing
     #expect(decoded.fields.first(named: "battery_mv")?.value == .unsigned(7400))
   }
 
-  /// msg_type by PROTOCOLS.md's names (ARM 01, DISARM 02, SET_SERVO_CH0 03,
+  /// msg_type by docs/protocols.md's names (ARM 01, DISARM 02, SET_SERVO_CH0 03,
   /// PING 04, TELEMETRY 10); any other byte is unknown(0x..), with a
   /// warning, for all 256 values.
   @Test func everyMsgTypeIsNamed() throws {
@@ -149,7 +149,7 @@ import Testing
   }
 }
 
-/// PROTOCOLS.md §5: "ARM, DISARM and PING execute whatever payload follows
+/// docs/protocols.md §5: "ARM, DISARM and PING execute whatever payload follows
 /// them" — so decode names the message the firmware runs, and warns.
 @Suite struct LegCtrlPayloadAfterCommandTests {
   @Test(arguments: [

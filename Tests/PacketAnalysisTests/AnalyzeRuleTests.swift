@@ -56,7 +56,7 @@ import Testing
   }
 
   @Test func legctrlGapWithoutTelemetryInfersTheFaultAndFlagsLaterCommands() throws {
-    // PROTOCOLS.md §2 vectors: ARM 01 01 00 00; SET_SERVO_CH0 1500 µs 01 03 02 00 DC 05.
+    // docs/protocols.md §2 vectors: ARM 01 01 00 00; SET_SERVO_CH0 1500 µs 01 03 02 00 DC 05.
     let arm: [UInt8] = [0x01, 0x01, 0x00, 0x00]
     let servo: [UInt8] = [0x01, 0x03, 0x02, 0x00, 0xDC, 0x05]
     var records = [try Self.record("legctrl", arm, frame: 1, time: 10, from: "app:1", to: "dev:9000")]
@@ -77,7 +77,7 @@ import Testing
     #expect(inFault.details.first { $0.key == "commands" }?.value == .integer(5))
   }
 
-  /// PROTOCOLS.md §2 TELEMETRY: state, error_code, last_cmd_age_ms, 7400 mV.
+  /// docs/protocols.md §2 TELEMETRY: state, error_code, last_cmd_age_ms, 7400 mV.
   static func legctrlTelemetry(_ state: UInt8, _ error: UInt8, age: Int) -> [UInt8] {
     [0x01, 0x10, 0x08, 0x00, state, error, UInt8(age & 0xFF), UInt8(age >> 8), 0xE8, 0x1C, 0x00, 0x00]
   }
@@ -132,7 +132,7 @@ import Testing
   }
 
   @Test func rallieCommandWithoutResponseTimesOutAtTheEnd() throws {
-    // PROTOCOLS.md §3 vector: 5A A5 83 32 32 2D 2D 32 00, XOR check 4E.
+    // docs/protocols.md §3 vector: 5A A5 83 32 32 2D 2D 32 00, XOR check 4E.
     let command: [UInt8] = [0x5A, 0xA5, 0x83, 0x32, 0x32, 0x2D, 0x2D, 0x32, 0x00, 0x4E]
     let records = [try Self.record("rallie", command, frame: 1, time: 50, from: "app:1", to: "m:9100")]
     let report = try Self.analyse(records, end: 53)

@@ -107,7 +107,7 @@ extension Array where Element == BluetoothEvent {
   }
 }
 
-/// The LegCtrl BLE session of PROTOCOLS.md §2 as HCI packets, this host
+/// The LegCtrl BLE session of docs/protocols.md §2 as HCI packets, this host
 /// (the app) central on connection handle 0x0040: connection, MTU exchange,
 /// discovery of service …789abc with characteristics …789abd (write) and
 /// …789abe (notify), a SET_SERVO_CH0 write command, a TELEMETRY notification.
@@ -115,7 +115,7 @@ enum LegCtrlSession {
   static let service = "12345678-1234-1234-1234-123456789abc"
   static let command = "12345678-1234-1234-1234-123456789abd"
   static let telemetry = "12345678-1234-1234-1234-123456789abe"
-  /// PROTOCOLS.md §2 golden vectors.
+  /// docs/protocols.md §2 golden vectors.
   static let servo1500: [UInt8] = [0x01, 0x03, 0x02, 0x00, 0xDC, 0x05]
   static let telemetryDisarmed: [UInt8] = [
     0x01, 0x10, 0x08, 0x00, 0x00, 0x00, 0x00, 0x00, 0xE8, 0x1C, 0x00, 0x00,

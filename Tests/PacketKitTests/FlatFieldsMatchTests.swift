@@ -5,7 +5,7 @@ import Testing
 /// clean-fields check, so it must answer exactly as that comparison does:
 /// checked on the unchanged tree and on every one-step change to it.
 @Suite struct FlatFieldsMatchTests {
-  /// A LegCtrl TELEMETRY frame's flat fields as PROTOCOLS.md §2 lays them
+  /// A LegCtrl TELEMETRY frame's flat fields as docs/protocols.md §2 lays them
   /// out: a header group of four, then five scalars.
   static var telemetry: FlatFields {
     var flat = FlatFields()

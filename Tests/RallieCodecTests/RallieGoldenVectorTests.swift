@@ -2,7 +2,7 @@ import PacketKit
 import RallieCodec
 import Testing
 
-/// The golden vectors of PROTOCOLS.md §3, both directions, in both check variants.
+/// The golden vectors of docs/protocols.md §3, both directions, in both check variants.
 @Suite struct RallieGoldenVectorTests {
   let codec = RallieCodec()
 

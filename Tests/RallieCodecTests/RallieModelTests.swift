@@ -2,7 +2,7 @@ import PacketKit
 import RallieCodec
 import Testing
 
-// Frames below, with checks from PROTOCOLS.md §3's vectors or computed in
+// Frames below, with checks from docs/protocols.md §3's vectors or computed in
 // Python independently of pktbench (see RallieDecodeTests.swift for `xor`
 // and `crclo`):
 //   §3: command 5A A5 83 32 32 2D 2D 32 00 → XOR 4E, MODBUS-low 41

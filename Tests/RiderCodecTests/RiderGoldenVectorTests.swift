@@ -11,7 +11,7 @@ import Testing
 //              separators=(',',':'))
 //     -> {"command":"move","speed":40,"direction":-20,"timestamp":1700000000.25}
 
-/// The vectors of PROTOCOLS.md §1 and the canonical texts, both directions.
+/// The vectors of docs/protocols.md §1 and the canonical texts, both directions.
 @Suite struct RiderGoldenVectorTests {
   let codec = RiderCodec()
 

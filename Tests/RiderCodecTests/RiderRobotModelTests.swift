@@ -3,7 +3,7 @@ import Testing
 
 @testable import RiderCodec
 
-/// The robot model alone, no sockets: every behaviour of PROTOCOLS.md §5
+/// The robot model alone, no sockets: every behaviour of docs/protocols.md §5
 /// "Rider robot", one test each.
 @Suite struct RiderRobotModelTests {
   /// A datagram to the robot at `time` (the codec's decode attached, as analyze does).

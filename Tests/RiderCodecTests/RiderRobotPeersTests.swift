@@ -4,7 +4,7 @@ import Testing
 @testable import RiderCodec
 
 /// The robot model fed by several senders, as the robot's one socket is
-/// (PROTOCOLS.md §5: one socket, one watchdog; recording `two-apps`): no
+/// (docs/protocols.md §5: one socket, one watchdog; recording `two-apps`): no
 /// sockets, the senders told apart only by their source endpoints.
 @Suite struct RiderRobotPeersTests {
   static let phone = "127.0.0.1:37465"

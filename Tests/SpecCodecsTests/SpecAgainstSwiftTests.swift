@@ -7,8 +7,8 @@ import Testing
 
 @testable import SpecCodecs
 
-/// Specs/legctrl.yaml and Specs/rallie.yaml held against the Swift codecs
-/// they describe: PROTOCOLS.md's golden vectors and the damaged and odd
+/// Specs/legctrl.ksy and Specs/rallie.ksy held against the Swift codecs
+/// they describe: docs/protocols.md's golden vectors and the damaged and odd
 /// frames around them decode alike (message, fields, byte ranges,
 /// diagnostic and error codes and offsets; words may differ), re-encode to
 /// the same bytes, and craft alike.
@@ -171,7 +171,7 @@ import Testing
   @Test(arguments: ["legctrl", "rallie"])
   func fuzzInvariantsHold(name: String) throws {
     let report = FuzzRunner(
-      targets: [CodecFuzzTarget(.bound(try SpecSupport.shipped(name)))],
+      targets: [SpecSupport.fuzzTarget(try SpecSupport.shipped(name))],
       configuration: .init(seed: 7, iterations: 20_000)
     ).run()
     #expect(

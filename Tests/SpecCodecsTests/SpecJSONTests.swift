@@ -9,24 +9,26 @@ import Testing
 /// thermostat that reports readings and takes set points.
 @Suite struct SpecJSONTests {
   static let spec = """
-    name: thermo
-    encoding: json
-    udp-ports: [5006]
-    messages:
-      - name: setpoint
-        direction: app-to-device
-        fields:
-          - {name: type, type: string, fixed: set}
-          - {name: target, type: number, unit: "°C", range: [5, 30]}
-          - {name: mode, type: string, enum: [auto, manual], default: auto}
-      - name: reading
-        direction: device-to-app
-        rate: {hz: 1}
-        fields:
-          - {name: temp, type: number, unit: "°C", range: [-40, 125]}
-          - {name: seq, type: integer, range: [0, 65535]}
-          - {name: heating, type: bool}
-          - {name: note, type: string, optional: true}
+    meta:
+      id: thermo
+    -pktbench:
+      encoding: json
+      udp: [5006]
+      messages:
+        - name: setpoint
+          direction: app-to-device
+          fields:
+            - {name: type, type: string, fixed: set}
+            - {name: target, type: number, unit: "°C", range: [5, 30]}
+            - {name: mode, type: string, enum: [auto, manual], default: auto}
+        - name: reading
+          direction: device-to-app
+          rate: {hz: 1}
+          fields:
+            - {name: temp, type: number, unit: "°C", range: [-40, 125]}
+            - {name: seq, type: integer, range: [0, 65535]}
+            - {name: heating, type: bool}
+            - {name: note, type: string, optional: true}
     """
 
   func codec() throws -> SpecCodec { try SpecSupport.codec(Self.spec) }
@@ -96,7 +98,7 @@ import Testing
   /// every field's range lies inside the input.
   @Test func fuzzInvariantsHold() throws {
     let report = FuzzRunner(
-      targets: [CodecFuzzTarget(.bound(try codec()))], configuration: .init(seed: 11, iterations: 20_000)
+      targets: [SpecSupport.fuzzTarget(try codec())], configuration: .init(seed: 11, iterations: 20_000)
     )
     .run()
     #expect(

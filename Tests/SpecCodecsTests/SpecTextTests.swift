@@ -13,7 +13,7 @@ import Testing
   ])
   func pluginTextIsTheShippedSpec(name: String, text: String) throws {
     let file = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-      .deletingLastPathComponent().appendingPathComponent("Specs/\(name).yaml")
+      .deletingLastPathComponent().appendingPathComponent("Specs/\(name).ksy")
     let shipped = try String(contentsOf: file, encoding: .utf8)
     #expect(text + "\n" == shipped)
   }

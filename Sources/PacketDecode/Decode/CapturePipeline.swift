@@ -63,7 +63,8 @@ package final class CapturePipeline {
   @inline(__always)
   private func accepts(frame: Int, time: Double) -> Bool {
     if let timeWindow, !timeWindow.contains(time) { return false }
-    if records.stats.firstTime == nil { records.sink.firstRecord(time: time) }
+    let records = self.records
+    if records.stats.records == 0 { records.sink.firstRecord(time: time) }
     records.stats.record(frame: frame, time: time)
     return true
   }

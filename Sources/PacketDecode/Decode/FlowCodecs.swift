@@ -9,6 +9,9 @@ struct FlowCodecs<Key: Hashable> {
   /// Flows remembered at most; a scan of more starts the memory afresh.
   package static var limit: Int { 4096 }
   private var known: [Key: Int] = [:]
+  /// The flow remembered last: a flow's payloads come in runs, and
+  /// hashing its key for each of them cost more than its routing.
+  private var last: (key: Key, index: Int)?
 
   package func choice(for key: Key) -> PayloadRouter.Choice? {
     known[key].map { PayloadRouter.Choice(index: $0, why: .flow) }
@@ -23,6 +26,8 @@ struct FlowCodecs<Key: Hashable> {
   }
 
   private mutating func remember(_ key: Key, _ index: Int) {
+    if let last, last.index == index, last.key == key { return }
+    last = (key, index)
     guard known[key] != index else { return }
     if known.count >= Self.limit { known.removeAll(keepingCapacity: true) }
     known[key] = index

@@ -65,8 +65,8 @@ final class PayloadRecords: PayloadConsumer {
   package func datagram(
     frame: Int, time: Double, source: Endpoint, destination: Endpoint, bytes payload: UnsafeRawBufferPointer
   ) {
-    var choice = router.choose(
-      .udp, sourcePort: source.port, destinationPort: destination.port, payload: payload)
+    var choice = router.chooseUDP(
+      sourcePort: source.port, destinationPort: destination.port, payload: payload)
     if choice == nil { choice = udpCodecs.choice(for: UDPFlowKey(source, destination)) }
     if !wantsRecords, let choice, let kind = codecs.cleanKind(choice.index, payload) {
       let flow = DirectedFlow(source: source, destination: destination)

@@ -49,6 +49,8 @@ package final class PayloadRouter {
   /// The UDP ports the codecs name and the choice each stands for: a few,
   /// searched in order (a dictionary hashed the port on every datagram).
   private let udpPorts: [UInt16]
+  /// Neither `--codec` nor a `--decode-as` rule: ports decide first.
+  private let plainUDP: Bool
   private let udpChoices: [Choice]
   private let udpReasons: [String]
   /// WebSocket path prefixes and their codecs, longest first.
@@ -73,6 +75,7 @@ package final class PayloadRouter {
     let ports = codecs.wellKnownUDPPorts.sorted { $0.key < $1.key }
     udpPorts = ports.map(\.key)
     udpChoices = ports.map { Choice(index: $0.value.index, why: .udpPort($0.key)) }
+    plainUDP = forcedIndex == nil && !resolved.contains { $0.0.transport == .udp }
     udpReasons = ports.map { "udp port \($0.key)" }
     webSocketPaths = codecs.wellKnownWebSocketPaths.enumerated().map { number, known in
       (known.prefix, Choice(index: known.index, why: .webSocketPath(number)))
@@ -97,6 +100,14 @@ package final class PayloadRouter {
       break
     }
     return probe(payload)
+  }
+
+  /// `choose` for a UDP datagram, the commonest payload: a run with no
+  /// `--codec` and no `--decode-as` goes straight to the well-known ports.
+  @inline(__always)
+  func chooseUDP(sourcePort: UInt16, destinationPort: UInt16, payload: UnsafeRawBufferPointer) -> Choice? {
+    if plainUDP, let choice = udpChoice(destinationPort) ?? udpChoice(sourcePort) { return choice }
+    return choose(.udp, sourcePort: sourcePort, destinationPort: destinationPort, payload: payload)
   }
 
   private func rule(_ carrier: Carrier, _ sourcePort: UInt16, _ destinationPort: UInt16) -> Choice? {

@@ -18,8 +18,9 @@ package final class FlatMessage {
   /// A few, not one: a BLE connection's writes and notifications alternate
   /// two layouts.
   @exclusivity(unchecked) private var keyFieldsByLayout = RecentTable<FlatLayout, Int>(capacity: 4)
-  /// The framing the kept key fields were chosen under.
-  @exclusivity(unchecked) private var chosenUnder: SummaryFraming.Table?
+  /// The framing (its table's identity) the kept key fields were chosen
+  /// under; the tables live as long as the run.
+  @exclusivity(unchecked) private var chosenUnder: ObjectIdentifier?
 
   package init() {
     fields = .allocate(capacity: 1)
@@ -39,20 +40,21 @@ package final class FlatMessage {
     return true
   }
 
-  /// The key fields of `fields`: as chosen before for fields named and
-  /// grouped as these under the same framing, or as `choose` chooses them
-  /// (then kept).
-  func keyFields(
-    for fields: UnsafeBufferPointer<FlatFields.Field>, framing: SummaryFraming,
-    _ choose: (UnsafeBufferPointer<FlatFields.Field>) -> Int
-  ) -> Int {
-    if framing.table !== chosenUnder {
+  /// The key fields of `fields` as chosen before for fields named and
+  /// grouped as these under the same framing (`framing`: its table's
+  /// identity), or nil; `remember` keeps a choice. No closure and no
+  /// reference is passed per message: both cost a retain and a release.
+  @inline(__always)
+  func keyFields(for fields: UnsafeBufferPointer<FlatFields.Field>, framing: ObjectIdentifier) -> Int? {
+    if framing != chosenUnder {
       keyFieldsByLayout = RecentTable(capacity: 4)
-      chosenUnder = framing.table
+      chosenUnder = framing
+      return nil
     }
-    if let chosen = keyFieldsByLayout.value(where: { $0.matches(fields) }) { return chosen }
-    let chosen = choose(fields)
-    keyFieldsByLayout.insert(chosen, for: FlatLayout(fields))
-    return chosen
+    return keyFieldsByLayout.value(where: { $0.matches(fields) })
+  }
+
+  func remember(keyFields: Int, for fields: UnsafeBufferPointer<FlatFields.Field>) {
+    keyFieldsByLayout.insert(keyFields, for: FlatLayout(fields))
   }
 }

@@ -30,6 +30,9 @@ package struct SummaryFraming: Sendable {
     self.init(table: Table(byCodec))
   }
 
+  /// Which framing this is, for caches of choices made under it.
+  var identity: ObjectIdentifier { ObjectIdentifier(table) }
+
   /// The names `codec` leaves out.
   package func names(for codec: String) -> Set<String> {
     table.byCodec.isEmpty ? [] : table.byCodec[codec] ?? []

@@ -205,12 +205,16 @@ package enum SummaryRenderer {
 
     /// The same fields from a flat message, read in place through
     /// `FlatMessage.fields`. Which fields are shown is chosen once per
-    /// layout of names (`FlatMessage.keyFields(for:)`), so no String is made or
+    /// layout of names (`FlatMessage.keyFields(for:framing:)`), so no String is made or
     /// kept, and a run of same-shaped messages compares a few addresses.
     static func collect(_ flat: FlatMessage, framing: SummaryFraming, into out: inout JSONWriter) {
       let fields = FlatFields.fields(at: flat.fields)
-      let keyFields = flat.keyFields(for: fields, framing: framing) {
-        shown($0, framing: framing.names(for: flat.codec))
+      let keyFields: Int
+      if let known = flat.keyFields(for: fields, framing: framing.identity) {
+        keyFields = known
+      } else {
+        keyFields = shown(fields, framing: framing.names(for: flat.codec))
+        flat.remember(keyFields: keyFields, for: fields)
       }
       var rest = keyFields
       while rest != 0 {

@@ -1,4 +1,4 @@
-/// The rate a protocol says a series runs at (PROTOCOLS.md), and how the
+/// The rate a protocol says a series runs at (docs/protocols.md), and how the
 /// measured rate is judged against it.
 public struct ExpectedRate: Sendable {
   /// As the protocol says it: "20 Hz", "10 Hz ± 10 %", "one every 2–9 s".

@@ -1,5 +1,5 @@
 /// A record as a protocol's rules and device model read it: decoded fields
-/// by their PROTOCOLS.md names, transport events by theirs, and the payload
+/// by their docs/protocols.md names, transport events by theirs, and the payload
 /// as it travelled. Rules never see codec types, so a codec can change its
 /// Swift types without touching its analysis.
 public struct FlowMessage: Sendable {

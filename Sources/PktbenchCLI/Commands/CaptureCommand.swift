@@ -136,7 +136,11 @@ struct CaptureCommand: CodecCommand {
       router: try routing.router(codecs: codecs), rules: rules, sink: recorder)
     let stop = StopFlag()
     recorder.onLimitReached = { stop.stop("--count \(limits.count ?? 0)") }
-    let signals = StopSignals { stop.stop($0) }
+    let signalled = StopFlag()
+    let signals = StopSignals {
+      signalled.stop($0)
+      stop.stop($0)
+    }
 
     var said = "pktbench: capturing on \(interface) (\(LinkType.name(capture.linkType)))"
     if let bpf { said += ", filter '\(bpf)'" }
@@ -208,5 +212,8 @@ struct CaptureCommand: CodecCommand {
     }
     out.flush()
     if failure != nil { throw ExitCode(1) }
+    // As every command stopped by a signal: what was captured is whole, and
+    // a script can still tell the stop from --count or --duration.
+    if signalled.isSet { throw ExitCode(ExitStatus.interrupted) }
   }
 }

@@ -27,6 +27,7 @@ struct EmulateCommand: CodecCommand {
 
   /// Each modelled codec's settings, from its plugin.
   static var settingsText: String {
+    guard CommandContext.writesHelp else { return "" }
     var lines = ["Devices and their settings:"]
     for codec in CommandContext.codecs.all {
       guard let behaviour = codec as? any DeviceBehaviour else { continue }

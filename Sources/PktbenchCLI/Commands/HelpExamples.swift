@@ -11,6 +11,7 @@ enum HelpExamples {
   /// "Examples:" then one line each, indented as ArgumentParser shows them;
   /// a long one is continued with a backslash, as a shell takes it.
   static func text(_ command: String, generic: [String] = []) -> String {
+    guard CommandContext.writesHelp else { return "" }
     let lines = generic + CommandContext.codecs.examples(for: command).map { "pktbench " + $0 }
     return (["Examples:"] + lines.flatMap { wrapped("  " + $0, continuation: "      ") }).joined(
       separator: "\n")

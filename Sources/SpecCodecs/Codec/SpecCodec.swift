@@ -14,16 +14,12 @@ public struct SpecCodec: FastFrameCodec, AnalysisRules {
     self.program = program
   }
 
-  public init(_ spec: Spec) {
-    self.init(SpecProgram(spec))
-  }
-
   public var info: CodecInfo { program.info }
 
   public var name: String { program.name }
 
   public func decode(_ bytes: ByteView) throws(DecodeError) -> Decoded<SpecMessage> {
-    let decoded = try bytes.withUnsafeBytes { raw throws(DecodeError) in try program.decode(SpecBytes(raw)) }
+    let decoded = try bytes.withUnsafeBytes { raw throws(DecodeError) in try program.decode(raw) }
     return Decoded(
       message: decoded.message, messageName: decoded.name, fields: decoded.fields,
       diagnostics: decoded.diagnostics)
@@ -34,16 +30,39 @@ public struct SpecCodec: FastFrameCodec, AnalysisRules {
   }
 
   public func probe(_ bytes: ByteView) -> Int {
-    bytes.withUnsafeBytes { program.probe(SpecBytes($0)) }
+    bytes.withUnsafeBytes { program.probe($0) }
   }
 
   public func message(_ message: String, from values: CraftValues) throws(EncodeError) -> SpecMessage {
     try program.craft(message, from: values)
   }
 
+  /// `craft`: the message written, then read back unless forced — a
+  /// spec can tie fields together in ways craft does not compute (RTP's
+  /// padding count is the frame's last byte), and a frame its own decode
+  /// refuses is not crafted without `--force`.
   public func craftBytes(_ message: SpecMessage, values: CraftValues) throws(EncodeError) -> [UInt8] {
     var bytes = try program.encode(message, validate: !values.force)
-    if values.badCheck { program.spoilChecks(&bytes, of: message) }
+    if !values.force, program.kaitai != nil {
+      let name = program.kindName(message)
+      let readBack: Result<SpecDecoded, DecodeError> = bytes.withUnsafeBytes { raw in
+        Result { () throws(DecodeError) in try program.decode(raw) }
+      }
+      switch readBack {
+      case .success(let decoded) where decoded.name == name: break
+      case .success(let decoded):
+        throw EncodeError(
+          code: "does-not-read-back",
+          text: "\(name) as given decodes as \(decoded.name); --force crafts it anyway",
+          forceCrafts: true)
+      case .failure(let error):
+        throw EncodeError(
+          code: "does-not-read-back",
+          text: "\(name) as given does not decode [\(error.code)]: \(error.text); --force crafts it anyway",
+          forceCrafts: true)
+      }
+    }
+    if values.badCheck { program.spoilChecks(&bytes) }
     return bytes
   }
 
@@ -57,12 +76,14 @@ public struct SpecCodec: FastFrameCodec, AnalysisRules {
 
   /// `decode --stats` counts a clean frame's kind without decoding it.
   public func cleanKind(_ bytes: UnsafeRawBufferPointer) -> Int? {
-    program.cleanKind(SpecBytes(bytes))
+    program.cleanKind(bytes)
   }
 
-  /// Never: flat fields are named by literals, and a spec's names are not
-  /// (summary lines and ndjson decode the frame instead).
-  public func cleanFields(_ bytes: UnsafeRawBufferPointer, into fields: inout FlatFields) -> Bool { false }
+  /// Summary lines and ndjson write a clean frame without a dissection
+  /// tree: the spec's names were made static strings at load.
+  public func cleanFields(_ bytes: UnsafeRawBufferPointer, into fields: inout FlatFields) -> Bool {
+    program.cleanFields(bytes, into: &fields)
+  }
 }
 
 /// A spec codec whose spec describes how its device answers.
@@ -100,13 +121,15 @@ public struct SpecDeviceCodec: FastFrameCodec, AnalysisRules {
 
   public func cleanKind(_ bytes: UnsafeRawBufferPointer) -> Int? { codec.cleanKind(bytes) }
 
-  public func cleanFields(_ bytes: UnsafeRawBufferPointer, into fields: inout FlatFields) -> Bool { false }
+  public func cleanFields(_ bytes: UnsafeRawBufferPointer, into fields: inout FlatFields) -> Bool {
+    codec.cleanFields(bytes, into: &fields)
+  }
 }
 
 extension SpecProgram {
   /// The codec this spec makes: with a device model when it describes replies.
   public func codec() -> any FastFrameCodec {
-    spec.device == nil ? SpecCodec(self) : SpecDeviceCodec(SpecCodec(self))
+    device == nil ? SpecCodec(self) : SpecDeviceCodec(SpecCodec(self))
   }
 }
 

@@ -36,17 +36,18 @@ public struct SpecDeviceModel: DeviceModel {
           text: message.message.map { "the \(device.name) sent \($0)" } ?? "the \(device.name) sent a frame")
       ]
     }
-    let decoded: SpecDecoded? = message.payload.withUnsafeBytes { try? program.decode(SpecBytes($0)) }
+    let decoded: SpecDecoded? = message.payload.withUnsafeBytes { try? program.decode($0) }
     guard let decoded else {
       return [ignored(message, "it does not decode")]
     }
-    if let variant, let used = checkVariant(decoded.message), used != variant {
+    if let variant, let used = program.checkVariant(decoded.message), used != variant {
       let names = checkNames
       return [ignored(message, "checked with \(names[used]); the \(device.name) checks \(names[variant])")]
     }
     last = decoded.name
     let warned = decoded.diagnostics.contains { $0.severity == .warning }
-    for reply in device.replies where program.spec.message(named: reply.to)?.name == decoded.name {
+    for reply in device.replies
+    where program.kindIndex(named: reply.to).map({ program.kinds[$0].name }) == decoded.name {
       if let warnings = reply.warnings, warnings != warned { continue }
       guard reply.when.allSatisfy({ matches(message.field($0.key), $0.value) }) else { continue }
       guard let send = reply.send else {
@@ -57,13 +58,13 @@ public struct SpecDeviceModel: DeviceModel {
       }
       do {
         let bytes = try answer(
-          send, reply: reply, to: message, variant: variant ?? checkVariant(decoded.message))
+          send, reply: reply, to: message, variant: variant ?? program.checkVariant(decoded.message))
         return [
           DeviceEvent(
             time: message.time, frame: message.frame, name: "answered", state: state,
             text: "answers \(send)"
               + reply.with.keys.sorted().map {
-                " \($0) \(SpecLayout.describe(reply.with[$0] ?? .integer(0)))"
+                " \($0) \((reply.with[$0] ?? .integer(0)).described)"
               }.joined(),
             replies: [.send(bytes)])
         ]
@@ -82,15 +83,10 @@ public struct SpecDeviceModel: DeviceModel {
   }
 
   private var checkNames: [String] {
-    guard let check = program.settingCheck(device) else { return [] }
-    return check.variants.map(\.name)
-  }
-
-  private func checkVariant(_ message: SpecMessage) -> Int? {
-    for value in message.header + message.body + message.trailer {
-      if case .check(let variant) = value { return variant }
+    guard let setting = device.checkSetting, let variants = program.checkVariants(parameter: setting) else {
+      return []
     }
-    return nil
+    return variants.map(\.name)
   }
 
   private func matches(_ value: FieldValue?, _ literal: SpecLiteral) -> Bool {
@@ -113,40 +109,40 @@ public struct SpecDeviceModel: DeviceModel {
     -> [UInt8]
   {
     var values = CraftValues(capacity: reply.with.count + reply.copy.count + 1)
-    guard let sent = program.spec.message(named: send) else {
+    guard let kind = program.kindIndex(named: send) else {
       throw EncodeError(code: "unknown-message", text: "no message \(send)")
     }
-    let fields = SpecSchema.craftFields(of: sent, in: program.spec).map(\.schema)
+    let sent = program.info.messages[max(0, program.schemaIndex[kind])]
     for (name, literal) in reply.with {
-      guard
-        let field = SpecLayout.flatten(program.spec.header + sent.fields + program.spec.trailer)
-          .first(where: { $0.name == name })
-      else {
-        values[name] = SpecSchema.value(
-          of: literal, for: SpecField(name: name, line: 0, type: .json(.string)))
-        continue
-      }
-      values[name] = SpecSchema.value(of: literal, for: field)
+      values[name] = Self.value(literal, for: sent.fields.first { $0.name == name })
     }
     for name in reply.copy { values[name] = message.field(name) }
-    if let variant, let parameter = fields.first(where: { $0.role == .craftParameter }) {
+    if let variant, let parameter = sent.fields.first(where: { $0.role == .craftParameter }) {
       let cases = parameter.enumCases
       if variant < cases.count {
         values[parameter.name] = .enumeration(name: cases[variant].name, raw: cases[variant].raw)
       }
     }
-    let crafted = try program.craft(sent.name, from: values)
+    let crafted = try program.craft(program.kinds[kind].name, from: values)
     return try program.encode(crafted, validate: false)
   }
-}
 
-extension SpecProgram {
-  /// The check whose variant the device's setting chooses.
-  func settingCheck(_ device: SpecDevice) -> SpecCheck? {
-    guard let setting = device.checkSetting else { return nil }
-    for field in SpecLayout.flatten(spec.header + spec.trailer + spec.messages.flatMap(\.fields)) {
-      if case .check(let check) = field.role, check.craftParameter == setting { return check }
+  /// A reply's literal as craft takes it: an enum case by name or number.
+  private static func value(_ literal: SpecLiteral, for field: FieldSchema?) -> FieldValue {
+    switch literal {
+    case .integer(let number):
+      if let known = field?.enumCase(raw: number) { return .enumeration(name: known.name, raw: number) }
+      return .integer(number)
+    case .number(let number): return .number(number)
+    case .text(let text):
+      if let known = field?.enumCases.first(where: {
+        $0.name.lowercased() == text.lowercased() || $0.flagSpelling == text.lowercased()
+      }) {
+        return .enumeration(name: known.name, raw: known.raw)
+      }
+      return .string(text)
+    case .bytes(let bytes): return .bytes(bytes)
+    case .bool(let flag): return .bool(flag)
     }
-    return nil
   }
 }

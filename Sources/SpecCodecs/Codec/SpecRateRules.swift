@@ -23,9 +23,9 @@ final class SpecRateRules: FlowRules {
 extension SpecProgram {
   func makeRules() -> [any FlowRules] {
     var rates: [String: (rate: ExpectedRate, direction: String?)] = [:]
-    for message in spec.messages {
+    for message in kinds {
       guard let rate = message.rate else { continue }
-      let rule = "\(spec.name).\(rate.rule)"
+      let rule = "\(name).\(rate.rule)"
       let expected =
         rate.perInterval
         ? ExpectedRate(
@@ -44,6 +44,6 @@ extension SpecProgram {
         }
       rates[message.name] = (expected, direction)
     }
-    return rates.isEmpty ? [] : [SpecRateRules(codec: spec.name, rates: rates)]
+    return rates.isEmpty ? [] : [SpecRateRules(codec: name, rates: rates)]
   }
 }

@@ -5,10 +5,12 @@ import PacketKit
 /// display filter's (`legctrl.header.msg_type`), so a filter written for
 /// `pktbench -Y` works in Wireshark too.
 public enum LuaDissector {
-  /// The whole `.lua` file for `program`'s spec.
-  public static func make(_ program: SpecProgram) -> String {
-    let spec = program.spec
-    if spec.encoding == .json {
+  /// The whole `.lua` file for `program`'s spec, its protocol called `name`
+  /// (an identifier; the codec's name unless it clashes with Wireshark's).
+  public static func make(_ program: SpecProgram, name: String? = nil) -> String {
+    let name = name ?? program.name
+    switch program.format {
+    case .json(let spec):
       var fixed: [String: [(key: String, value: String)]] = [:]
       for message in spec.messages {
         for field in message.fields {
@@ -17,82 +19,96 @@ public enum LuaDissector {
           }
         }
       }
-      return LuaJSONDissector.make(program.info, fixed: fixed)
+      return LuaJSONDissector.make(program.info, name: name, fixed: fixed)
+    case .kaitai(let kaitai):
+      return binary(kaitai, name: name)
     }
-    var table = LuaLayout(spec: spec)
-    var out = header(name: spec.name, title: spec.title)
-    out += "local L = {}\n"
-    out += "L.name = \(Lua.quoted(spec.name))\n"
-    out += "L.title = \(Lua.quoted(spec.title))\n"
-    out += "L.label = \(Lua.quoted(spec.name.uppercased()))\n"
-    // The layout first: walking it collects the enums and fields to declare.
-    var layout = "L.header = \(table.fields(spec.header, prefix: ""))\n"
-    layout += "L.trailer = \(table.fields(spec.trailer, prefix: ""))\n"
-    layout += "L.trailer_size = \(program.trailerSize)\n"
-    layout += "L.messages = {\n"
-    for message in spec.messages {
-      let fields = table.fields(message.fields, prefix: "")
-      let size = message.fields.reduce(Optional(0)) { total, field in
-        guard let total, let size = field.staticSize else { return nil }
-        return total + size
-      }
-      layout += "  { name = \(Lua.quoted(message.name)), static = \(size.map(String.init) ?? "nil"), "
-      layout += "mismatch = \(table.mismatch(message.sizeMismatch)),\n    fields = \(fields) },\n"
-    }
-    layout += "}\n"
-    out += "L.enums = {\n"
-    for enumeration in table.enums {
-      let cases = enumeration.cases.map { "[\($0.value)] = \(Lua.quoted($0.name))" }.joined(separator: ", ")
-      out += "  [\(Lua.quoted(enumeration.name))] = { \(cases) },\n"
-    }
-    out += "}\n"
-    out += layout
-    out += "L.by_when = {}\n"
-    for (index, message) in spec.messages.enumerated() {
-      if let when = message.when { out += "L.by_when[\(when)] = L.messages[\(index + 1)]\n" }
-    }
-    switch spec.discriminator {
-    case .field(let name): out += "L.discriminator = \(Lua.quoted(table.key(of: name)))\n"
-    case .frameLength: out += "L.discriminator = \"frame-length\"\n"
-    case .keys, .none: out += "L.discriminator = nil\n"
-    }
-    if let length = table.frameLength {
-      out += "L.length = \(length)\n"
-    }
-    if let unknown = spec.unknownMessage {
-      table.declare(key: unknown.bodyField, label: unknown.bodyField, type: "bytes")
-      out += "L.unknown = { name = \(Lua.quoted(unknown.name)), field = \(Lua.quoted(unknown.bodyField)), "
-      out += "warning = \(Lua.quoted(unknown.warning)), "
-      out += "text = \(Lua.quoted(unknown.text ?? "no \(spec.name) message of this kind")) }\n"
-    }
-    out += "L.early = {\n"
-    for early in program.earlyFixed {
-      let bytes = early.bytes.map { String(Int($0)) }.joined(separator: ", ")
-      out += "  { key = \(Lua.quoted(early.name)), offset = \(early.offset), bytes = { \(bytes) }, "
-      out += "error = \(Lua.quoted(early.error)), text = \(Lua.quoted(Hex.spaced(early.bytes))) },\n"
-    }
-    out += "}\n"
-    out += "L.udp_ports = { \(spec.udpPorts.map(String.init).joined(separator: ", ")) }\n"
-    let uuids = (spec.ble?.characteristics ?? []).map {
-      Lua.quoted($0.uuid.lowercased().filter { $0 != "-" })
-    }
-    out += "L.ble = { \(uuids.joined(separator: ", ")) }\n"
-    out += "L.fields = {\n"
-    for field in table.declared {
-      out += "  { key = \(Lua.quoted(field.key)), label = \(Lua.quoted(field.label)), "
-      out += "ftype = \(Lua.quoted(field.type))"
+  }
+
+  /// A binary format's dissector: the plan as Lua tables, then the walker.
+  static func binary(_ program: KsProgram, name: String) -> String {
+    let writer = LuaPlanWriter(program: program)
+    let plan = program.plan
+    var out = header(name: name)
+    out += "local P = {}\n"
+    out += "P.name = \(Lua.quoted(name))\n"
+    out += "P.title = \(Lua.quoted(program.title))\n"
+    out += "P.label = \(Lua.quoted(name.uppercased()))\n"
+    out +=
+      "P.enums = {\n" + plan.enums.map { "  " + writer.enumeration($0) + "," }.joined(separator: "\n")
+      + "\n}\n"
+    out += "P.types = {\n" + plan.types.map { "  " + writer.type($0) + "," }.joined(separator: "\n") + "\n}\n"
+    let fields = LuaFields(program: program, prefix: name).fields
+    out += "P.fields = {\n"
+    for field in fields {
+      out +=
+        "  { key = \(Lua.quoted(field.key)), label = \(Lua.quoted(field.label)), ftype = \(Lua.quoted(field.type))"
+      if let enumeration = field.enumeration { out += ", enum = \(enumeration + 1)" }
       if field.hex { out += ", hex = true" }
-      if let enumeration = field.enumeration { out += ", enum = \(Lua.quoted(enumeration))" }
-      if let mask = field.mask { out += ", mask = \(mask), bits = \(field.bits)" }
       out += " },\n"
     }
     out += "}\n"
-    return out + LuaRuntime.binary
+    if program.messageSlot >= 0 { out += "P.message_slot = \(program.messageSlot + 1)\n" }
+    var names: [String] = []
+    for kind in program.kinds {
+      if let type = kind.type {
+        names.append("[\(type + 1)] = \(Lua.quoted(kind.name))")
+      } else if let value = kind.value {
+        names.append("[\(LuaPlanWriter.number(value))] = \(Lua.quoted(kind.name))")
+      } else {
+        names.append("[1] = \(Lua.quoted(kind.name))")
+      }
+    }
+    out += "P.kind_names = { \(names.joined(separator: ", ")) }\n"
+    if let selector = program.enumSelector { out += "P.enum_kind = \(writer.code(selector))\n" }
+    let unknown = program.unknown
+    out += "P.unknown = { name = \(Lua.quoted(unknown.name)), warning = \(Lua.quoted(unknown.warning)), "
+    out += "text = \(Lua.quoted(unknown.text ?? "no \(program.name) message of this kind")), "
+    out += "field = \(Lua.quoted(unknown.bodyField)) }\n"
+    if let path = program.discriminatorPath { out += "P.disc = \(writer.code(path))\n" }
+    if let (type, slot) = program.discriminator {
+      out += "P.disc_type = \(type + 1)\nP.disc_slot = \(slot + 1)\n"
+    }
+    out += "P.early = {\n"
+    for early in program.early {
+      out +=
+        "  { id = \(Lua.quoted(early.id)), offset = \(early.offset), bytes = \(Lua.quoted(early.bytes)), "
+      out += "code = \(Lua.quoted(early.code)) },\n"
+    }
+    out += "}\n"
+    if !program.frameSizes.isEmpty, program.messageAttribute?.keys.unknown == nil {
+      out += "P.frame_sizes = { \(program.frameSizes.map(LuaPlanWriter.number).joined(separator: ", ")) }\n"
+      out += "P.frame_size_error = \(Lua.quoted(program.messageAttribute?.keys.error ?? "bad-length"))\n"
+      out += "P.longest_frame = \(program.frameSizes.max() ?? 0)\n"
+    }
+    switch program.keys.trailing {
+    case .ignored: break
+    case .error(let code): out += "P.trailing = { error = true, code = \(Lua.quoted(code)) }\n"
+    case .warning(let code): out += "P.trailing = { code = \(Lua.quoted(code)) }\n"
+    }
+    out += "P.udp_ports = { \(program.keys.udpPorts.map(String.init).joined(separator: ", ")) }\n"
+    out +=
+      "P.check_codes = { \(program.checkErrors.sorted().map { "[\(Lua.quoted($0))] = true" }.joined(separator: ", ")) }\n"
+    out += "P.ble = {\n"
+    for characteristic in program.keys.ble?.characteristics ?? [] {
+      let dashed = characteristic.uuid.lowercased()
+      let plain = dashed.filter { $0 != "-" }
+      var keys = [dashed, plain]
+      if plain.hasPrefix("0000"), plain.hasSuffix("00001000800000805f9b34fb") {
+        keys.insert(String(plain.dropFirst(4).prefix(4)), at: 0)
+      }
+      out +=
+        "  { plain = \(Lua.quoted(plain)), keys = { \(keys.map(Lua.quoted).joined(separator: ", ")) } },\n"
+    }
+    out += "}\n"
+    return out + LuaRuntimeEval.source + "\n" + LuaRuntimeRead.source + "\n" + LuaRuntimeFrame.source
   }
 
-  static func header(name: String, title: String) -> String {
+  /// The file's first lines: nothing from the spec (its texts go into
+  /// quoted strings only), the name being an identifier.
+  static func header(name: String) -> String {
     """
-    -- \(title): a Wireshark dissector generated by `pktbench dissector \(name)`.
+    -- A Wireshark dissector generated by `pktbench dissector`, protocol \(name).
     -- Load it with `wireshark -X lua_script:\(name).lua` or put it in Wireshark's
     -- plugin folder. Field names are pktbench's display-filter names.
 
@@ -102,10 +118,16 @@ public enum LuaDissector {
 
 /// Lua source text.
 enum Lua {
-  /// A Lua string literal: bytes outside printable ASCII as `\ddd`.
+  /// A Lua string literal: bytes outside printable ASCII as `\ddd`, so
+  /// no text from a spec (a newline, a quote) can end the string or the
+  /// line it is on.
   static func quoted(_ text: String) -> String {
+    quoted(Array(text.utf8))
+  }
+
+  static func quoted(_ bytes: [UInt8]) -> String {
     var out = "\""
-    for byte in text.utf8 {
+    for byte in bytes {
       switch byte {
       case UInt8(ascii: "\""): out += "\\\""
       case UInt8(ascii: "\\"): out += "\\\\"

@@ -7,10 +7,12 @@ import PacketKit
 public enum LuaJSONDissector {
   /// `fixed`: per message kind (by name), the text keys a spec fixes and
   /// their values (`"type": "set"`), which name the kind outright.
-  public static func make(_ info: CodecInfo, fixed: [String: [(key: String, value: String)]] = [:]) -> String
-  {
-    var out = LuaDissector.header(name: info.name, title: info.title)
-    out += "local NAME = \(Lua.quoted(info.name))\n"
+  public static func make(
+    _ info: CodecInfo, name: String? = nil, fixed: [String: [(key: String, value: String)]] = [:]
+  ) -> String {
+    let name = name ?? info.name
+    var out = LuaDissector.header(name: name)
+    out += "local NAME = \(Lua.quoted(name))\n"
     out += "local TITLE = \(Lua.quoted(info.title))\n"
     out += "local MESSAGES = {\n"
     for message in info.messages {
@@ -132,6 +134,7 @@ public enum LuaJSONDissector {
 
     local udp = DissectorTable.get("udp.port")
     for _, port in ipairs(UDP_PORTS) do udp:add(port, proto) end
+    udp:add_for_decode_as(proto)
 
     -- WebSocket: the upgrade request's path says a connection is ours; its
     -- text messages are handed over by a postdissector (tshark has no

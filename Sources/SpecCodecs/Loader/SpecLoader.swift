@@ -2,166 +2,66 @@ import Foundation
 import PacketKit
 import Yams
 
-/// Reads a spec file (YAML, or JSON, which YAML reads too) into a `Spec`,
-/// with every error naming the file, its line and the key.
+/// Loads a `.ksy` file (and what it imports) into a `SpecProgram`, with
+/// every error one line naming the file, its line and the key.
 public enum SpecLoader {
-  static let keys = [
-    "pktbench-spec", "name", "title", "transport", "encoding", "byte-order", "notes", "enums", "header",
-    "trailer", "discriminator", "messages", "unknown-message", "udp-ports", "websocket", "ble", "device",
-    "examples",
-  ]
-
-  /// Loads the file at `path`; errors name it as given.
-  public static func load(path: String) throws(SpecLoadError) -> Spec {
-    // The system's words for why it cannot be read ("No such file or directory").
-    guard access(path, R_OK) == 0 else {
-      throw SpecLoadError(
-        file: path, line: nil, key: nil, text: "cannot read it (\(String(cString: strerror(errno))))")
-    }
-    guard let data = FileManager.default.contents(atPath: path) else {
-      throw SpecLoadError(file: path, line: nil, key: nil, text: "cannot read it (not a file)")
-    }
-    guard let text = String(data: data, encoding: .utf8) else {
-      throw SpecLoadError(file: path, line: nil, key: nil, text: "not UTF-8 text")
-    }
-    return try load(text: text, file: path)
+  /// Loads the file at `path`; errors name it as given. `searchPaths`
+  /// find absolute imports (`/common/foo`), as `ksc -I` does.
+  public static func load(path: String, searchPaths: [String] = []) throws(SpecLoadError) -> SpecProgram {
+    try program(try KsyLoader.load(path: path, searchPaths: searchPaths))
   }
 
-  /// Loads spec text; `file` names it in errors.
-  public static func load(text: String, file: String) throws(SpecLoadError) -> Spec {
-    let root: Node
-    do {
-      guard let node = try Yams.compose(yaml: text) else {
-        throw SpecLoadError(file: file, line: 1, key: nil, text: "the file is empty")
+  /// Loads spec text; `file` names it in errors (and relative imports start from its directory).
+  public static func load(text: String, file: String, searchPaths: [String] = []) throws(SpecLoadError)
+    -> SpecProgram
+  {
+    try program(try KsyLoader.load(text: text, file: file, searchPaths: searchPaths))
+  }
+
+  static func program(_ document: KsyDocument) throws(SpecLoadError) -> SpecProgram {
+    let keys = document.keys
+    if let messages = keys.jsonMessages {
+      let root = document.root
+      if let first = root.seq.first ?? root.instances.first {
+        throw SpecLoadError(
+          file: document.file, line: first.line, key: "seq",
+          text: "a JSON protocol (encoding: json) is described in -pktbench; it has no seq or instances")
       }
-      root = node
-    } catch let error as SpecLoadError {
-      throw error
-    } catch let error as YamlError {
-      throw Self.yamlError(error, file: file)
-    } catch {
-      throw SpecLoadError(file: file, line: 1, key: nil, text: "\(error)")
+      let spec = Spec(
+        name: root.name, title: root.title ?? root.name, transport: keys.transport, notes: keys.notes,
+        messages: messages, enums: keys.jsonEnums, udpPorts: keys.udpPorts,
+        webSocketPaths: keys.webSocketPaths,
+        ble: keys.ble, device: keys.device, examples: keys.examples, file: document.file)
+      return SpecProgram(json: spec)
     }
-    let spec = try read(SpecNode(root, file: file, key: nil), file: file)
-    return try SpecLayout.resolve(spec)
+    let compiler = KsCompiler(document)
+    let plan = try compiler.compile()
+    return SpecProgram(
+      kaitai: try KsMessagePlanner(compiler: compiler, plan: plan, document: document).program())
   }
 
-  private static func yamlError(_ error: YamlError, file: String) -> SpecLoadError {
+  static func yamlError(_ error: YamlError, file: String) -> SpecLoadError {
     switch error {
     case .scanner(let context, let problem, let mark, _), .parser(let context, let problem, let mark, _),
       .composer(let context, let problem, let mark, _):
       let words = [context?.text, problem].compactMap { $0 }.joined(separator: ": ")
-      return SpecLoadError(file: file, line: mark.line, key: nil, text: "not valid YAML or JSON: \(words)")
+      return SpecLoadError(file: file, line: mark.line, key: nil, text: "not valid YAML: \(words)")
     case .duplicatedKeysInMapping(let duplicates, let context):
       return SpecLoadError(
         file: file, line: context.mark.line, key: duplicates.first, text: "given twice in one mapping")
     default:
-      return SpecLoadError(file: file, line: 1, key: nil, text: "not valid YAML or JSON: \(error)")
+      return SpecLoadError(file: file, line: 1, key: nil, text: "not valid YAML: \(error)")
     }
   }
 
-  private static func read(_ root: SpecNode, file: String) throws(SpecLoadError) -> Spec {
-    let top = try root.object(allowing: keys)
-    if let version = top["pktbench-spec"] {
-      _ = try version.integer(in: 1...1, what: "spec format version")
-    }
-    let nameNode = try top.required("name")
-    let name = try nameNode.string()
-    guard SpecFieldLoader.isName(name), name == name.lowercased() else {
-      throw nameNode.error("expected a lower-case name of letters, digits, '_' and '-', found '\(name)'")
-    }
-    let encoding = try top["encoding"]?.choice(["binary", "json"]) ?? "binary"
-    let json = encoding == "json"
-    let order =
-      try top["byte-order"].map { node throws(SpecLoadError) in
-        SpecByteOrder(rawValue: try node.choice(["little", "big"])) ?? .big
-      } ?? .big
-
-    var enums: [SpecEnum] = []
-    if let node = top["enums"] {
-      for pair in try node.pairs() {
-        enums.append(try SpecFieldLoader.enumeration(pair.value, name: pair.key, json: false))
-      }
-    }
-    let fields = SpecFieldLoader(file: file, byteOrder: order, enums: enums, json: json)
-    let header = try top["header"].map { node throws(SpecLoadError) in try fields.fields(node) } ?? []
-    let trailer = try top["trailer"].map { node throws(SpecLoadError) in try fields.fields(node) } ?? []
-
-    let discriminator: SpecDiscriminator
-    if json {
-      discriminator = .keys
-    } else if let node = top["discriminator"] {
-      let text = try node.string()
-      discriminator = text == "frame-length" ? .frameLength : .field(text)
-    } else {
-      discriminator = .none
-    }
-
-    let messagesNode = try top.required("messages")
-    var messages: [SpecMessageKind] = []
-    for item in try messagesNode.list() {
-      let message = try SpecMessageLoader.message(
-        item, fields: fields,
-        when: { node throws(SpecLoadError) in
-          try SpecLayout.discriminatorValue(node, discriminator: discriminator, header: header)
-        })
-      if let twin = messages.first(where: { $0.name == message.name }) {
-        throw SpecLoadError(
-          file: file, line: message.line, key: "name",
-          text: "'\(message.name)' is already a message (line \(twin.line))")
-      }
-      messages.append(message)
-    }
-    guard !messages.isEmpty else { throw messagesNode.error("expected at least one message") }
-
-    var udpPorts: [UInt16] = []
-    if let node = top["udp-ports"] {
-      for item in try node.list() {
-        udpPorts.append(UInt16(try item.integer(in: 1...65535, what: "a UDP port")))
-      }
-    }
-    var paths: [SpecWebSocketPath] = []
-    if let node = top["websocket"] {
-      for item in try node.list() {
-        let object = try item.object(allowing: ["path-prefix", "last-segment-field"])
-        paths.append(
-          SpecWebSocketPath(
-            prefix: try object.required("path-prefix").string(),
-            lastSegmentField: try object.string("last-segment-field")))
-      }
-    }
-
-    var examples: [String: [String]] = [:]
-    if let node = top["examples"] {
-      for pair in try node.pairs() {
-        examples[pair.key] = try pair.value.list().map { node throws(SpecLoadError) in try node.string() }
-      }
-    }
-
-    return Spec(
-      name: name, title: try top.string("title") ?? name, transport: try top.string("transport") ?? "",
-      encoding: json ? .json : .binary, notes: try top.strings("notes"), header: header, trailer: trailer,
-      discriminator: discriminator, messages: messages,
-      unknownMessage: try top["unknown-message"].map { node throws(SpecLoadError) in
-        try SpecMessageLoader.unknown(node)
-      },
-      enums: enums, udpPorts: udpPorts, webSocketPaths: paths,
-      ble: try top["ble"].map { node throws(SpecLoadError) in try ble(node) },
-      device: try top["device"].map { node throws(SpecLoadError) in
-        try SpecMessageLoader.device(node, fields: fields)
-      },
-      examples: examples, file: file)
-  }
-
-  private static func ble(_ node: SpecNode) throws(SpecLoadError) -> SpecBLE {
+  static func ble(_ node: SpecNode) throws(SpecLoadError) -> SpecBLE {
     let object = try node.object(allowing: ["service", "characteristics"])
     var characteristics: [SpecBLE.Characteristic] = []
     for item in try object.required("characteristics").list() {
       let entry = try item.object(allowing: ["uuid", "properties", "messages", "name"])
-      let uuidNode = try entry.required("uuid")
       characteristics.append(
         .init(
-          uuid: try uuid(uuidNode), properties: try entry.strings("properties"),
+          uuid: try uuid(try entry.required("uuid")), properties: try entry.strings("properties"),
           messages: try entry.strings("messages")))
     }
     return SpecBLE(
@@ -169,10 +69,11 @@ public enum SpecLoader {
       characteristics: characteristics)
   }
 
-  /// A 128-bit UUID in the usual 8-4-4-4-12 form, or a 16-bit one (`FF02`)
-  /// on the Bluetooth base UUID, lower-cased as the router compares them.
+  /// A 128-bit UUID in the usual 8-4-4-4-12 form, or a 16-bit one (`FF02`,
+  /// `0x2A37`) on the Bluetooth base UUID, lower-cased as the router compares them.
   static func uuid(_ node: SpecNode) throws(SpecLoadError) -> String {
-    let text = try node.string().lowercased()
+    var text = try node.string().lowercased()
+    if text.hasPrefix("0x") { text.removeFirst(2) }
     if text.count == 4, UInt16(text, radix: 16) != nil {
       return "0000\(text)-0000-1000-8000-00805f9b34fb"
     }

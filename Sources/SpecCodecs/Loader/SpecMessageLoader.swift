@@ -4,12 +4,11 @@ import PacketKit
 /// Reads a message kind, the unknown message and the device's replies.
 enum SpecMessageLoader {
   static let keys = [
-    "name", "when", "craft-names", "summary", "direction", "fields", "size-mismatch", "probe", "rate",
+    "name", "craft-names", "summary", "direction", "fields", "probe", "rate",
   ]
 
-  static func message(
-    _ node: SpecNode, fields: SpecFieldLoader, when: (SpecNode) throws(SpecLoadError) -> Int64
-  ) throws(SpecLoadError) -> SpecMessageKind {
+  /// A JSON message kind: its name and keys.
+  static func message(_ node: SpecNode, fields: SpecFieldLoader) throws(SpecLoadError) -> SpecMessageKind {
     let object = try node.object(allowing: keys)
     let nameNode = try object.required("name")
     let name = try nameNode.string()
@@ -25,17 +24,14 @@ enum SpecMessageLoader {
     return SpecMessageKind(
       name: name, line: node.line, craftNames: try object.strings("craft-names"),
       summary: try object.string("summary") ?? name, direction: direction,
-      when: try object["when"].map(when),
       fields: try object["fields"].map { node throws(SpecLoadError) in try fields.fields(node) } ?? [],
-      sizeMismatch: try object["size-mismatch"].map { node throws(SpecLoadError) in try sizeMismatch(node) }
-        ?? .error(code: "bad-length"),
       probe: try object["probe"].map { node throws(SpecLoadError) in
         Int(try node.integer(in: 1...100, what: "a score"))
       },
       rate: try object["rate"].map { node throws(SpecLoadError) in try rate(node, message: name) })
   }
 
-  private static func sizeMismatch(_ node: SpecNode) throws(SpecLoadError) -> SpecSizeMismatch {
+  static func sizeMismatch(_ node: SpecNode) throws(SpecLoadError) -> SpecSizeMismatch {
     let object = try node.object(allowing: ["action", "code", "text", "field"])
     let action = try object.required("action").choice(["error", "unknown", "keep"])
     let code = try object.string("code")
@@ -49,7 +45,7 @@ enum SpecMessageLoader {
   }
 
   /// `{hz: 50, tolerance: 10%}` or `{every: [2, 9]}` (seconds between messages).
-  private static func rate(_ node: SpecNode, message: String) throws(SpecLoadError) -> SpecRate {
+  static func rate(_ node: SpecNode, message: String) throws(SpecLoadError) -> SpecRate {
     let object = try node.object(allowing: ["hz", "tolerance", "every", "rule", "text"])
     let rule = try object.string("rule") ?? "\(message)-rate"
     if let hzNode = object["hz"] {
@@ -95,16 +91,16 @@ enum SpecMessageLoader {
       text: try object.string("text"), bodyField: try object.string("field") ?? "payload")
   }
 
-  static func device(_ node: SpecNode, fields: SpecFieldLoader) throws(SpecLoadError) -> SpecDevice {
+  static func device(_ node: SpecNode) throws(SpecLoadError) -> SpecDevice {
     let object = try node.object(allowing: ["name", "listens", "check-setting", "replies"])
     var replies: [SpecReply] = []
     for item in try object.required("replies").list() {
       let reply = try item.object(allowing: ["to", "when", "warnings", "send", "with", "copy"])
       replies.append(
         SpecReply(
-          to: try reply.required("to").string(), when: try literals(reply["when"], fields),
+          to: try reply.required("to").string(), when: try literals(reply["when"]),
           warnings: try reply["warnings"]?.bool(), send: try reply.string("send"),
-          with: try literals(reply["with"], fields), copy: try reply.strings("copy"), line: item.line))
+          with: try literals(reply["with"]), copy: try reply.strings("copy"), line: item.line))
     }
     let listens = try object.strings("listens")
     for listen in listens where listen != "udp" {
@@ -116,12 +112,10 @@ enum SpecMessageLoader {
       checkSetting: try object.string("check-setting"), replies: replies)
   }
 
-  private static func literals(_ node: SpecNode?, _ fields: SpecFieldLoader) throws(SpecLoadError)
-    -> [String: SpecLiteral]
-  {
+  private static func literals(_ node: SpecNode?) throws(SpecLoadError) -> [String: SpecLiteral] {
     guard let node else { return [:] }
     var values: [String: SpecLiteral] = [:]
-    for pair in try node.pairs() { values[pair.key] = try fields.literal(pair.value) }
+    for pair in try node.pairs() { values[pair.key] = try KsyKeysReader.literal(pair.value) }
     return values
   }
 }

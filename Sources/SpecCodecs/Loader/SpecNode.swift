@@ -7,11 +7,14 @@ struct SpecNode {
   let file: String
   /// The key this node is the value of, for errors.
   let key: String?
+  /// What reading the whole file may cost: shared by every node of it.
+  let budget: SpecBudget
 
-  init(_ node: Node, file: String, key: String?) {
+  init(_ node: Node, file: String, key: String?, budget: SpecBudget) {
     self.node = node
     self.file = file
     self.key = key
+    self.budget = budget
   }
 
   var line: Int { node.mark?.line ?? 1 }
@@ -97,6 +100,20 @@ struct SpecNode {
     return choices.dropLast().joined(separator: ", ") + " or " + last
   }
 
+  /// A whole number of up to 64 bits, unsigned (a CRC's parameters).
+  static func parseUnsigned(_ text: String) -> UInt64? {
+    let lower = text.replacingOccurrences(of: "_", with: "").lowercased()
+    if lower.hasPrefix("0x") { return UInt64(lower.dropFirst(2), radix: 16) }
+    if lower.hasPrefix("0b") { return UInt64(lower.dropFirst(2), radix: 2) }
+    if lower.hasPrefix("0o") { return UInt64(lower.dropFirst(2), radix: 8) }
+    return UInt64(lower)
+  }
+
+  /// A node of no content, for errors about an empty mapping.
+  static func placeholder(_ file: String) -> SpecNode {
+    SpecNode(.scalar(.init("")), file: file, key: nil, budget: SpecBudget())
+  }
+
   static func parseInteger(_ text: String) -> Int64? {
     var text = text.replacingOccurrences(of: "_", with: "")
     var negative = false
@@ -131,7 +148,9 @@ struct SpecNode {
   /// The list's items (a single scalar counts as a list of one).
   func list() throws(SpecLoadError) -> [SpecNode] {
     switch node {
-    case .sequence(let sequence): return sequence.map { SpecNode($0, file: file, key: key) }
+    case .sequence(let sequence):
+      try budget.charge(sequence.count, at: self)
+      return sequence.map { SpecNode($0, file: file, key: key, budget: budget) }
     case .scalar: return [self]
     default: throw error("expected a list, found \(found)")
     }
@@ -140,10 +159,12 @@ struct SpecNode {
   /// The mapping's pairs in the file's order.
   func pairs() throws(SpecLoadError) -> [(key: String, value: SpecNode)] {
     guard case .mapping(let mapping) = node else { throw error("expected a mapping, found \(found)") }
+    try budget.charge(mapping.count, at: self)
     var pairs: [(key: String, value: SpecNode)] = []
+    pairs.reserveCapacity(mapping.count)
     for (keyNode, value) in mapping {
       let name = keyNode.string ?? ""
-      pairs.append((name, SpecNode(value, file: file, key: name)))
+      pairs.append((name, SpecNode(value, file: file, key: name, budget: budget)))
     }
     return pairs
   }
@@ -174,11 +195,22 @@ struct SpecNode {
 struct SpecObject {
   let node: SpecNode
   let pairs: [(key: String, value: SpecNode)]
+  /// Keys by position, for a mapping too long to search key by key.
+  private let index: [String: Int]?
+
+  init(node: SpecNode, pairs: [(key: String, value: SpecNode)]) {
+    self.node = node
+    self.pairs = pairs
+    index =
+      pairs.count > 16
+      ? Dictionary(pairs.enumerated().map { ($1.key, $0) }, uniquingKeysWith: { a, _ in a }) : nil
+  }
 
   var line: Int { node.line }
 
   subscript(key: String) -> SpecNode? {
-    pairs.first { $0.key == key }?.value
+    if let index { return index[key].map { pairs[$0].value } }
+    return pairs.first { $0.key == key }?.value
   }
 
   func has(_ key: String) -> Bool { self[key] != nil }
@@ -199,5 +231,22 @@ struct SpecObject {
     var strings: [String] = []
     for item in try value.list() { strings.append(try item.string()) }
     return strings
+  }
+}
+
+/// What reading one spec file may cost, counted in list items and mapping
+/// entries read: an alias bomb (a list of aliases of lists of aliases …)
+/// reads as exponentially many nodes, and is refused once it passes the
+/// budget instead of growing without bound.
+final class SpecBudget {
+  static let nodes = 30_000
+  private var left = SpecBudget.nodes
+
+  func charge(_ count: Int, at node: SpecNode) throws(SpecLoadError) {
+    left -= count
+    guard left >= 0 else {
+      throw node.error(
+        "the file reads as more than \(Self.nodes) entries (aliases that repeat aliases?); refused")
+    }
   }
 }

@@ -1,38 +1,16 @@
 import PacketKit
 
-/// What one spec file says about a protocol: its name and transport, the
-/// layout shared by every message (header, trailer), how a message's kind
-/// is told, each message kind, where its traffic is found (UDP ports, BLE
-/// characteristics) and, optionally, how its device answers.
-///
-/// The model holds what the file says and nothing the interpreter derives
-/// at run time, so a Wireshark dissector can be generated from it too:
-/// every field has its width, byte order and (where it does not move)
-/// its byte offset.
+/// A JSON protocol, as a `.ksy` file's `-pktbench` section describes it
+/// (Kaitai describes bytes, not JSON): its messages, told apart by their
+/// keys, and the `meta` it shares with the file.
 public struct Spec: Sendable {
-  /// The codec's short name (`legctrl`): output's `codec`, `--codec`, the
-  /// display filter's first name. A built-in codec of the same name is
-  /// replaced for the run.
+  /// The codec's short name (`meta/id`).
   public var name: String
   public var title: String
-  /// Free text for `pktbench codecs` ("BLE GATT; also UDP").
   public var transport: String
-  public var encoding: PayloadEncoding
-  /// Lines for `pktbench codecs`.
   public var notes: [String]
-  /// Fields every binary message starts with, before its own.
-  public var header: [SpecField]
-  /// Fields every binary message ends with, after its own (a frame check).
-  public var trailer: [SpecField]
-  /// How a message's kind is told from its bytes.
-  public var discriminator: SpecDiscriminator
   public var messages: [SpecMessageKind]
-  /// What a frame whose kind is none of `messages` decodes as; nil: a
-  /// decode error.
-  public var unknownMessage: SpecUnknownMessage?
-  /// Enumerations by name, in the file's order (fields refer to them).
   public var enums: [SpecEnum]
-  /// Where the protocol's traffic is recognised without probing.
   public var udpPorts: [UInt16]
   public var webSocketPaths: [SpecWebSocketPath]
   public var ble: SpecBLE?
@@ -43,49 +21,10 @@ public struct Spec: Sendable {
   /// The file it came from, for messages about it.
   public var file: String
 
-  public init(
-    name: String, title: String, transport: String, encoding: PayloadEncoding, notes: [String],
-    header: [SpecField], trailer: [SpecField], discriminator: SpecDiscriminator,
-    messages: [SpecMessageKind], unknownMessage: SpecUnknownMessage?, enums: [SpecEnum],
-    udpPorts: [UInt16], webSocketPaths: [SpecWebSocketPath], ble: SpecBLE?, device: SpecDevice?,
-    examples: [String: [String]], file: String
-  ) {
-    self.name = name
-    self.title = title
-    self.transport = transport
-    self.encoding = encoding
-    self.notes = notes
-    self.header = header
-    self.trailer = trailer
-    self.discriminator = discriminator
-    self.messages = messages
-    self.unknownMessage = unknownMessage
-    self.enums = enums
-    self.udpPorts = udpPorts
-    self.webSocketPaths = webSocketPaths
-    self.ble = ble
-    self.device = device
-    self.examples = examples
-    self.file = file
-  }
-
   /// The message kind called `name` (its name or a craft name).
   public func message(named name: String) -> SpecMessageKind? {
     messages.first { $0.name == name || $0.craftNames.contains(name) }
   }
-}
-
-/// How a binary message's kind is told.
-public enum SpecDiscriminator: Sendable, Equatable {
-  /// The value of a header field (by name, anywhere in the header's
-  /// groups): each message kind states its value (`when`).
-  case field(String)
-  /// The frame's length in bytes: each message kind states its length.
-  case frameLength
-  /// JSON: by the keys present and the values of fixed keys.
-  case keys
-  /// Only one message kind.
-  case none
 }
 
 /// A WebSocket path prefix whose messages are this protocol's.

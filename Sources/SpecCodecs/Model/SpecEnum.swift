@@ -35,17 +35,3 @@ public struct SpecEnum: Sendable, Equatable {
     cases.first { $0.value == raw }
   }
 }
-
-/// One bit of an integer field that says yes or no (`led_on`).
-public struct SpecFlag: Sendable, Equatable {
-  public var name: String
-  /// The bit's mask (one bit set).
-  public var mask: UInt64
-  public var help: String?
-
-  public init(name: String, mask: UInt64, help: String? = nil) {
-    self.name = name
-    self.mask = mask
-    self.help = help
-  }
-}

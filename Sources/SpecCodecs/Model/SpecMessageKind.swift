@@ -1,8 +1,7 @@
 import PacketKit
 
-/// One message kind: its name, how it is told from the others, its own
-/// fields (between the spec's header and trailer), and what decode does
-/// when its body is not the size its fields take.
+/// One message kind of a JSON protocol: its name, its keys, how it is
+/// crafted and how often it comes.
 public struct SpecMessageKind: Sendable {
   /// The protocol's name (`set_servo_ch0`).
   public var name: String
@@ -11,12 +10,8 @@ public struct SpecMessageKind: Sendable {
   public var craftNames: [String]
   public var summary: String
   public var direction: MessageSchema.Direction
-  /// The discriminator's value for this kind: a header field's value (an
-  /// enum case's number), or the frame length in bytes.
-  public var when: Int64?
-  /// Its fields after the header (JSON: its keys).
+  /// Its keys.
   public var fields: [SpecField]
-  public var sizeMismatch: SpecSizeMismatch
   /// `probe`'s score for a frame of this kind that decodes cleanly; nil:
   /// 100 when a check byte verified it, else 80.
   public var probe: Int?
@@ -25,16 +20,14 @@ public struct SpecMessageKind: Sendable {
 
   public init(
     name: String, line: Int, craftNames: [String], summary: String, direction: MessageSchema.Direction,
-    when: Int64?, fields: [SpecField], sizeMismatch: SpecSizeMismatch, probe: Int?, rate: SpecRate?
+    fields: [SpecField], probe: Int?, rate: SpecRate?
   ) {
     self.name = name
     self.line = line
     self.craftNames = craftNames
     self.summary = summary
     self.direction = direction
-    self.when = when
     self.fields = fields
-    self.sizeMismatch = sizeMismatch
     self.probe = probe
     self.rate = rate
   }

@@ -2,7 +2,7 @@
 """Captures with known faults at known times, for `pktbench analyze` tests.
 
 Every packet is built here (Ethernet/IPv4/UDP or TCP, pcap) from the
-encoders in Captures/scripts/wire.py, which assert PROTOCOLS.md's golden
+encoders in Captures/scripts/wire.py, which assert docs/protocols.md's golden
 vectors. Each scenario writes <name>.pcap and lists, in expected.json, the
 findings the traffic must produce: rule, severity, the frame and time they
 rest on. Those come from how the traffic was made (where a silence was put,
@@ -158,7 +158,7 @@ def rider_anomalies():
 
 
 class Firmware:
-    """The LegCtrl firmware as its own code behaves (PROTOCOLS.md §5, checked
+    """The LegCtrl firmware as its own code behaves (docs/protocols.md §5, checked
     against the device-truth recordings by Captures/scripts/firmware_truth.py)
     on a 100 ms tick (deadman check, then telemetry), with a switch that
     breaks the deadman on purpose.

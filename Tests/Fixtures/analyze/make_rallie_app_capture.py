@@ -64,7 +64,7 @@ def main():
             entry.update(event="response_dropped", why=line["why"], last_code=last_code)
         frames.append(entry)
 
-        # What the rules say about it (PROTOCOLS.md §3, §5 and the app's outcome).
+        # What the rules say about it (docs/protocols.md §3, §5 and the app's outcome).
         xor_ok = len(data) == 5 and wire.xor_check(data[:4]) == data[4]
         modbus_ok = len(data) == 5 and wire.modbus16lo_check(data[:4]) == data[4]
         is_response = len(data) == 5 and data[:2] == b"\x5a\xa5"
