@@ -14,8 +14,8 @@ let package = Package(
     // Captures and sockets down to application payloads with their
     // carriers (`PayloadStage`), for programs of one's own.
     .library(name: "PacketCapture", targets: ["PacketCapture"]),
-    // Decoded records and their output; what the libraries below share
-    // (`CommandFailure`, `ExitStatus`, `OutputWriter`).
+    // Decoded records and their output; what PacketAnalysis and PacketLive
+    // share with their users (`CommandFailure`, `ExitStatus`, `OutputWriter`).
     .library(name: "PacketDecode", targets: ["PacketDecode"]),
     // `analyze` without the command line: `CaptureAnalysis` reads capture
     // files into an `AnalysisReport`; `TextReport`, `JSONReport`, `HTMLReport`.
