@@ -11,6 +11,18 @@ let package = Package(
     .library(name: "PacketKit", targets: ["PacketKit"]),
     // The four codecs this repository ships, as `BuiltinCodecs.set`.
     .library(name: "BuiltinCodecs", targets: ["BuiltinCodecs"]),
+    // Captures and sockets down to application payloads with their
+    // carriers (`PayloadStage`), for programs of one's own.
+    .library(name: "PacketCapture", targets: ["PacketCapture"]),
+    // Decoded records and their output; what PacketAnalysis and PacketLive
+    // share with their users (`CommandFailure`, `ExitStatus`, `OutputWriter`).
+    .library(name: "PacketDecode", targets: ["PacketDecode"]),
+    // `analyze` without the command line: `CaptureAnalysis` reads capture
+    // files into an `AnalysisReport`; `TextReport`, `JSONReport`, `HTMLReport`.
+    .library(name: "PacketAnalysis", targets: ["PacketAnalysis"]),
+    // `listen` and `emulate` without the command line: `ListenRun` on a
+    // `ListenConfiguration` (a UDP or WebSocket port, a device to play).
+    .library(name: "PacketLive", targets: ["PacketLive"]),
     // The command line, for a pktbench with codecs of one's own:
     // `Pktbench.main(codecs: CodecSet(BuiltinCodecs.calls + [.bound(MyCodec())]))`.
     .library(name: "PktbenchCLI", targets: ["PktbenchCLI"]),
@@ -71,17 +83,37 @@ let package = Package(
     .target(
       name: "PacketFuzz", dependencies: ["PacketKit", "PacketCapture"]),
 
-    // The commands, as a library so tests can call them.
+    // Captures to decoded records and their output: the capture pipeline,
+    // routing to codecs, the display filter, the output formats, `-w`.
+    // The per-record path stays inside this module.
+    .target(name: "PacketDecode", dependencies: ["PacketKit", "PacketCapture", "CPcap"]),
+
+    // The health report: flows, devices (their plugins' models), rates,
+    // gaps, findings; as text, JSON, HTML and the device-event timeline.
+    .target(name: "PacketAnalysis", dependencies: ["PacketKit", "PacketCapture", "PacketDecode"]),
+
+    // Live sockets: the UDP and WebSocket listeners (`listen`), the device
+    // emulator (`emulate`), the sender (`send`) and `replay`.
     .target(
-      name: "PktbenchCLI",
+      name: "PacketLive",
       dependencies: [
-        "PacketKit", "PacketCapture", "PacketFuzz", "SpecCodecs",
-        .product(name: "ArgumentParser", package: "swift-argument-parser"),
-        // Live sockets: `listen`, `send`, `replay` (UDP, WebSocket server and client).
+        "PacketKit", "PacketCapture", "PacketDecode",
         .product(name: "NIOCore", package: "swift-nio"),
         .product(name: "NIOPosix", package: "swift-nio"),
         .product(name: "NIOHTTP1", package: "swift-nio"),
         .product(name: "NIOWebSocket", package: "swift-nio"),
+        .product(name: "NIOSSL", package: "swift-nio-ssl"),
+      ]),
+
+    // The commands, as a library so tests can call them.
+    .target(
+      name: "PktbenchCLI",
+      dependencies: [
+        "PacketKit", "PacketCapture", "PacketDecode", "PacketAnalysis", "PacketLive", "PacketFuzz", "SpecCodecs",
+        .product(name: "ArgumentParser", package: "swift-argument-parser"),
+        // The event loops `send` and `replay` run on; TLS from --cert and --key.
+        .product(name: "NIOCore", package: "swift-nio"),
+        .product(name: "NIOPosix", package: "swift-nio"),
         .product(name: "NIOSSL", package: "swift-nio-ssl"),
       ]),
     .executableTarget(name: "pktbench", dependencies: ["PktbenchCLI", "BuiltinCodecs"]),
@@ -92,9 +124,13 @@ let package = Package(
     .testTarget(name: "RallieCodecTests", dependencies: ["RallieCodec", "PacketKit"]),
     .testTarget(name: "FalconEyeCodecTests", dependencies: ["FalconEyeCodec", "PacketKit"]),
     .testTarget(name: "PacketCaptureTests", dependencies: ["PacketCapture", "PacketKit"]),
+    .testTarget(name: "PacketDecodeTests", dependencies: ["PacketDecode", "BuiltinCodecs", "PacketKit"]),
+    .testTarget(
+      name: "PacketAnalysisTests", dependencies: ["PacketAnalysis", "PacketDecode", "BuiltinCodecs", "PacketKit"]),
+    .testTarget(name: "PacketLiveTests", dependencies: ["PacketLive", "PacketDecode", "BuiltinCodecs", "PacketKit"]),
     .testTarget(
       name: "PktbenchCLITests",
-      dependencies: ["PktbenchCLI", "BuiltinCodecs", "PacketKit", "PacketCapture"]
+      dependencies: ["PktbenchCLI", "PacketDecode", "PacketLive", "BuiltinCodecs", "PacketKit"]
     ),
     .testTarget(
       name: "PacketFuzzTests", dependencies: ["PacketFuzz", "BuiltinCodecs", "PacketKit", "LegCtrlCodec", "RallieCodec"],

@@ -3,7 +3,8 @@ import PackageDescription
 
 // A pktbench with one more codec, built outside the pktbench repository:
 // the codec depends on pktbench's core (PacketKit) only; the executable
-// adds it to the built-in codecs and runs pktbench's command line.
+// adds it to the built-in codecs and runs pktbench's command line. A
+// second program uses pktbench's libraries without the command line.
 let package = Package(
   name: "ExternalCodec",
   platforms: [.macOS(.v13)],
@@ -21,7 +22,24 @@ let package = Package(
         .product(name: "PktbenchCLI", package: "pktbench"),
         .product(name: "BuiltinCodecs", package: "pktbench"),
       ]),
+    // The capture's readings and its health report, from the libraries.
+    .executableTarget(
+      name: "beacon-report",
+      dependencies: [
+        "BeaconCodec",
+        .product(name: "PacketCapture", package: "pktbench"),
+        .product(name: "PacketAnalysis", package: "pktbench"),
+        .product(name: "PacketKit", package: "pktbench"),
+      ]),
     .testTarget(
       name: "BeaconCodecTests", dependencies: ["BeaconCodec", .product(name: "PacketKit", package: "pktbench")]),
+    .testTarget(
+      name: "BeaconReportTests",
+      dependencies: [
+        "BeaconCodec",
+        .product(name: "PacketAnalysis", package: "pktbench"),
+        .product(name: "PacketDecode", package: "pktbench"),
+        .product(name: "PacketKit", package: "pktbench"),
+      ]),
   ]
 )

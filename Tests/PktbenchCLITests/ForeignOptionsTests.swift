@@ -1,4 +1,5 @@
 import BuiltinCodecs
+import PacketDecode
 import Testing
 
 @testable import PktbenchCLI

@@ -1,5 +1,7 @@
 import ArgumentParser
+import PacketDecode
 import PacketKit
+import PacketLive
 import Testing
 
 @testable import PktbenchCLI

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
-import PacketCapture
+import PacketAnalysis
+import PacketDecode
 import PacketKit
 
 /// `pktbench analyze`: a health report of a capture, per flow, against the
@@ -169,50 +170,16 @@ struct AnalyzeCommand: CodecCommand {
   /// Reads the capture through the same pipeline as `decode`, into the analysis.
   func analyze(codecs: CodecSet, timeline: TimelineWriter? = nil) throws -> AnalysisReport {
     let rules = try routing.rules(codecs: codecs)
-    let router = try routing.router(codecs: codecs)
     let settings = try ModelSettingArguments.parse(modelSettings, codecs: codecs)
-    let sink = AnalysisSink(
-      codecs: codecs, options: AnalysisOptions(secret: secret, modelSettings: settings), timeline: timeline)
-    let pipeline = CapturePipeline(
-      router: router, rules: rules, sink: sink,
-      displayFilter: try RecordFilter.compile(displayFilter, codecs: codecs))
-    pipeline.bleMap = try bleMap.map { try BLEMapRule.parse($0, codecs: codecs) }
-    pipeline.timeWindow = try timeWindow.window()
-    // The report comes at the end: the line shows however stdout is read.
-    let files = try CaptureFileList.expand(inputs)
-    let progress = ProgressLine.make(
-      path: files.count == 1 ? files[0] : "-", disabled: noProgress,
-      messagesToTerminal: timeline != nil && isatty(1) == 1)
-    let end: ReadEnd
-    if files.count == 1 {
-      end = try CaptureInput(path: files[0], filter: filter, progress: progress).read(into: pipeline)
-    } else {
-      try refuseUnmergeable(files)
-      let merged = MergedCaptureInput(paths: files, filter: filter)
-      merged.progress = progress
-      merged.onGap = { from, to, text, frame in sink.captureGap(from: from, to: to, text: text, frame: frame)
-      }
-      end = try merged.read(into: pipeline)
-    }
-    pipeline.finish(readEnd: end)
-    sink.finish(name: input, stats: pipeline.stats)
-    guard let report = sink.report else {
-      throw CommandFailure("\(input): no report was made", status: ExitStatus.unreadable)
-    }
-    return report
-  }
-
-  /// A merge is of pcap and pcapng files, as mergecap's.
-  private func refuseUnmergeable(_ files: [String]) throws {
-    for file in files {
-      guard FileManager.default.fileExists(atPath: file) else {
-        throw CommandFailure("\(file): no such file", status: ExitStatus.unreadable)
-      }
-      if CaptureInput.isBtsnoop(path: file) || CaptureInput.isPacketLogger(path: file) {
-        throw CommandFailure(
-          "\(file) is a Bluetooth log; several files are merged only when all are pcap or pcapng: "
-            + "analyze it on its own", status: ExitStatus.usage)
-      }
-    }
+    var analysis = CaptureAnalysis(
+      codecs: codecs, options: AnalysisOptions(secret: secret, modelSettings: settings), filter: filter)
+    analysis.rules = rules
+    analysis.forcedCodec = routing.codec
+    analysis.displayFilter = try RecordFilter.compile(displayFilter, codecs: codecs)
+    analysis.bleMap = try bleMap.map { try BLEMapRule.parse($0, codecs: codecs) }
+    analysis.timeWindow = try timeWindow.window()
+    analysis.timeline = timeline
+    analysis.showsProgress = !noProgress
+    return try analysis.report(of: inputs)
   }
 }

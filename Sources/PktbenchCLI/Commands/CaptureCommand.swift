@@ -1,6 +1,8 @@
 import ArgumentParser
 import PacketCapture
+import PacketDecode
 import PacketKit
+import PacketLive
 
 /// `pktbench capture -i IFACE [-w FILE.pcapng] [BPF…]`: libpcap live
 /// capture, decoded as `decode` decodes a file.

@@ -1,5 +1,7 @@
 import ArgumentParser
+import PacketDecode
 import PacketKit
+import PacketLive
 
 /// `pktbench codecs`: every codec, its messages, fields, units, ranges, defaults.
 struct CodecsCommand: CodecCommand {

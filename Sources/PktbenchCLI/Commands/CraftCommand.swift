@@ -1,5 +1,7 @@
 import ArgumentParser
+import PacketDecode
 import PacketKit
+import PacketLive
 
 /// `pktbench craft MESSAGE --field value ...`: builds one frame.
 struct CraftCommand: CodecCommand {

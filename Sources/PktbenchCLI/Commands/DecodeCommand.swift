@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import PacketCapture
+import PacketDecode
 import PacketKit
 
 /// `pktbench decode`: captures (pcap, pcapng) or the bytes of one payload.
@@ -22,11 +23,6 @@ struct DecodeCommand: CodecCommand {
           "pktbench decode capture.pcap --start '2026-11-22 02:52:42' --stop 1795315963",
           "pktbench decode --hex 'BYTES'   # no --codec: the best probe wins",
         ]))
-  }
-
-  /// The formats live commands share with `decode`.
-  enum Format: String, ExpressibleByArgument, CaseIterable {
-    case text, json, ndjson
   }
 
   /// `decode`'s own: those, and the column formats.

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import PacketDecode
 import PacketKit
 import SpecCodecs
 

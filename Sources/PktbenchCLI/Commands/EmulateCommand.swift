@@ -1,5 +1,7 @@
 import ArgumentParser
+import PacketDecode
 import PacketKit
+import PacketLive
 
 /// `pktbench emulate CODEC --listen udp:…|ws:…`: plays the codec's device on
 /// a real socket with the same model `analyze` predicts with, so an app can
@@ -85,14 +87,7 @@ struct EmulateCommand: CodecCommand {
   func run(_ context: CommandRun) throws {
     let codecs = context.codecs
     let recordFilter = try RecordFilter.compile(displayFilter, codecs: codecs)
-    guard let codec = codecs.named(codec) else {
-      throw CommandFailure("unknown codec '\(self.codec)'; the codecs are \(codecs.nameList)")
-    }
-    guard let behaviour = codec as? any DeviceBehaviour else {
-      let modelled = codecs.all.filter { $0 is any DeviceBehaviour }.map(\.info.name)
-      throw CommandFailure(
-        "\(codec.info.name) has no device model to emulate; these do: \(modelled.joined(separator: ", "))")
-    }
+    let (codec, behaviour) = try EmulationSettings.device(self.codec, in: codecs)
     let address = try ListenAddress.parse(listen)
     guard behaviour.device.listens.contains(address.kind.rawValue) else {
       throw CommandFailure(
@@ -100,17 +95,10 @@ struct EmulateCommand: CodecCommand {
           + behaviour.device.listens.sorted().map { "\($0):HOST:PORT" }.joined(separator: " or ")
           + ", not \(address.kind.rawValue)")
     }
-    var parsed = try Self.parse(settings, for: behaviour.device, codec: codec.info.name)
-    // A model that needs randomness (a session id) declares a seed and
-    // takes it from here, so the model itself stays deterministic.
-    if behaviour.device.settings.contains(where: { $0.flag == "seed" }), parsed["seed"] == nil {
-      parsed["seed"] = String(UInt64.random(in: 1...UInt64.max))
-    }
-    do {
-      _ = try behaviour.makeModel(mode: .emulation, settings: parsed)
-    } catch {
-      throw CommandFailure(error.text)
-    }
+    let emulation = try EmulationSettings(
+      codec: codec.info.name,
+      settings: try Self.parse(settings, for: behaviour.device, codec: codec.info.name),
+      ndjson: format == .ndjson, codecs: codecs)
     var output = LiveOutputSettings()
     output.quiet = !messages && recordFilter == nil
     output.displayFilter = recordFilter
@@ -118,10 +106,12 @@ struct EmulateCommand: CodecCommand {
     let configuration = ListenConfiguration(
       codecs: codecs, address: address, codec: codec.info.name, rules: [], output: output,
       countLimit: limits.count,
-      emulation: EmulationSettings(codec: codec.info.name, settings: parsed, ndjson: format == .ndjson),
+      emulation: emulation,
       server: try server.settings(for: address))
-    try ListenRun(configuration: configuration, maxMessage: maxMessage, duration: limits.duration).run(
-      note: ", playing the \(codec.info.name) \(behaviour.device.name)")
+    let status = try ListenRun(
+      configuration: configuration, maxMessage: maxMessage, durationSeconds: limits.duration?.seconds
+    ).run(note: ", playing the \(codec.info.name) \(behaviour.device.name)")
+    if status != ExitStatus.ok { throw ExitCode(status) }
   }
 
   /// `--flag`, `--flag VALUE` and `--flag=VALUE` against the device's settings.

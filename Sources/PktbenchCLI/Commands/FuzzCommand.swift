@@ -1,8 +1,10 @@
 import ArgumentParser
 import Foundation
 import PacketCapture
+import PacketDecode
 import PacketFuzz
 import PacketKit
+import PacketLive
 
 /// `pktbench fuzz`: round-trip and mutation fuzzing of every codec.
 struct FuzzCommand: CodecCommand {

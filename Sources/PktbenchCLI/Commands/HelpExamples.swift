@@ -1,4 +1,5 @@
 import Foundation
+import PacketDecode
 
 /// The examples in help texts: a command's own, then those its codecs'
 /// plugins give (`CodecInfo.examples`), so the CLI names no codec.
@@ -39,7 +40,5 @@ enum HelpExamples {
   }
 
   /// A codec that lives on BLE, for `--ble-map` examples.
-  static var bleCodec: String {
-    CommandContext.codecs.all.first { !$0.info.gattCharacteristics.isEmpty }?.name ?? "CODEC"
-  }
+  static var bleCodec: String { BLEMapRule.exampleCodec(in: CommandContext.codecs) }
 }

@@ -1,7 +1,9 @@
 import ArgumentParser
 import NIOCore
 import NIOPosix
+import PacketDecode
 import PacketKit
+import PacketLive
 
 /// `pktbench listen udp:PORT` / `listen ws:PORT`: a real socket
 /// that decodes each message as it arrives.
@@ -94,16 +96,9 @@ struct ListenCommand: CodecCommand {
       output: settings,
       countLimit: limits.count, emulation: nil, server: try server.settings(for: address),
       receiveBufferBytes: receiveBuffer?.bytes)
-    try ListenRun(configuration: configuration, maxMessage: maxMessage, duration: limits.duration).run(
-      note: address.kind == .ws ? " (paths \(WebSocketPathField(codecs).usage))" : "")
-  }
-}
-
-/// "5s", "500ms", "1.5s" for messages.
-enum DurationText {
-  static func of(_ seconds: Double) -> String {
-    if seconds == 0 { return "0s" }
-    if seconds < 1 { return "\(JSONWriter.formatNumber(seconds * 1000))ms" }
-    return "\(JSONWriter.formatNumber(seconds))s"
+    let status = try ListenRun(
+      configuration: configuration, maxMessage: maxMessage, durationSeconds: limits.duration?.seconds
+    ).run(note: address.kind == .ws ? " (paths \(WebSocketPathField(codecs).usage))" : "")
+    if status != ExitStatus.ok { throw ExitCode(status) }
   }
 }

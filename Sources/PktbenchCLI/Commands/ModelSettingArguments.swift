@@ -1,3 +1,4 @@
+import PacketDecode
 import PacketKit
 
 /// `analyze --model CODEC.SETTING=VALUE`: the same settings `emulate`

@@ -2,6 +2,8 @@ import ArgumentParser
 import NIOCore
 import NIOPosix
 import PacketCapture
+import PacketDecode
+import PacketLive
 
 /// `pktbench replay capture.pcap --to udp://HOST:PORT [--speed 2x] [--filter BPF]`.
 extension ReplaySockets.Mode: ExpressibleByArgument {}

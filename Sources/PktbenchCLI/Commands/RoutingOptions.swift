@@ -1,4 +1,5 @@
 import ArgumentParser
+import PacketDecode
 import PacketKit
 
 /// `--codec` and `--decode-as`: how payloads find their codec, the same for

@@ -2,6 +2,8 @@ import ArgumentParser
 import NIOCore
 import NIOPosix
 import NIOSSL
+import PacketDecode
+import PacketLive
 
 /// `pktbench send URL MESSAGE [fields] [--rate R] [--count N] [--duration D] [then ...]`.
 struct SendCommand: CodecCommand {

@@ -1,4 +1,5 @@
 import ArgumentParser
+import PacketDecode
 
 /// `--start` and `--stop`: read only the records of a stretch of time, as
 /// editcap -A and -B keep them (start inclusive, stop exclusive).

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import PacketCapture
+import PacketDecode
 import PacketKit
 
 extension DecodeCommand {

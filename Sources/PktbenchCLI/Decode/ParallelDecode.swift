@@ -1,4 +1,5 @@
 import Foundation
+import PacketDecode
 import PacketKit
 
 #if canImport(Glibc)
