@@ -1,6 +1,6 @@
 import PacketKit
 
-/// The output contract of DESIGN.md: one JSON object per message with
+/// The output contract (README.md, "Output contract"): one JSON object per message with
 /// frame, time, transport, src, dst, codec, message, fields, diagnostics
 /// and error. `dissection` (with byte ranges) is an extra key.
 package enum JSONRenderer {
