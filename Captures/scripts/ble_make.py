@@ -39,7 +39,7 @@ TELEMETRY_DESCRIPTION = b"Telemetry: state, error, age ms, battery mV"
 
 class LegCtrlFirmware:
     """The LegCtrl firmware behind the GATT server, as its own code behaves
-    (docs/protocols.md §5, checked against ../shared/device-truth/legctrl; the
+    (docs/protocols.md §5, checked against recordings of the real firmware; the
     same rules as the UDP model in scenarios.py): every 100 ms the timer
     checks the deadman (ARMED and age >= 200 ms -> FAULT / DEADMAN_TIMEOUT,
     servo output off), then notifies telemetry if the CCCD is on.

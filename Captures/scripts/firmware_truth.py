@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 """Check both Python models of the LegCtrl firmware (scenarios.LegCtrlDevice
 for the UDP captures, ble_make.LegCtrlFirmware for the BLE ones) against the
-recordings of the real firmware in ../shared/device-truth/legctrl/ (see its
-README): every write the firmware logged is fed to each model at the
+recordings of the real firmware at work (a directory of captures paired
+with the firmware's own logs, given as the argument; the project keeps them
+beside the repository, not in it): every write the firmware logged is fed to each model at the
 firmware's own uptime, and after each write and at each telemetry tick the
 model must report the state, error_code, last_cmd_age_ms and servo output
 the firmware did.

@@ -13,7 +13,7 @@ python3 -c 'import websockets, PIL' 2>/dev/null || {
   echo "make-all.sh: run: pip install websockets pillow" >&2; exit 1; }
 
 python3 wire.py
-python3 firmware_truth.py   # both LegCtrl firmware models against ../shared/device-truth (skipped if absent)
+python3 firmware_truth.py   # both LegCtrl firmware models against the firmware's recordings (skipped if absent)
 python3 make_rider.py
 python3 make_rider_bad_json.py
 python3 make_legctrl.py

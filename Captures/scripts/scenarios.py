@@ -105,7 +105,7 @@ def rider_traffic(app_port, drive_count=60, moves=2, legacies=2, robot_port=5005
 
 class LegCtrlDevice(threading.Thread):
     """The LegCtrl firmware on a UDP socket, as its own code behaves
-    (docs/protocols.md §5, checked against ../shared/device-truth/legctrl): every
+    (docs/protocols.md §5, checked against recordings of the real firmware): every
     100 ms the timer checks the deadman (ARMED and age >= 200 ms -> FAULT /
     DEADMAN_TIMEOUT, servo output off), then sends telemetry.
 
