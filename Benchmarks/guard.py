@@ -17,10 +17,10 @@ is reported, so the threshold can be lowered to keep the gain.
 import argparse
 import json
 import os
-import re
 import subprocess
 import sys
-import tempfile
+
+from instructions import instructions
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 THRESHOLDS = os.path.join(ROOT, "Benchmarks", "thresholds.json")
@@ -30,15 +30,6 @@ GENERATE = os.path.join(ROOT, "Benchmarks", "generate.py")
 CAPTURES = [("rider", "pcap", 2_000, 12_000), ("btsnoop", "btsnoop", 2_000, 12_000),
             ("falconeye-poses", "pcap", 200, 1_200)]
 MODES = [("stats", ["--stats"]), ("summary", []), ("ndjson", ["--format", "ndjson"])]
-
-
-def instructions(cmd):
-    proc = subprocess.run(["valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null"] + cmd,
-                          stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
-    found = re.search(r"Collected : (\d+)", proc.stderr)
-    if not found:
-        sys.exit(f"guard: callgrind gave no count for {' '.join(cmd)}:\n{proc.stderr[-2000:]}")
-    return int(found.group(1))
 
 
 def measure(binary, data):
