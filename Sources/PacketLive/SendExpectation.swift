@@ -63,12 +63,7 @@ package struct SendExpectation: Sendable {
     var within = defaultWithinNanoseconds
     var index = 1
     while index < arguments.count {
-      var token = arguments[index]
-      var inline: String?
-      if let equals = token.firstIndex(of: "="), token.hasPrefix("--") {
-        inline = String(token[token.index(after: equals)...])
-        token = String(token[..<equals])
-      }
+      let (token, inline) = splitFlag(arguments[index])
       guard token.hasPrefix("--") else {
         throw CommandFailure("expect \(schema.name): unexpected '\(token)'; give fields as --field value")
       }

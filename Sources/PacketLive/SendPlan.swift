@@ -131,12 +131,7 @@ package enum SendPlan {
     var duration: DurationArgument?
     var index = 0
     while index < arguments.count {
-      var token = arguments[index]
-      var inline: String?
-      if let equals = token.firstIndex(of: "="), token.hasPrefix("--") {
-        inline = String(token[token.index(after: equals)...])
-        token = String(token[..<equals])
-      }
+      let (token, inline) = splitFlag(arguments[index])
       guard ["--rate", "--count", "--duration"].contains(token) else {
         fieldArguments.append(arguments[index])
         index += 1
