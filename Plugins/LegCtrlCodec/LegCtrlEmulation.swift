@@ -4,10 +4,18 @@ import PacketKit
 /// its own 100 ms timer from the first one (the link and its notifications
 /// come up with the app's first write): each tick checks the deadman, then
 /// sends telemetry. Writes get no answer, as over BLE.
+///
+/// The real timer runs from boot, out of phase with the app. Apps write on
+/// a 20, 50 or 100 ms grid from their first write, so a tick in phase
+/// with it would race a write on every tick, and scheduling would decide
+/// the deadman; `firstTickDelay` keeps ticks clear of those grids.
 struct LegCtrlEmulation {
   private var firmware = LegCtrlFirmware()
   private var lastRefreshFrame: Int?
   private var nextTick: Double?
+  /// As far from a write grid as can be: 10 ms clear of a 20 ms grid, 20 ms
+  /// of a 50 ms one, 30 ms of a 100 ms one.
+  static let firstTickDelay = 0.030
   let batteryMillivolts: UInt16
   let failingPulse: Int?
 
@@ -19,7 +27,7 @@ struct LegCtrlEmulation {
   mutating func take(_ message: FlowMessage, heading: Heading) -> [DeviceEvent] {
     guard heading == .toDevice, message.event == nil else { return [] }
     var events = advance(to: message.time)
-    if nextTick == nil { nextTick = message.time + LegCtrlTiming.tick }
+    if nextTick == nil { nextTick = message.time + Self.firstTickDelay }
     var replay = LegCtrlReplay(firmware, failingPulse: failingPulse, lastRefreshFrame: lastRefreshFrame)
     replay.write(frame: message.frame, time: message.time, bytes: message.payload)
     firmware = replay.firmware

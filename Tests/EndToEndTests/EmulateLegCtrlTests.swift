@@ -72,9 +72,9 @@ struct EmulateLegCtrlTests {
       expected = [["ARMED", "NONE"], ["FAULT", "DEADMAN_TIMEOUT"], ["DISARMED", "NONE"]]
     }
     #expect(!expected.isEmpty)
-    // The replay runs on the wall clock: the keepalive recording's 190 ms
-    // silence is 10 ms short of the deadman, and a loaded machine can
-    // stretch it past. Three tries; the emulated firmware must match once.
+    // The replay runs on the wall clock, and a loaded machine can stretch a
+    // silence (LegCtrlEmulationRecordingTests holds 8 ms of lateness
+    // without a wall clock). Three tries; the emulated firmware must match once.
     var emulated: [[String]] = []
     for _ in 0..<3 {
       emulated = try Self.emulatedSequence(name)

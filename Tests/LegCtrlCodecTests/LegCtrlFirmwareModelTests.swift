@@ -331,13 +331,14 @@ import Testing
     flow.write(Firmware.arm, at: 100)
     #expect(flow.events.map(\.name) == ["executed"])
     #expect(flow.events.allSatisfy { $0.replies.isEmpty }, "the firmware does not answer writes")
-    #expect(flow.model.nextDeadline.map { abs($0 - 100.1) < 1e-9 } == true)
+    // The first tick 30 ms after the first write, clear of the app's write grid.
+    #expect(flow.model.nextDeadline.map { abs($0 - 100.03) < 1e-9 } == true)
     flow.events = []
-    flow.pass(100.25)
-    #expect(flow.events.map(\.name) == ["telemetry", "deadman_timeout", "telemetry"])
+    flow.pass(100.24)
+    #expect(flow.events.map(\.name) == ["telemetry", "telemetry", "deadman_timeout", "telemetry"])
     let sent = flow.named("telemetry").map(\.replies)
-    // The second tick (age 200 ms) reports §2's deadman vector.
-    #expect(sent.last == [.send([0x01, 0x10, 0x08, 0x00, 0x02, 0x01, 0xC8, 0x00, 0xE8, 0x1C, 0x00, 0x00])])
+    // The third tick (age 230 ms) reports FAULT / DEADMAN_TIMEOUT in §2's layout.
+    #expect(sent.last == [.send([0x01, 0x10, 0x08, 0x00, 0x02, 0x01, 0xE6, 0x00, 0xE8, 0x1C, 0x00, 0x00])])
     #expect(sent.first.map { $0.count == 1 } == true)
   }
 
