@@ -76,9 +76,10 @@ struct EmulateLegCtrlTests {
     // silence (LegCtrlEmulationRecordingTests holds 8 ms of lateness
     // without a wall clock). Three tries; the emulated firmware must match once.
     var emulated: [[String]] = []
-    for _ in 0..<3 {
+    for attempt in 1...3 {
       emulated = try Self.emulatedSequence(name)
       if emulated == expected { break }
+      print("EmulateLegCtrlTests: \(name), try \(attempt): emulated \(emulated), firmware \(expected)")
     }
     #expect(emulated == expected, "\(name): emulated \(emulated), firmware \(expected)")
   }
