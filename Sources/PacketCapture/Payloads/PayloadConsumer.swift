@@ -23,10 +23,20 @@ public protocol PayloadConsumer: AnyObject {
   func webSocketMessage(
     _ message: WebSocketMessage, _ connection: TCPConnectionID, _ direction: StreamDirection, path: String?,
     context: CarrierContext)
-  /// An ATT value (a write, notification, indication or read result).
+  /// The common ATT value (a write, notification, indication or read
+  /// result): the stage tracks no other records that carried it.
+  func attValue(_ value: ATTValue, bytes: UnsafeRawBufferPointer)
+  /// An ATT value with the other records that carried it
+  /// (`PayloadStage.Options.tracksCarrierFrames`).
   func attValue(_ value: ATTValue, bytes: UnsafeRawBufferPointer, context: CarrierContext)
   /// Anything else the layers report.
   func event(_ event: CarrierEvent, _ context: CarrierContext)
+}
+
+extension PayloadConsumer {
+  public func attValue(_ value: ATTValue, bytes: UnsafeRawBufferPointer) {
+    attValue(value, bytes: bytes, context: CarrierContext())
+  }
 }
 
 /// A `PayloadConsumer` that takes every payload as one `Payload` value:

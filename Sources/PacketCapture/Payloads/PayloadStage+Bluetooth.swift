@@ -25,7 +25,8 @@ extension PayloadStage {
         context.otherFrames = frames.aclFrames(handle: value.connectionHandle, first: value.frame)
         value.withValueBytes { consumer.attValue(value, bytes: $0, context: context) }
       } else {
-        value.withValueBytes { consumer.attValue(value, bytes: $0, context: context) }
+        // No context to pass: a Bluetooth record names no process.
+        value.withValueBytes { consumer.attValue(value, bytes: $0) }
       }
     case .att(let operation):
       var context = context

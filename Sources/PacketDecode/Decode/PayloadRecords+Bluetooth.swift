@@ -5,7 +5,17 @@ import PacketKit
 /// discovery, then `--ble-map`, then probes; the rest of Bluetooth as
 /// records of events.
 extension PayloadRecords {
+  package func attValue(_ value: ATTValue, bytes: UnsafeRawBufferPointer) {
+    attValue(value, bytes, context: nil)
+  }
+
   package func attValue(_ value: ATTValue, bytes: UnsafeRawBufferPointer, context: CarrierContext) {
+    attValue(value, bytes, context: context)
+  }
+
+  /// A nil context costs no copy of one on every value.
+  @inline(__always)
+  private func attValue(_ value: ATTValue, _ bytes: UnsafeRawBufferPointer, context: CarrierContext?) {
     let key = BLEHandleKey(connection: value.connectionHandle, handle: value.attributeHandle)
     let choice = bleCodec(value, bytes) ?? bleCodecs.choice(for: key)
     if !wantsRecords, let choice, let kind = codecs.cleanKind(choice.index, bytes) {

@@ -229,16 +229,17 @@ final class PayloadRecords: PayloadConsumer {
     if let process = context?.process {
       var carried = record
       processNames.attach(process, to: &carried)
-      return send(carried, otherFrames: context?.otherFrames ?? [])
+      return send(carried, context: context)
     }
-    send(record, otherFrames: context?.otherFrames ?? [])
+    send(record, context: context)
   }
 
+  /// The context goes as far as `-w` needs it, unread and uncopied otherwise.
   @inline(__always)
-  private func send(_ record: DecodedRecord, otherFrames: [Int]) {
+  private func send(_ record: DecodedRecord, context: CarrierContext?) {
     if messagesLeft == 0 { return }
     if let displayFilter, !displayFilter.matches(record) { return sink.skipped(record) }
-    if selection != nil { select(record, otherFrames) }
+    if selection != nil { select(record, context?.otherFrames ?? []) }
     if wantsCounts { stats.add(record) }
     if wantsRecords { sink.emit(record) }
     if let left = messagesLeft { messagesLeft = left - 1 }
