@@ -65,12 +65,8 @@ package struct CraftArguments {
           description:
             "unexpected '\(token)' for \(schema.name): give fields as --flag value; allowed: \(flagList())")
       }
-      var flag = String(token.dropFirst(2))
-      var inlineValue: String?
-      if let equals = flag.firstIndex(of: "=") {
-        inlineValue = String(flag[flag.index(after: equals)...])
-        flag = String(flag[..<equals])
-      }
+      let (word, inlineValue) = splitFlag(token)
+      let flag = String(word.dropFirst(2))
       if let (field, enumCase) = enumCaseFlag(flag) {
         values[field.name] = .enumeration(name: enumCase.name, raw: enumCase.raw)
         index += 1

@@ -122,12 +122,7 @@ struct EmulateCommand: CodecCommand {
     let known = device.settings.map { "--\($0.flag)" }.joined(separator: ", ")
     var index = 0
     while index < tokens.count {
-      var token = tokens[index]
-      var inline: String?
-      if let equals = token.firstIndex(of: "=") {
-        inline = String(token[token.index(after: equals)...])
-        token = String(token[..<equals])
-      }
+      let (token, inline) = splitFlag(tokens[index])
       let flag = token.hasPrefix("--") ? String(token.dropFirst(2)) : ""
       guard let setting = device.settings.first(where: { $0.flag == flag }) else {
         throw CommandFailure(

@@ -3,12 +3,6 @@ import NIOSSL
 import PacketDecode
 import PacketLive
 
-#if canImport(Glibc)
-  import Glibc
-#elseif canImport(Darwin)
-  import Darwin
-#endif
-
 /// The WebSocket server's options (`listen ws:` and `emulate … --listen
 /// ws:`): TLS (wss) from a PEM certificate and key, and the guards against
 /// clients that hold memory or sockets.
