@@ -15,7 +15,7 @@ enum LegCtrlRecordings {
 /// times it logged them (`../shared/device-truth/legctrl`), sends telemetry
 /// whose state/error_code sequence is the firmware's — and still does when
 /// every write comes up to 8 ms late, as a loaded machine delivers them.
-@Suite(.enabled(if: LegCtrlRecordings.arePresent))
+@Suite(.enabled(if: LegCtrlRecordings.arePresent, "needs ../shared/device-truth beside the repository"))
 struct LegCtrlEmulationRecordingTests {
 
   typealias Pair = [UInt8]
